@@ -1,0 +1,37 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+# Both create the virtual environment in .venv on first use and reuse it afterwards.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+STAMP := $(VENV)/.blindspot-env
+export HF_HUB_OFFLINE ?= 1
+export HF_DATASETS_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export GRADIO_ANALYTICS_ENABLED = False
+export HF_HUB_DISABLE_TELEMETRY = 1
+export TOKENIZERS_PARALLELISM = false
+
+.PHONY: env demo test bench clean-env
+
+env: $(STAMP)
+
+$(STAMP): requirements/base.txt requirements/nodeps.txt requirements/constraints.txt setup.cfg
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q -r requirements/base.txt -c requirements/constraints.txt
+	$(PIP) install -q --no-deps -r requirements/nodeps.txt -c requirements/constraints.txt
+	$(PIP) install -q --no-deps --no-build-isolation -e .
+	$(PY) -m blindspot.assets
+	touch $(STAMP)
+
+demo: env
+	$(VENV)/bin/blindspot demo
+
+test: env
+	$(PY) -m pytest -n 2 --durations=15
+
+bench: env
+	$(PY) benchmarks/perturbation_speed.py
+
+clean-env:
+	rm -rf $(VENV)

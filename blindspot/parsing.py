@@ -1,0 +1,259 @@
+"""Parse once: the spaCy analysis of a text, computed once and reused everywhere.
+
+Every perturbation, level and seed reads the same :class:`ParsedText`, a light, picklable copy
+of what spaCy found (tokens, POS, tags, lemmas, dependencies, sentences, entities). Parses are
+kept in memory for the process and on disk in an SQLite file keyed by the text's hash and the
+spaCy model's name and version, so a second run, or another process, never parses a text again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from blindspot.paths import cache_dir
+
+_FIELDS = ("text", "ws", "idx", "pos", "tag", "lemma", "dep", "head", "is_stop", "sent_start",
+           "ent_iob", "ent_type")
+
+
+class Token(NamedTuple):
+    """One spaCy token, as plain values."""
+
+    i: int
+    text: str
+    ws: str  # trailing whitespace
+    idx: int  # character offset in the text
+    pos: str
+    tag: str
+    lemma: str
+    dep: str
+    head: int
+    is_stop: bool
+    sent_start: bool
+    ent_iob: str
+    ent_type: str
+
+
+@dataclass(frozen=True)
+class ParsedText:
+    """A text and its spaCy analysis, detached from spaCy so it pickles and caches cheaply."""
+
+    text: str
+    tokens: tuple[Token, ...]
+
+    @cached_property
+    def sents(self) -> tuple[tuple[int, int], ...]:
+        """Sentences as [start, end) token ranges."""
+        starts = [t.i for t in self.tokens if t.sent_start or t.i == 0]
+        ends = starts[1:] + [len(self.tokens)]
+        return tuple(zip(starts, ends))
+
+    @cached_property
+    def sentence_texts(self) -> tuple[str, ...]:
+        """Each sentence's text without its trailing whitespace."""
+        return tuple(self.span_text(s, e).strip() for s, e in self.sents)
+
+    @cached_property
+    def ents(self) -> tuple[tuple[int, int, str], ...]:
+        """Named entities as [start, end) token ranges with their label."""
+        spans: list[tuple[int, int, str]] = []
+        start = None
+        label = ""
+        for tok in self.tokens:
+            if tok.ent_iob == "B" or (tok.ent_iob == "I" and start is None):
+                if start is not None:
+                    spans.append((start, tok.i, label))
+                start, label = tok.i, tok.ent_type
+            elif tok.ent_iob != "I" and start is not None:
+                spans.append((start, tok.i, label))
+                start = None
+        if start is not None:
+            spans.append((start, len(self.tokens), label))
+        return tuple(spans)
+
+    def span_text(self, start: int, end: int) -> str:
+        """The original characters of tokens [start, end), with inner whitespace."""
+        if start >= end:
+            return ""
+        first, last = self.tokens[start], self.tokens[end - 1]
+        return self.text[first.idx: last.idx + len(last.text) + len(last.ws)]
+
+    def to_doc(self, vocab: Any) -> Any:
+        """Rebuild a spaCy ``Doc`` from the stored analysis, without running the pipeline."""
+        from spacy.tokens import Doc
+
+        toks = self.tokens
+        ents = [f"{t.ent_iob}-{t.ent_type}" if t.ent_iob in "BI" and t.ent_type else "O"
+                for t in toks]
+        return Doc(
+            vocab,
+            words=[t.text for t in toks],
+            spaces=[bool(t.ws) for t in toks],
+            pos=[t.pos for t in toks],
+            tags=[t.tag for t in toks],
+            lemmas=[t.lemma for t in toks],
+            deps=[t.dep for t in toks],
+            heads=[t.head for t in toks],
+            sent_starts=[t.sent_start or t.i == 0 for t in toks],
+            ents=ents,
+        )
+
+    # -- (de)serialisation -------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        columns = {f: [getattr(t, f) for t in self.tokens] for f in _FIELDS}
+        columns["is_stop"] = [int(x) for x in columns["is_stop"]]
+        columns["sent_start"] = [int(x) for x in columns["sent_start"]]
+        return json.dumps({"t": self.text, "c": columns}, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, payload: str) -> ParsedText:
+        data = json.loads(payload)
+        cols = data["c"]
+        n = len(cols["text"])
+        tokens = tuple(
+            Token(i, cols["text"][i], cols["ws"][i], cols["idx"][i], cols["pos"][i], cols["tag"][i],
+                  cols["lemma"][i], cols["dep"][i], cols["head"][i], bool(cols["is_stop"][i]),
+                  bool(cols["sent_start"][i]), cols["ent_iob"][i], cols["ent_type"][i])
+            for i in range(n)
+        )
+        return cls(data["t"], tokens)
+
+    @classmethod
+    def from_doc(cls, doc: Any) -> ParsedText:
+        tokens = tuple(
+            Token(t.i, t.text, t.whitespace_, t.idx, t.pos_, t.tag_, t.lemma_, t.dep_, t.head.i,
+                  bool(t.is_stop), bool(t.is_sent_start) if t.i else True, t.ent_iob_, t.ent_type_)
+            for t in doc
+        )
+        return cls(doc.text, tokens)
+
+
+class ParseStore:
+    """SQLite (WAL) store of parses, safe for several processes writing at once."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        with self._connect() as con:
+            con.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT)")
+
+    def _connect(self) -> sqlite3.Connection:
+        con = getattr(self._local, "con", None)
+        if con is None or getattr(self._local, "pid", None) != os.getpid():
+            con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            self._local.con, self._local.pid = con, os.getpid()
+        return con
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        con = self._connect()
+        for i in range(0, len(keys), 500):
+            chunk = list(keys[i: i + 500])
+            marks = ",".join("?" * len(chunk))
+            for key, payload in con.execute(
+                    f"SELECT key, payload FROM parses WHERE key IN ({marks})", chunk):
+                found[key] = payload
+        return found
+
+    def put_many(self, items: Iterable[tuple[str, str]]) -> None:
+        con = self._connect()
+        with con:
+            con.executemany("INSERT OR IGNORE INTO parses (key, payload) VALUES (?, ?)", list(items))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.path = state["path"]
+        self._local = threading.local()
+
+
+class Parser:
+    """spaCy parsing with an in-memory and an on-disk cache; loads the model on first use."""
+
+    def __init__(self, model: str = "en_core_web_sm", cache_path: Path | None = None,
+                 use_disk: bool = True, batch_size: int = 64):
+        self.model = model
+        self.batch_size = batch_size
+        self._nlp: Any = None
+        self._memory: dict[str, ParsedText] = {}
+        self._store = ParseStore(cache_path or cache_dir() / "parses.sqlite") if use_disk else None
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from blindspot.models import load_spacy
+
+            self._nlp = load_spacy(self.model)
+        return self._nlp
+
+    @cached_property
+    def version(self) -> str:
+        """Model identity used in cache keys: a parse from another model version is never reused."""
+        import spacy
+
+        meta = self.nlp.meta
+        return f"{meta.get('lang')}_{meta.get('name')}-{meta.get('version')}/spacy-{spacy.__version__}"
+
+    def key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.version}\x1f{text}".encode("utf-8")).hexdigest()
+
+    def parse(self, text: str) -> ParsedText:
+        return self.parse_many([text])[0]
+
+    def parse_many(self, texts: Sequence[str]) -> list[ParsedText]:
+        """Parses of ``texts`` in order; each distinct text is parsed at most once, ever."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._memory]
+        if missing:
+            self._fill(missing)
+        return [self._memory[t] for t in texts]
+
+    def _fill(self, texts: list[str]) -> None:
+        keys = {t: self.key(t) for t in texts}
+        stored = self._store.get_many(list(keys.values())) if self._store else {}
+        todo = []
+        for text in texts:
+            payload = stored.get(keys[text])
+            if payload is not None:
+                self._memory[text] = ParsedText.from_json(payload)
+            else:
+                todo.append(text)
+        if not todo:
+            return
+        fresh = []
+        # Long texts one at a time, short ones batched: nlp.pipe keeps whole batches in memory.
+        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size)):
+            parsed = ParsedText.from_doc(doc)
+            self._memory[text] = parsed
+            fresh.append((keys[text], parsed.to_json()))
+        if self._store:
+            self._store.put_many(fresh)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Worker processes get the settings and the disk store, not the loaded model.
+        return {"model": self.model, "batch_size": self.batch_size, "_store": self._store,
+                "_memory": {}, "_nlp": None}
+
+
+_PARSERS: dict[str, Parser] = {}
+
+
+def get_parser(model: str = "en_core_web_sm") -> Parser:
+    """The process-wide parser for ``model`` (one spaCy pipeline per process)."""
+    if model not in _PARSERS:
+        use_disk = os.environ.get("BLINDSPOT_PARSE_CACHE", "1") != "0"
+        _PARSERS[model] = Parser(model, use_disk=use_disk)
+    return _PARSERS[model]

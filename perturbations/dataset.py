@@ -1,0 +1,194 @@
+"""Applying tests to a ``datasets.Dataset``: one test at one level, or a whole suite.
+
+Both keep every input column and the row order and add ``perturbed, applied, noise_ratio,
+perturbation, level, seed``. Texts are parsed once (in memory and in the on-disk parse cache)
+before any test runs, and every test, level and seed reuses that parse.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from blindspot.parsing import ParsedText, get_parser
+from blindspot.perturbations.base import (
+    OUTPUT_COLUMNS, REGISTRY, Level, Perturbation, canonical_name, canonical_task, is_usable_text,
+    text_row_id,
+)
+from blindspot.perturbations.catalogue import suite_tests
+
+DEFAULT_SEEDS = (1, 2, 3, 4, 5)
+
+
+def _check_columns(column_names: Sequence[str], column: str, source_column: str | None) -> None:
+    if column not in column_names:
+        raise ValueError(f"text column {column!r} not found; the data has columns "
+                         f"{list(column_names)}; choose one with column=... (--column)")
+    if source_column and source_column not in column_names:
+        raise ValueError(f"source column {source_column!r} not found; the data has columns "
+                         f"{list(column_names)}")
+    clash = [c for c in OUTPUT_COLUMNS if c in column_names]
+    if clash:
+        raise ValueError(f"the data already has output column(s) {clash}; rename or remove them "
+                         f"(e.g. ds.remove_columns({clash}))")
+
+
+def build_perturbation(name: str, texts: Sequence[Any] | None = None,
+                       resources: Mapping[str, Any] | None = None) -> Perturbation:
+    """An instance of test ``name``; a ``pool`` it needs defaults to the gold texts themselves."""
+    cls = REGISTRY[canonical_name(name)]
+    given = {k: v for k, v in (resources or {}).items() if v is not None}
+    if "pool" in cls.requires and "pool" not in given and texts is not None:
+        given["pool"] = [t for t in texts if is_usable_text(t)]
+    return cls(**given)
+
+
+def preparse(texts: Iterable[Any]) -> dict[str, ParsedText]:
+    """Parse every usable distinct text once; the parser keeps them for every later test."""
+    usable = [t for t in dict.fromkeys(texts) if is_usable_text(t)]
+    return dict(zip(usable, get_parser().parse_many(usable)))
+
+
+def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str = "gold",
+                    id_column: str | None = "id", source_column: str | None = None,
+                    num_proc: int | None = None, batch_size: int = 256,
+                    **resources: Any) -> Any:
+    """A new Dataset: every row of ``ds`` in order, with ``test`` applied at ``level``."""
+    _check_columns(ds.column_names, column, source_column)
+    perturbation = build_perturbation(test, ds[column] if "pool" in
+                                      REGISTRY[canonical_name(test)].requires else None, resources)
+    if perturbation.needs_source and not source_column:
+        raise ValueError(f"test {perturbation.name!r} needs the source text; pass source_column=...")
+    if perturbation.needs_parse:
+        preparse(ds[column])  # fills the disk cache, so workers only read it
+    fn = perturbation.as_map(level, seed, column, id_column if id_column in ds.column_names else None,
+                             source_column)
+    return ds.map(fn, batched=True, batch_size=batch_size, num_proc=num_proc,
+                  desc=f"{perturbation.name} @ {level}")
+
+
+@dataclass(frozen=True)
+class SuiteItem:
+    """One (test, level, seed) cell of a suite."""
+
+    test: str
+    level: Level
+    seed: int
+
+
+@dataclass
+class SuitePlan:
+    """What a suite will run, and what it skipped and why."""
+
+    items: list[SuiteItem]
+    skipped: dict[str, str]
+
+
+def plan_suite(tests: str | Sequence[str], task: str, seeds: Sequence[int] = DEFAULT_SEEDS,
+               levels: Mapping[str, Sequence[Level]] | None = None,
+               resources: Mapping[str, Any] | None = None, has_source: bool = False) -> SuitePlan:
+    """The cells of a suite at the task's paper levels; deterministic tests run with one seed."""
+    task = canonical_task(task)
+    available = {k for k, v in (resources or {}).items() if v is not None}
+    if not seeds:
+        raise ValueError("seeds is empty; give at least one seed")
+    items: list[SuiteItem] = []
+    skipped: dict[str, str] = {}
+    for name in suite_tests(tests, task):
+        cls = REGISTRY[name]
+        missing = [r for r in cls.requires if r not in available and r != "pool"]
+        if missing:
+            skipped[name] = f"needs {', '.join(missing)} (" + ", ".join(
+                f"--{m.replace('_', '-')}" for m in missing) + ")"
+            continue
+        if cls.needs_source and not has_source:
+            skipped[name] = "needs the source text (--source-column)"
+            continue
+        chosen = list((levels or {}).get(name, ())) or list(cls.levels.get(task, ()))
+        if not chosen:
+            skipped[name] = f"no paper level for task {task!r}; give levels explicitly"
+            continue
+        for level in chosen:
+            for seed in (seeds[:1] if cls.deterministic else seeds):
+                items.append(SuiteItem(name, level, int(seed)))
+    return SuitePlan(items, skipped)
+
+
+# State shared with forked worker processes (set before the pool starts).
+_STATE: dict[str, Any] = {}
+
+
+def _run_item(index: int) -> tuple[int, dict[str, list[Any]]]:
+    item: SuiteItem = _STATE["items"][index]
+    perturbation: Perturbation = _STATE["perturbations"][item.test]
+    columns = perturbation.apply_rows(_STATE["texts"], _STATE["ids"], item.level, item.seed,
+                                      sources=_STATE["sources"],
+                                      parses=_STATE["parses"] if perturbation.needs_parse else None)
+    return index, columns
+
+
+def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",
+              seeds: Sequence[int] = DEFAULT_SEEDS, column: str = "gold",
+              id_column: str | None = "id", source_column: str | None = None,
+              levels: Mapping[str, Sequence[Level]] | None = None,
+              resources: Mapping[str, Any] | None = None, num_proc: int | None = None,
+              progress: bool = True) -> tuple[Any, SuitePlan]:
+    """Every (test, level, seed) of a suite on ``ds``, stacked into one Dataset.
+
+    Returns the dataset (all input columns repeated per cell, in input order within a cell, cells
+    in plan order) and the plan, whose ``skipped`` says which tests did not run and why.
+    """
+    import datasets
+    from tqdm.auto import tqdm
+
+    _check_columns(ds.column_names, column, source_column)
+    plan = plan_suite(tests, task, seeds, levels, resources, has_source=bool(source_column))
+    texts = ds[column]
+    ids = ds[id_column] if id_column and id_column in ds.column_names else [text_row_id(t)
+                                                                             for t in texts]
+    names = list(dict.fromkeys(item.test for item in plan.items))
+    perturbations = {n: build_perturbation(n, texts, resources) for n in names}
+    for name in names:  # validate every level before doing any work
+        for item in plan.items:
+            if item.test == name:
+                perturbations[name].check_level(item.level)
+    parses = None
+    if any(p.needs_parse for p in perturbations.values()):
+        parsed = preparse(texts)
+        parses = [parsed.get(t) if is_usable_text(t) else None for t in texts]
+    _STATE.update(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
+                  sources=ds[source_column] if source_column else None, parses=parses)
+    results: list[dict[str, list[Any]] | None] = [None] * len(plan.items)
+    bar = tqdm(total=len(plan.items), desc="perturbing", unit="cell", disable=not progress,
+               file=sys.stderr)
+    try:
+        if num_proc and num_proc > 1 and len(plan.items) > 1:
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(num_proc, mp_context=context) as pool:
+                for index, columns in pool.map(_run_item, range(len(plan.items)), chunksize=1):
+                    results[index] = columns
+                    bar.update()
+        else:
+            for index in range(len(plan.items)):
+                results[index] = _run_item(index)[1]
+                bar.update()
+    finally:
+        bar.close()
+        _STATE.clear()
+    if not plan.items:
+        empty = ds.select([])
+        for name in OUTPUT_COLUMNS:
+            empty = empty.add_column(name, [])
+        return empty, plan
+    stacked = {c: [v for cols in results for v in cols[c]] for c in OUTPUT_COLUMNS}  # type: ignore[union-attr]
+    features = datasets.Features({
+        "perturbed": datasets.Value("string"), "applied": datasets.Value("bool"),
+        "noise_ratio": datasets.Value("float64"), "perturbation": datasets.Value("string"),
+        "level": datasets.Value("string"), "seed": datasets.Value("int64")})
+    added = datasets.Dataset.from_dict(stacked, features=features)
+    repeated = datasets.concatenate_datasets([ds] * len(plan.items))
+    return datasets.concatenate_datasets([repeated, added], axis=1), plan

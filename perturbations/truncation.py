@@ -1,0 +1,36 @@
+"""Truncation (blind-spots paper, fluency; also a loss of information).
+
+Drops the last floor(n * p) whitespace tokens, keeping at least one, and appends "." when the
+text no longer ends with one. Deterministic: it ignores the seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+
+_FLUENCY_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def truncate(text: str, p: float) -> str:
+    """``text`` without its last floor(n*p) whitespace tokens, ending with a period."""
+    words = text.split()
+    keep = max(1, len(words) - math.floor(len(words) * p))
+    out = " ".join(words[:keep])
+    return out if out.endswith(".") else out + "."
+
+
+@register
+class Truncation(Perturbation):
+    name = "truncation"
+    category = "fluency"
+    description = "Remove the last p of the whitespace tokens; end with a period."
+    level_kind = Ratio(0.0, 1.0)
+    levels = {task: _FLUENCY_LEVELS for task in
+              ("summarization", "translation", "translation_paragraph", "open_ended")}
+    deterministic = True
+
+    def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:
+        return truncate(row.text, level)
