@@ -197,11 +197,14 @@ class Perturbation(ABC):
     requires: ClassVar[tuple[str, ...]] = ()
     version: ClassVar[str] = "1.0.0"
 
-    def __init__(self, **resources: Any) -> None:
+    def __init__(self, task: str | None = None, **resources: Any) -> None:
         missing = [r for r in self.requires if resources.get(r) is None]
         if missing:
             raise ValueError(f"test {self.name!r} needs {', '.join(missing)}; pass "
                              + ", ".join(f"{r}=..." for r in missing))
+        #: the task the data comes from; a few tests have a task variant (open-ended generation
+        #: never moves the last sentence, for instance). None = the general variant.
+        self.task = canonical_task(task) if task else None
         self.resources = resources
 
     # -- subclass hooks --------------------------------------------------------------------------

@@ -38,13 +38,14 @@ def _check_columns(column_names: Sequence[str], column: str, source_column: str 
 
 
 def build_perturbation(name: str, texts: Sequence[Any] | None = None,
-                       resources: Mapping[str, Any] | None = None) -> Perturbation:
+                       resources: Mapping[str, Any] | None = None,
+                       task: str | None = None) -> Perturbation:
     """An instance of test ``name``; a ``pool`` it needs defaults to the gold texts themselves."""
     cls = REGISTRY[canonical_name(name)]
     given = {k: v for k, v in (resources or {}).items() if v is not None}
     if "pool" in cls.requires and "pool" not in given and texts is not None:
         given["pool"] = [t for t in texts if is_usable_text(t)]
-    return cls(**given)
+    return cls(task=task, **given)
 
 
 def preparse(texts: Iterable[Any]) -> dict[str, ParsedText]:
@@ -55,12 +56,17 @@ def preparse(texts: Iterable[Any]) -> dict[str, ParsedText]:
 
 def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str = "gold",
                     id_column: str | None = "id", source_column: str | None = None,
-                    num_proc: int | None = None, batch_size: int = 256,
+                    num_proc: int | None = None, batch_size: int = 256, task: str | None = None,
                     **resources: Any) -> Any:
-    """A new Dataset: every row of ``ds`` in order, with ``test`` applied at ``level``."""
+    """A new Dataset: every row of ``ds`` in order, with ``test`` applied at ``level``.
+
+    ``task`` selects a test's task variant (e.g. open-ended sentence switching keeps the last
+    sentence); ``resources`` are what the test needs (``mlm=``, ``lm=``, ``ngram_corpus=``...).
+    """
     _check_columns(ds.column_names, column, source_column)
     perturbation = build_perturbation(test, ds[column] if "pool" in
-                                      REGISTRY[canonical_name(test)].requires else None, resources)
+                                      REGISTRY[canonical_name(test)].requires else None,
+                                      resources, task)
     if perturbation.needs_source and not source_column:
         raise ValueError(f"test {perturbation.name!r} needs the source text; pass source_column=...")
     if perturbation.needs_parse:
@@ -146,12 +152,13 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     from tqdm.auto import tqdm
 
     _check_columns(ds.column_names, column, source_column)
+    task = canonical_task(task)
     plan = plan_suite(tests, task, seeds, levels, resources, has_source=bool(source_column))
     texts = ds[column]
     ids = ds[id_column] if id_column and id_column in ds.column_names else [text_row_id(t)
                                                                              for t in texts]
     names = list(dict.fromkeys(item.test for item in plan.items))
-    perturbations = {n: build_perturbation(n, texts, resources) for n in names}
+    perturbations = {n: build_perturbation(n, texts, resources, task) for n in names}
     for name in names:  # validate every level before doing any work
         for item in plan.items:
             if item.test == name:
