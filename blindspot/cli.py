@@ -1,0 +1,135 @@
+"""The ``blindspot`` command: list the catalogue, perturb a file, run the demo, build datasets."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Stress tests that find the blind spots of text-generation metrics.")
+console = Console(stderr=False)
+err = Console(stderr=True)
+
+SUITES = ("fluency", "consistency", "targeted", "all")
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code=2)
+
+
+def _parse_seeds(text: str) -> list[int]:
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        _fail(f"--seeds must be comma-separated whole numbers, got {text!r}")
+    if not seeds:
+        _fail("--seeds is empty; give e.g. --seeds 1,2,3,4,5")
+    return seeds
+
+
+def _resources(mlm: str | None, lm: str | None, ngram_corpus: str | None) -> dict[str, Any]:
+    return {"mlm": mlm, "lm": lm, "ngram_corpus": ngram_corpus}
+
+
+@app.command("list")
+def list_tests(task: Optional[str] = typer.Option(None, help="only tests the paper runs on this task"),
+               as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table")
+               ) -> None:
+    """List every perturbation with its category, paper levels per task and needs."""
+    import json
+
+    from blindspot.perturbations import list_perturbations
+
+    try:
+        entries = list_perturbations(task)
+    except ValueError as error:
+        _fail(str(error))
+    if as_json:
+        console.print_json(json.dumps(entries))
+        return
+    table = Table(title="blindspot perturbations")
+    for col in ("test", "category", "levels (sum / wmt / ted / wiki)", "needs", "description"):
+        table.add_column(col, overflow="fold")
+    for e in entries:
+        lv = e["levels"]
+        levels = " / ".join(",".join(lv[t]) or "-" for t in
+                            ("summarization", "translation", "translation_paragraph", "open_ended"))
+        table.add_row(e["name"], e["category"], levels, ",".join(e["needs"]) or "-",
+                      e["description"])
+    console.print(table)
+
+
+@app.command()
+def perturb(
+    input: Path = typer.Argument(..., help="jsonl, csv or parquet file"),
+    output: Path = typer.Option(..., "-o", "--output", help="output file (format from extension)"),
+    test: str = typer.Option(..., "--test", help="a test name, or fluency|consistency|targeted|all"),
+    level: Optional[str] = typer.Option(None, help="level of a single test; omit for the paper levels"),
+    seed: Optional[int] = typer.Option(None, help="seed for a single level (default 1)"),
+    seeds: str = typer.Option("1,2,3,4,5", help="seeds of a suite run"),
+    task: str = typer.Option("summarization", help="summarization|translation|translation_paragraph|open_ended"),
+    column: str = typer.Option("gold", help="the text column to perturb"),
+    id_column: str = typer.Option("id", help="row-id column (a text hash when absent)"),
+    source_column: Optional[str] = typer.Option(None, help="source column (copy-source)"),
+    mlm: Optional[str] = typer.Option(None, help="masked LM for BERT-diverge (Hub id or folder)"),
+    lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
+    ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
+    num_proc: Optional[int] = typer.Option(None, help="worker processes"),
+) -> None:
+    """Perturb a file: one test at one level, or a whole suite at the task's paper levels."""
+    from blindspot.io import read_table, write_table
+    from blindspot.perturbations import perturb_dataset, run_suite
+
+    resources = _resources(mlm, lm, ngram_corpus)
+    try:
+        ds = read_table(input)
+        if level is not None and test not in SUITES and "," not in test:
+            out = perturb_dataset(ds, test, level, seed if seed is not None else 1, column=column,
+                                  id_column=id_column, source_column=source_column,
+                                  num_proc=num_proc, task=task, **resources)
+        else:
+            if level is not None:
+                _fail("--level applies to a single test; a suite runs at the paper levels")
+            chosen = [seed] if seed is not None else _parse_seeds(seeds)
+            out, plan = run_suite(ds, test, task, chosen, column=column, id_column=id_column,
+                                  source_column=source_column, resources=resources,
+                                  num_proc=num_proc)
+            for name, why in plan.skipped.items():
+                err.print(f"[yellow]skipped[/] {name}: {why}")
+        write_table(out, output)
+    except (ValueError, KeyError, FileNotFoundError) as error:
+        _fail(str(error).strip("'\""))
+    console.print(f"wrote {out.num_rows} rows to {output}")
+
+
+@app.command()
+def demo(out: Path = typer.Option(Path("out/demo"), help="output folder"),
+         seeds: str = typer.Option("1,2,3,4,5", help="seeds"),
+         num_proc: Optional[int] = typer.Option(None, help="worker processes")) -> None:
+    """The main job on the embedded demo corpus: every test at the paper levels, summarised."""
+    from blindspot.demo_job import run_demo
+
+    run_demo(out, _parse_seeds(seeds), num_proc=num_proc, console=console)
+
+
+@app.command("build-dataset", context_settings={"allow_extra_args": True,
+                                                 "ignore_unknown_options": True})
+def build_dataset(ctx: typer.Context) -> None:
+    """Build a Hub-ready adversarial dataset folder (see `blindspot build-dataset --help`)."""
+    from blindspot.datasets_scripts.build_adversarial import main as build_main
+
+    raise typer.Exit(code=build_main(list(ctx.args)) or 0)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""Test session set-up: offline, and caches in a fresh temporary folder (no state leaks in)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ["BLINDSPOT_CACHE"] = tempfile.mkdtemp(prefix="blindspot-test-cache-")
+
+#: the real data beside the repository (never copied into it)
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
