@@ -1,0 +1,66 @@
+"""Shared test support: resources every registered test can run with, built offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import SHARED_DATA
+
+
+def cnndm_rows(n: int) -> list[dict[str, Any]]:
+    """The first ``n`` CNN/DM rows of the shared data (read in place, never copied)."""
+    rows = []
+    with open(SHARED_DATA / "cnndm_summeval100_summarization.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            rows.append(json.loads(line))
+            if len(rows) == n:
+                break
+    return rows
+
+
+def wikitext_references(n: int) -> list[str]:
+    out = []
+    with open(SHARED_DATA / "wikitext103_open_ended.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            out.append(json.loads(line)["reference"])
+            if len(out) == n:
+                break
+    return out
+
+
+def build_tiny_mlm(folder: Path) -> str:
+    """A randomly initialised 2-layer BERT masked LM with MiniLM's real tokenizer, saved to ``folder``.
+
+    No real masked LM exists offline; tests on it assert only what holds for any weights.
+    """
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    from blindspot.models import resolve_model
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model("minilm"))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=512)
+    BertForMaskedLM(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def first_level(cls: Any) -> Any:
+    """The first paper level of a test, on any task."""
+    for levels in cls.levels.values():
+        if levels:
+            return levels[0]
+    return "-"
+
+
+def all_levels(cls: Any) -> list[Any]:
+    """Every distinct paper level of a test, over all tasks, in first-seen order."""
+    seen: dict[str, Any] = {}
+    for levels in cls.levels.values():
+        for level in levels:
+            seen.setdefault(str(level), level)
+    return list(seen.values()) or ["-"]
