@@ -12,7 +12,8 @@ from rich.table import Table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Stress tests that find the blind spots of text-generation metrics.")
-console = Console(stderr=False)
+# Wide tables when piped (make demo, CI logs); the terminal width otherwise.
+console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
 
 SUITES = ("fluency", "consistency", "targeted", "all")
