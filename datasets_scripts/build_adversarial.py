@@ -1,0 +1,730 @@
+"""Build a versioned, Hub-ready adversarial dataset repository folder from a task's gold data.
+
+The folder holds one config per (test, level), named ``<test>-<level>`` (``truncation-0.1``),
+with every seed's rows in ``data/<config>/test.parquet`` (``seed`` is a column), a ``gold`` config
+with the untouched gold rows, a ``README.md`` dataset card (YAML ``configs`` so that
+``load_dataset(folder, "truncation-0.1")`` works offline and on the Hub) and
+``blindspot_build.json`` with the same metadata for machines.
+
+Versioning: a semantic version chosen by the builder plus a content fingerprint, the sha256 of
+the build parameters and of every parquet file's bytes. Nothing time- or machine-dependent is
+written (no timestamps, no absolute paths) and parquet is written with fixed options from one
+contiguous table, so rebuilding from the same inputs gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blindspot.datasets_scripts.gold_sources import (
+    BLINDSPOT_CITATION, GoldDataMissingError, GoldSource, describe_sources, get_gold_source,
+    hub_offline, is_gold_source, load_gold,
+)
+
+#: Bumped when the folder layout or the card's meaning changes.
+LAYOUT = "blindspot-adversarial-dataset/1"
+SPLIT = "test"
+GOLD_CONFIG = "gold"
+BUILD_FILE = "blindspot_build.json"
+CARD_FILE = "README.md"
+DATA_DIR = "data"
+#: Fixed parquet options: the same table always gives the same bytes.
+PARQUET_OPTIONS: dict[str, Any] = {
+    "compression": "zstd", "compression_level": 3, "use_dictionary": True,
+    "write_statistics": True, "version": "2.6", "data_page_version": "1.0",
+    "data_page_size": 1 << 20, "write_page_index": False, "store_schema": True,
+}
+ROW_GROUP_ROWS = 2048
+TAGS = ("blindspot", "adversarial", "stress-test", "perturbation", "metric-evaluation",
+        "text-generation-evaluation")
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$")
+
+
+class PushError(RuntimeError):
+    """The folder could not be uploaded; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class GoldInput:
+    """The gold rows to perturb and where they came from (for the card's provenance)."""
+
+    ds: Any
+    kind: str  # "file", "gold-source", "dataset", "demo"
+    label: str  # file name, source name or "in-memory Dataset"
+    sha256: str | None  # of the input file's bytes; None = hash of the written gold parquet
+    source: GoldSource | None
+    references_column: str | None = None
+
+
+# -- small helpers --------------------------------------------------------------------------------
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The sha256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    """One fixed JSON text for ``value`` (sorted keys, no spacing choices left open)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def config_name(test: str, level: str) -> str:
+    """``<test>-<level>``, with characters the Hub dislikes in config names replaced by ``_``."""
+    if level in ("", "-"):
+        return test
+    return f"{test}-{re.sub(r'[^A-Za-z0-9._-]', '_', level)}"
+
+
+def check_version(version: str) -> str:
+    """``version`` when it is a semantic version (``1.0.0``, ``2.1.0-rc.1``), else a clear error."""
+    if not _SEMVER.match(version):
+        raise ValueError(f"version {version!r} is not a semantic version; use MAJOR.MINOR.PATCH "
+                         f"such as 1.0.0")
+    return version
+
+
+def describe_resource(value: Any) -> Any:
+    """A stable, JSON-able description of a resource (model name, corpus) for provenance."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return {"texts": len(value), "sha256": sha256_bytes("\x1e".join(value).encode("utf-8"))}
+    name = getattr(value, "name_or_path", None) or getattr(getattr(value, "config", None),
+                                                           "_name_or_path", None)
+    return {"object": type(value).__name__, **({"name": str(name)} if name else {})}
+
+
+# -- reading the gold -----------------------------------------------------------------------------
+
+def _demo_input(task: str | None) -> tuple[GoldInput, dict[str, Any]]:
+    """The embedded demo corpus of ``task`` and its column roles."""
+    try:
+        from blindspot.demo import demo_columns, load_demo  # type: ignore[attr-defined]
+    except ImportError:
+        raise ValueError("the embedded demo corpus is not available in this installation; "
+                         "pass a file or a gold source name with --data") from None
+    from blindspot.perturbations import canonical_task
+
+    if task is None:
+        raise ValueError("--data demo needs --task (the demo has one corpus per task)")
+    task = canonical_task(task)
+    roles = demo_columns(task)
+    return (GoldInput(load_demo(task), "demo", f"demo:{task}", None, None,
+                      roles.get("references")), roles)
+
+
+def resolve_gold(gold: Any, data_dir: str | None = None) -> GoldInput:
+    """The gold rows for ``gold``: a Dataset, a file path, a gold source name, or ``demo``."""
+    if not isinstance(gold, (str, os.PathLike)):
+        if not hasattr(gold, "column_names"):
+            raise TypeError(f"gold must be a datasets.Dataset, a file path or a gold source "
+                            f"name, got {type(gold).__name__}")
+        return GoldInput(gold, "dataset", "in-memory Dataset", None, None)
+    text = os.fspath(gold)
+    path = Path(text)
+    if path.is_file():
+        from blindspot.io import read_table
+
+        return GoldInput(read_table(path), "file", path.name, sha256_file(path), None)
+    if is_gold_source(text):
+        from blindspot.datasets_scripts.gold_sources import gold_file
+
+        source = get_gold_source(text)
+        local = gold_file(source.name, data_dir)
+        ds = load_gold(source.name, data_dir)
+        return GoldInput(ds, "gold-source", source.file, sha256_file(local) if local else None,
+                         source, source.references_column)
+    if path.suffix:
+        raise FileNotFoundError(f"gold file not found: {path}")
+    raise ValueError(f"{text!r} is neither a file nor a gold source; choose a jsonl/json/csv/"
+                     f"parquet file, 'demo', or one of: "
+                     + ", ".join(f"{s['name']} ({s['task']})" for s in describe_sources()))
+
+
+# -- parquet --------------------------------------------------------------------------------------
+
+def write_parquet(table: Any, features: Any, path: Path) -> None:
+    """Write ``table`` with the ``datasets`` features in its schema, with fixed options.
+
+    The table is cast to the features' Arrow schema and made contiguous first, so neither the
+    chunking it arrived in nor the metadata it carried can change the bytes.
+    """
+    import pyarrow.parquet as pq
+
+    meta = {b"huggingface": canonical_json({"info": {"features": features.to_dict()}}).encode()}
+    table = table.cast(features.arrow_schema).replace_schema_metadata(meta).combine_chunks()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, str(path), row_group_size=ROW_GROUP_ROWS, **PARQUET_OPTIONS)
+
+
+def _arrow_table(ds: Any) -> Any:
+    """All rows of a Dataset as one Arrow table, in order (any ``select`` mapping applied)."""
+    return ds.with_format("arrow")[:]
+
+
+# -- the build ------------------------------------------------------------------------------------
+
+@dataclass
+class ConfigInfo:
+    """One config of the folder: what it holds and its statistics."""
+
+    config_name: str
+    test: str
+    category: str
+    level: str
+    seeds: list[int]
+    rows: int
+    rows_per_seed: int
+    applied: float
+    noise_ratio: float
+    noise_ratio_std: float
+    path: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"config_name": self.config_name, "test": self.test, "category": self.category,
+                "level": self.level, "seeds": self.seeds, "rows": self.rows,
+                "rows_per_seed": self.rows_per_seed, "applied": round(self.applied, 6),
+                "noise_ratio_mean": round(self.noise_ratio, 6),
+                "noise_ratio_std_over_seeds": round(self.noise_ratio_std, 6), "path": self.path}
+
+
+def _prepare_out_dir(out: Path) -> None:
+    """Make ``out`` ready: new, empty, or a previous build of ours (whose files are replaced)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"output path {out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / BUILD_FILE).is_file():
+            raise ValueError(f"output folder {out} is not empty and is not a blindspot dataset "
+                             f"folder; choose a new or empty folder")
+        shutil.rmtree(out / DATA_DIR, ignore_errors=True)
+        for name in (CARD_FILE, BUILD_FILE):
+            (out / name).unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _canonical_levels(levels: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]] | None:
+    from blindspot.perturbations import canonical_name
+
+    if not levels:
+        return None
+    return {canonical_name(name): list(values) for name, values in levels.items()}
+
+
+def _split_configs(suite: Any, keep: list[str]) -> list[tuple[str, str, Any]]:
+    """(test, level, Arrow table) per (test, level) of ``suite``, in the order the cells ran."""
+    import pyarrow.compute as pc
+
+    table = _arrow_table(suite).select(keep)
+    tests = table.column("perturbation").to_pylist()
+    levels = table.column("level").to_pylist()
+    out = []
+    for test, level in dict.fromkeys(zip(tests, levels)):
+        mask = pc.and_(pc.equal(table.column("perturbation"), test),
+                       pc.equal(table.column("level"), level))
+        out.append((test, level, table.filter(mask)))
+    return out
+
+
+def _summaries(suite: Any, column: str) -> dict[tuple[str, str], Any]:
+    from blindspot.perturbations.summary import summarise_suite
+
+    if suite.num_rows == 0:
+        return {}
+    return {(c.test, c.level): c for c in summarise_suite(suite, column)}
+
+
+def build_adversarial_dataset(
+    gold: Any, task: str | None, out_dir: str | os.PathLike[str],
+    tests: str | Sequence[str] = "fluency,consistency", seeds: Sequence[int] = (1, 2, 3, 4, 5),
+    levels: Mapping[str, Sequence[Any]] | None = None, resources: Mapping[str, Any] | None = None,
+    column: str = "gold", id_column: str = "id", source_column: str | None = None,
+    version: str = "1.0.0", name: str | None = None, num_proc: int | None = None,
+    data_dir: str | None = None, limit: int | None = None,
+    gold_only_columns: Sequence[str] | None = None, license: str | None = None,
+    progress: bool = False,
+) -> Path:
+    """Run the stress-test suite on ``gold`` and write a Hub dataset repository folder.
+
+    ``gold`` is a Dataset, a jsonl/json/csv/parquet file, a gold source name (``cnndm``,
+    ``wmt21_de_en``, ``ted_mt_zh_en``, ``wikitext103`` or their tasks) or ``"demo"``. ``task``
+    may be None for a gold source (its own task). ``source_column`` None means the gold source's
+    source column when there is one, else none (tests that need a source are then skipped, and
+    the card says so). ``limit`` keeps the first rows only. Returns the folder.
+    """
+    from blindspot.perturbations import canonical_task, run_suite
+
+    version = check_version(version)
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    seeds = [int(s) for s in seeds]
+    if isinstance(gold, str) and gold == "demo":
+        given, roles = _demo_input(task)
+        column = roles.get("hypothesis", column)
+        source_column = source_column or roles.get("source")
+    else:
+        given = resolve_gold(gold, data_dir)
+    source = given.source
+    if task is None:
+        if source is None:
+            raise ValueError("task is required for this data; choose one of summarization, "
+                             "translation, translation_paragraph, open_ended")
+        task = source.task
+    task = canonical_task(task)
+    ds = given.ds if limit is None else given.ds.select(range(min(limit, given.ds.num_rows)))
+    if source is not None and source_column is None and source.source_column in ds.column_names:
+        source_column = source.source_column
+    bulky = list(gold_only_columns if gold_only_columns is not None
+                 else (source.gold_only_columns if source else ()))
+    suite, plan = run_suite(ds, tests, task, seeds, column=column, id_column=id_column,
+                            source_column=source_column, levels=_canonical_levels(levels),
+                            resources=resources, num_proc=num_proc, progress=progress)
+    out = Path(out_dir)
+    _prepare_out_dir(out)
+    files, configs = _write_tables(out, ds, suite, bulky, column)
+    input_sha = given.sha256 or files[f"{DATA_DIR}/{GOLD_CONFIG}/{SPLIT}.parquet"]["sha256"]
+    params = _build_params(
+        name or _default_name(given), version, task, tests, plan, seeds, column, id_column,
+        source_column, bulky, resources, given, input_sha, ds.num_rows, limit,
+        ds.column_names)
+    fingerprint = _fingerprint(params, files)
+    record = {**params, "fingerprint": fingerprint, "full_version": full_version(version,
+                                                                              fingerprint),
+              "files": files, "configs": [c.as_dict() for c in configs],
+              "software": _software()}
+    (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True,
+                                             ensure_ascii=False) + "\n", encoding="utf-8")
+    card = render_card(record, source, license or _default_license(given))
+    (out / CARD_FILE).write_text(card, encoding="utf-8")
+    return out
+
+
+def _write_tables(out: Path, ds: Any, suite: Any, bulky: list[str], column: str
+                  ) -> tuple[dict[str, dict[str, Any]], list[ConfigInfo]]:
+    """Write the gold config and one parquet per (test, level); their hashes and statistics."""
+    import datasets
+
+    from blindspot.perturbations import REGISTRY
+
+    files: dict[str, dict[str, Any]] = {}
+
+    def write(config: str, table: Any, features: Any) -> str:
+        rel = f"{DATA_DIR}/{config}/{SPLIT}.parquet"
+        write_parquet(table, features, out / rel)
+        files[rel] = {"sha256": sha256_file(out / rel), "bytes": (out / rel).stat().st_size,
+                      "rows": table.num_rows}
+        return rel
+
+    write(GOLD_CONFIG, _arrow_table(ds), ds.features)
+    keep = [c for c in suite.column_names if c not in bulky]
+    features = datasets.Features({c: suite.features[c] for c in keep})
+    stats = _summaries(suite.select_columns([c for c in keep]), column)
+    configs = []
+    for test, level, table in _split_configs(suite, keep):
+        name = config_name(test, level)
+        rel = write(name, table, features)
+        seeds = sorted(set(table.column("seed").to_pylist()))
+        cell = stats[(test, level)]
+        configs.append(ConfigInfo(name, test, REGISTRY[test].category, level, seeds,
+                                  table.num_rows, cell.rows, cell.applied, cell.noise_ratio,
+                                  cell.noise_ratio_std, rel))
+    return files, configs
+
+
+def _default_name(given: GoldInput) -> str:
+    base = given.source.name if given.source else Path(given.label).stem
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-") or "data"
+    return f"blindspot-{slug}-adversarial"
+
+
+def _build_params(name: str, version: str, task: str, tests: str | Sequence[str], plan: Any,
+                  seeds: list[int], column: str, id_column: str, source_column: str | None,
+                  bulky: list[str], resources: Mapping[str, Any] | None, given: GoldInput,
+                  input_sha: str, rows: int, limit: int | None,
+                  gold_columns: Sequence[str]) -> dict[str, Any]:
+    """Every input of the build that decides its content (what the fingerprint covers)."""
+    import blindspot
+    from blindspot.perturbations import REGISTRY, level_str
+
+    ran: dict[str, list[str]] = {}
+    for item in plan.items:
+        lvl = level_str(REGISTRY[item.test].level_kind.parse(item.level))
+        ran.setdefault(item.test, [])
+        if lvl not in ran[item.test]:
+            ran[item.test].append(lvl)
+    requested = tests.split(",") if isinstance(tests, str) else list(tests)
+    return {
+        "layout": LAYOUT, "name": name, "version": version, "task": task,
+        "tests_requested": [t.strip() for t in requested if t.strip()],
+        "tests": [{"name": t, "category": REGISTRY[t].category, "levels": lv,
+                   "version": REGISTRY[t].version, "deterministic": REGISTRY[t].deterministic}
+                  for t, lv in ran.items()],
+        "skipped": dict(sorted(plan.skipped.items())), "seeds": seeds,
+        "columns": {"hypothesis": column, "id": id_column, "source": source_column,
+                    "references": given.references_column,
+                    "gold_only": bulky},
+        "resources": {k: describe_resource(v) for k, v in sorted((resources or {}).items())
+                      if v is not None},
+        "input": {"kind": given.kind, "name": given.label, "sha256": input_sha, "rows": rows,
+                  "limit": limit, "gold_source": given.source.name if given.source else None},
+        "gold_columns": list(gold_columns), "blindspot_version": blindspot.__version__,
+        "split": SPLIT,
+    }
+
+
+def _fingerprint(params: Mapping[str, Any], files: Mapping[str, Mapping[str, Any]]) -> str:
+    """sha256 over the build parameters and every data file's bytes (by their hashes)."""
+    digest = hashlib.sha256(canonical_json(params).encode("utf-8"))
+    for rel in sorted(files):
+        digest.update(f"\n{rel}\0{files[rel]['sha256']}".encode())
+    return digest.hexdigest()
+
+
+def full_version(version: str, fingerprint: str) -> str:
+    """``1.0.0+<first 12 hex digits of the fingerprint>`` (semver build metadata)."""
+    return f"{version}+{fingerprint[:12]}"
+
+
+def _software() -> dict[str, str]:
+    import datasets
+    import pyarrow
+
+    return {"datasets": datasets.__version__, "pyarrow": pyarrow.__version__}
+
+
+# -- the dataset card -----------------------------------------------------------------------------
+
+def _size_category(rows: int) -> str:
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                         (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
+        if rows < bound:
+            return label
+    return "10M<n<100M"
+
+
+def card_yaml(record: Mapping[str, Any], source: GoldSource | None, license: str) -> str:
+    """The card's YAML front matter: licence, task, languages, tags and every config's files."""
+    import yaml
+
+    task_category = source.task_category if source else {
+        "summarization": "summarization", "open_ended": "text-generation"}.get(
+        record["task"], "translation")
+    configs = [{"config_name": GOLD_CONFIG, "data_files": [
+        {"split": SPLIT, "path": f"{DATA_DIR}/{GOLD_CONFIG}/{SPLIT}.parquet"}], "default": True}]
+    configs += [{"config_name": c["config_name"],
+                 "data_files": [{"split": SPLIT, "path": c["path"]}]} for c in record["configs"]]
+    total = sum(f["rows"] for f in record["files"].values())
+    front = {
+        "pretty_name": _pretty_name(record, source), "license": license,
+        "language": list(source.languages) if source else ["en"],
+        "task_categories": [task_category], "tags": list(TAGS),
+        "size_categories": [_size_category(total)], "configs": configs,
+    }
+    return yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def _pretty_name(record: Mapping[str, Any], source: GoldSource | None) -> str:
+    what = source.pretty_name if source else record["input"]["name"]
+    return f"blindspot adversarial set: {what}"
+
+
+def _configs_table(configs: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["| config | test | category | level | seeds | rows | applied | mean noise ratio |",
+             "|---|---|---|---|---|---|---|---|"]
+    for c in configs:
+        std = f" ± {c['noise_ratio_std_over_seeds']:.4f}" if len(c["seeds"]) > 1 else ""
+        lines.append(f"| `{c['config_name']}` | {c['test']} | {c['category']} | {c['level']} | "
+                     f"{','.join(map(str, c['seeds']))} | {c['rows']} | {c['applied']:.1%} | "
+                     f"{c['noise_ratio_mean']:.4f}{std} |")
+    return "\n".join(lines)
+
+
+def render_card(record: Mapping[str, Any], source: GoldSource | None, license: str) -> str:
+    """The README.md dataset card: YAML front matter and a body that explains and credits."""
+    inp, cols = record["input"], record["columns"]
+    example = record["configs"][0]["config_name"] if record["configs"] else GOLD_CONFIG
+    skipped = "\n".join(f"  - `{t}`: {why}" for t, why in record["skipped"].items()
+                        ) or "  - none"
+    tests = "\n".join(f"  - `{t['name']}` ({t['category']}, v{t['version']}): levels "
+                      f"{', '.join(t['levels'])}" for t in record["tests"]) or "  - none"
+    about = source.description if source else (
+        f"The gold rows of `{inp['name']}` (task: {record['task']}).")
+    upstream = _upstream_text(inp["kind"], source)
+    limit = f" (first {inp['limit']} rows)" if inp["limit"] else ""
+    seeds = ", ".join(map(str, record["seeds"]))
+    citations = BLINDSPOT_CITATION + ("\n\n" + source.citation if source else "")
+    loading = "\n".join([
+        "```python", "from datasets import load_dataset", "",
+        "# a local copy of this folder, or the Hub repository id once pushed",
+        f'noised = load_dataset("path/to/{record["name"]}", "{example}", split="{SPLIT}")',
+        f'gold = load_dataset("path/to/{record["name"]}", "{GOLD_CONFIG}", split="{SPLIT}")',
+        "```"])
+    body = f"""
+# {_pretty_name(record, source)}
+
+An adversarial (stress-test) dataset for text-generation **evaluation metrics**, built with
+blindspot from the tests of *On the Blind Spots of Model-Based Evaluation
+Metrics for Text Generation* (He et al., ACL 2023). Each config applies one test at one level to
+the gold hypotheses (column `{cols['hypothesis']}`); a good metric should score the `perturbed`
+text lower than the gold text, in proportion to the damage (`noise_ratio`).
+
+{about}
+
+## Version
+
+- version: **{record['version']}** (full: `{record['full_version']}`)
+- content fingerprint: `sha256:{record['fingerprint']}` (sha256 over the build parameters and
+  every parquet file's bytes; rebuilding from the same inputs gives the same files and the same
+  fingerprint)
+
+## Configs
+
+Every config has one split, `{SPLIT}`. `gold` holds the untouched gold rows; every other config
+is `<test>-<level>`, with all seeds stacked (column `seed`) and rows in gold order within a
+seed. *applied* is the fraction of rows the test changed (a row it cannot change comes back
+unchanged with `applied=False`); *mean noise ratio* is the mean over rows, then over seeds
+(± the spread over seeds).
+
+{_configs_table(record['configs'])}
+
+Columns: the gold columns ({', '.join(f'`{c}`' for c in _gold_columns(record, cols))}), then
+`perturbed` (the noised hypothesis), `applied`, `noise_ratio`, `perturbation` (the test),
+`level` and `seed`. Column roles: hypothesis `{cols['hypothesis']}`, id `{cols['id']}`,
+references `{cols['references'] or '-'}`, source `{cols['source'] or '-'}`.
+
+## How to load
+
+{loading}
+
+## Provenance
+
+- task: `{record['task']}`
+- input: `{inp['name']}` ({inp['kind']}), {inp['rows']} rows{limit}, sha256 `{inp['sha256']}`
+- upstream data: {upstream}
+- blindspot version: {record['blindspot_version']}
+- tests requested: `{','.join(record['tests_requested'])}`; seeds: {seeds}
+- tests run:
+{tests}
+- tests skipped:
+{skipped}
+
+## Licence
+
+The perturbed texts derive from the upstream data, whose licence applies (`{license}`); use
+them for research on evaluation metrics.
+
+## Citation
+
+```bibtex
+{citations}
+```
+"""
+    return f"---\n{card_yaml(record, source, license)}---\n{body}"
+
+
+def _upstream_text(kind: str, source: GoldSource | None) -> str:
+    if source is not None:
+        return ", ".join(source.upstream)
+    if kind == "demo":
+        return "the blindspot demo corpus (texts written for blindspot; no upstream dataset)"
+    return "not a registered gold source; cite the input data's own origin"
+
+
+def _default_license(given: GoldInput) -> str:
+    """The upstream data's licence; the demo texts are the project's own (MIT)."""
+    if given.source is not None:
+        return given.source.license
+    return "mit" if given.kind == "demo" else "other"
+
+
+def _gold_columns(record: Mapping[str, Any], cols: Mapping[str, Any]) -> list[str]:
+    """The gold columns that the perturbed configs repeat (the bulky ones stay in ``gold``)."""
+    return [c for c in record["gold_columns"] if c not in cols["gold_only"]]
+
+
+# -- pushing --------------------------------------------------------------------------------------
+
+def _find_token(token: str | None) -> str | None:
+    if token:
+        return token
+    from huggingface_hub import get_token
+
+    return get_token()
+
+
+def push_adversarial_dataset(folder: str | os.PathLike[str], repo_id: str,
+                             token: str | None = None, private: bool = False) -> str:
+    """Upload a built folder to the Hub as dataset ``repo_id`` and tag it ``v<version>``.
+
+    Needs a token (``token=``, ``HF_TOKEN`` or ``huggingface-cli login``) and the network; without
+    either it raises :class:`PushError` saying what is missing and that the folder is ready.
+    Returns the dataset's URL.
+    """
+    path = Path(folder).resolve()
+    if not (path / BUILD_FILE).is_file() or not (path / CARD_FILE).is_file():
+        raise PushError(f"{path} is not a built blindspot dataset folder (no {BUILD_FILE} or "
+                        f"{CARD_FILE}); build it first with build_adversarial_dataset(...)")
+    if not re.match(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", repo_id):
+        raise PushError(f"repository id {repo_id!r} must look like 'org/name'")
+    found = _find_token(token)
+    problems = []
+    if hub_offline():
+        problems.append("the Hugging Face Hub is unreachable (offline mode: HF_HUB_OFFLINE is "
+                        "set)")
+    if not found:
+        problems.append("no Hugging Face token: log in with `huggingface-cli login`, set "
+                        "HF_TOKEN, or pass token=... (--token)")
+    if problems:
+        raise PushError(f"cannot push to {repo_id}: " + "; ".join(problems)
+                        + f". The dataset folder is ready at {path}.")
+    record = json.loads((path / BUILD_FILE).read_text(encoding="utf-8"))
+    return _upload(path, repo_id, found, private, record)
+
+
+def _upload(path: Path, repo_id: str, token: str | None, private: bool,
+            record: Mapping[str, Any]) -> str:
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+    api = HfApi(token=token)
+    try:
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        api.upload_folder(repo_id=repo_id, folder_path=str(path), repo_type="dataset",
+                          commit_message=f"blindspot adversarial dataset {record['full_version']}")
+        api.create_tag(repo_id, tag=f"v{record['version']}", repo_type="dataset", exist_ok=True,
+                       tag_message=f"fingerprint sha256:{record['fingerprint']}")
+    except OfflineModeIsEnabled as error:
+        raise PushError(f"the Hugging Face Hub is unreachable ({error}); the dataset folder is "
+                        f"ready at {path}") from error
+    except HfHubHTTPError as error:
+        status = getattr(error.response, "status_code", None)
+        hint = (" (the token is invalid or lacks write access; log in again with "
+                "`huggingface-cli login`)" if status in (401, 403) else "")
+        raise PushError(f"the Hub refused the upload to {repo_id}: {str(error)[:300]}{hint}; "
+                        f"the dataset folder is ready at {path}") from error
+    except (OSError, ConnectionError) as error:
+        raise PushError(f"the Hugging Face Hub is unreachable ({type(error).__name__}: "
+                        f"{str(error)[:200]}); the dataset folder is ready at {path}") from error
+    return f"https://huggingface.co/datasets/{repo_id}"
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+def _parse_seeds(text: str) -> list[int]:
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"--seeds must be comma-separated whole numbers, got {text!r}") from None
+    if not seeds:
+        raise ValueError("--seeds is empty; give e.g. --seeds 1,2,3,4,5")
+    return seeds
+
+
+def _parse_levels(items: Sequence[str] | None) -> dict[str, list[str]] | None:
+    """``["truncation=0.1,0.2", ...]`` as ``{"truncation": ["0.1", "0.2"]}``."""
+    if not items:
+        return None
+    out: dict[str, list[str]] = {}
+    for item in items:
+        test, sep, values = item.partition("=")
+        if not sep or not test.strip() or not values.strip():
+            raise ValueError(f"--levels takes TEST=LEVEL[,LEVEL...], got {item!r}")
+        out[test.strip()] = [v.strip() for v in values.split(",") if v.strip()]
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    sources = ", ".join(f"{s['name']} ({s['task']})" for s in describe_sources())
+    parser = argparse.ArgumentParser(
+        prog="blindspot build-dataset",
+        description="Build a versioned, Hub-ready adversarial dataset folder from gold data.")
+    add = parser.add_argument
+    add("--task", help="summarization | translation | translation_paragraph | open_ended "
+                       "(default: the gold source's own task)")
+    add("--data", required=True, help=f"a jsonl/json/csv/parquet file, 'demo', or a gold "
+                                      f"source: {sources}")
+    add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
+                           "../shared/data)")
+    add("--out", help="output folder (default: out/datasets/<name>)")
+    add("--tests", default="fluency,consistency",
+        help="suites (fluency, consistency, targeted, all) and/or test names, comma-separated")
+    add("--seeds", default="1,2,3,4,5", help="comma-separated seeds")
+    add("--levels", action="append", metavar="TEST=L1,L2",
+        help="levels of one test instead of the paper's (repeatable)")
+    add("--version", default="1.0.0", help="semantic version of this dataset")
+    add("--name", help="dataset name (default: blindspot-<source>-adversarial)")
+    add("--limit", type=int, help="use only the first N gold rows")
+    add("--column", default="gold", help="the hypothesis column")
+    add("--id-column", default="id", help="the row-id column")
+    add("--source-column", help="the source column (default: the gold source's)")
+    add("--mlm", help="masked LM (Hub id, folder or offline short name) for tests that need one")
+    add("--lm", help="causal LM / tokenizer for tests that need one")
+    add("--ngram-corpus", help="corpus for the frequent n-gram test")
+    add("--num-proc", type=int, help="worker processes")
+    add("--license", help="Hub licence id for the card (default: the upstream data's)")
+    add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
+    add("--token", help="Hugging Face token for --push (default: HF_TOKEN or the stored login)")
+    add("--private", action="store_true", help="create the Hub repository as private")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``blindspot build-dataset``: build the folder, print where it is, optionally push it."""
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    try:
+        resources = {"mlm": args.mlm, "lm": args.lm, "ngram_corpus": args.ngram_corpus}
+        out = Path(args.out) if args.out else None
+        folder = build_adversarial_dataset(
+            args.data, args.task, out or _default_out(args), tests=args.tests,
+            seeds=_parse_seeds(args.seeds), levels=_parse_levels(args.levels),
+            resources=resources, column=args.column, id_column=args.id_column,
+            source_column=args.source_column, version=args.version, name=args.name,
+            num_proc=args.num_proc, data_dir=args.data_dir, limit=args.limit,
+            license=args.license, progress=True)
+    except (ValueError, TypeError, KeyError, FileNotFoundError, GoldDataMissingError) as error:
+        print(f"error: {str(error).strip(chr(39) + chr(34))}", file=sys.stderr)
+        return 2
+    record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
+    print(f"adversarial dataset {record['name']} {record['full_version']}: "
+          f"{len(record['configs'])} configs + gold, written to {folder.resolve()}")
+    for test, why in record["skipped"].items():
+        print(f"skipped {test}: {why}", file=sys.stderr)
+    if args.push:
+        try:
+            url = push_adversarial_dataset(folder, args.push, token=args.token,
+                                           private=args.private)
+        except PushError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 3
+        print(f"pushed to {url}")
+    return 0
+
+
+def _default_out(args: argparse.Namespace) -> Path:
+    if args.name:
+        return Path("out") / "datasets" / args.name
+    base = get_gold_source(args.data).name if is_gold_source(args.data) else Path(args.data).stem
+    return Path("out") / "datasets" / f"blindspot-{base}-adversarial"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
