@@ -119,8 +119,8 @@ def demo(out: Path = typer.Option(Path("out/demo"), help="output folder"),
     run_demo(out, _parse_seeds(seeds), num_proc=num_proc, console=console)
 
 
-@app.command("build-dataset", context_settings={"allow_extra_args": True,
-                                                 "ignore_unknown_options": True})
+@app.command("build-dataset", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def build_dataset(ctx: typer.Context) -> None:
     """Build a Hub-ready adversarial dataset folder (see `blindspot build-dataset --help`)."""
     from blindspot.datasets_scripts.build_adversarial import main as build_main
