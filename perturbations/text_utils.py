@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from blindspot.parsing import Token
+from blindspot.parsing import ParsedText, Token
 
 _SENTENCE_START = re.compile(r"(^|[.!?]\s+)([a-z])")
 _MULTI_SPACE = re.compile(r"[ \t]{2,}")
@@ -49,3 +49,48 @@ def drop_tokens(tokens: Iterable[Token], drop: set[int]) -> str:
         pending_ws = tok.ws
     pieces.append(pending_ws)
     return recapitalise(collapse_spaces("".join(pieces)))
+
+
+def char_span(tokens: tuple[Token, ...], start: int, end: int) -> tuple[int, int]:
+    """Character range of tokens [start, end), without the last token's trailing whitespace."""
+    last = tokens[end - 1]
+    return tokens[start].idx, last.idx + len(last.text)
+
+
+def trimmed_token_range(tokens: tuple[Token, ...], start: int, end: int) -> tuple[int, int] | None:
+    """Tokens [start, end) without whitespace-only tokens at either end; None if nothing is left."""
+    while start < end and tokens[start].text.isspace():
+        start += 1
+    while end > start and tokens[end - 1].text.isspace():
+        end -= 1
+    return (start, end) if start < end else None
+
+
+def sentence_token_ranges(parsed: ParsedText) -> list[tuple[int, int]]:
+    """The parse's sentences as [start, end) token ranges trimmed of whitespace tokens.
+
+    Whitespace-only "sentences" (spaCy makes them of blank lines) are left out, so the last range
+    is the last sentence that has words.
+    """
+    ranges = (trimmed_token_range(parsed.tokens, s, e) for s, e in parsed.sents)
+    return [r for r in ranges if r is not None]
+
+
+def sentence_char_spans(parsed: ParsedText) -> list[tuple[int, int]]:
+    """Character ranges of the sentences of :func:`sentence_token_ranges` (no outer whitespace)."""
+    return [char_span(parsed.tokens, s, e) for s, e in sentence_token_ranges(parsed)]
+
+
+def replace_spans(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each character range [start, end) replaced by its new string.
+
+    Ranges must not overlap; everything outside them (spacing, newlines) is kept as it was.
+    """
+    pieces: list[str] = []
+    cursor = 0
+    for start, end, new in sorted(edits, key=lambda edit: edit[0]):
+        pieces.append(text[cursor:start])
+        pieces.append(new)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
