@@ -37,6 +37,11 @@ def _check_columns(column_names: Sequence[str], column: str, source_column: str 
                          f"(e.g. ds.remove_columns({clash}))")
 
 
+def column_values(ds: Any, name: str) -> list[Any]:
+    """A column as a plain list (``ds[name]`` is a lazy column whose per-item access is slow)."""
+    return ds.select_columns([name]).to_dict()[name]
+
+
 def build_perturbation(name: str, texts: Sequence[Any] | None = None,
                        resources: Mapping[str, Any] | None = None,
                        task: str | None = None) -> Perturbation:
@@ -64,13 +69,13 @@ def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str
     sentence); ``resources`` are what the test needs (``mlm=``, ``lm=``, ``ngram_corpus=``...).
     """
     _check_columns(ds.column_names, column, source_column)
-    perturbation = build_perturbation(test, ds[column] if "pool" in
+    perturbation = build_perturbation(test, column_values(ds, column) if "pool" in
                                       REGISTRY[canonical_name(test)].requires else None,
                                       resources, task)
     if perturbation.needs_source and not source_column:
         raise ValueError(f"test {perturbation.name!r} needs the source text; pass source_column=...")
     if perturbation.needs_parse:
-        preparse(ds[column])  # fills the disk cache, so workers only read it
+        preparse(column_values(ds, column))  # fills the disk cache, so workers only read it
     fn = perturbation.as_map(level, seed, column, id_column if id_column in ds.column_names else None,
                              source_column)
     return ds.map(fn, batched=True, batch_size=batch_size, num_proc=num_proc,
@@ -124,8 +129,12 @@ def plan_suite(tests: str | Sequence[str], task: str, seeds: Sequence[int] = DEF
     return SuitePlan(items, skipped)
 
 
-# State shared with forked worker processes (set before the pool starts).
+# The suite's shared state, in this process or in each worker process (set once per worker).
 _STATE: dict[str, Any] = {}
+
+
+def _init_worker(state: dict[str, Any]) -> None:
+    _STATE.update(state)
 
 
 def _run_item(index: int) -> tuple[int, dict[str, list[Any]]]:
@@ -154,9 +163,9 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     _check_columns(ds.column_names, column, source_column)
     task = canonical_task(task)
     plan = plan_suite(tests, task, seeds, levels, resources, has_source=bool(source_column))
-    texts = ds[column]
-    ids = ds[id_column] if id_column and id_column in ds.column_names else [text_row_id(t)
-                                                                             for t in texts]
+    texts = column_values(ds, column)
+    ids = (column_values(ds, id_column) if id_column and id_column in ds.column_names
+           else [text_row_id(t) for t in texts])
     names = list(dict.fromkeys(item.test for item in plan.items))
     perturbations = {n: build_perturbation(n, texts, resources, task) for n in names}
     for name in names:  # validate every level before doing any work
@@ -167,19 +176,24 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     if any(p.needs_parse for p in perturbations.values()):
         parsed = preparse(texts)
         parses = [parsed.get(t) if is_usable_text(t) else None for t in texts]
-    _STATE.update(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
-                  sources=ds[source_column] if source_column else None, parses=parses)
+    state = dict(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
+                 sources=column_values(ds, source_column) if source_column else None,
+                 parses=parses)
     results: list[dict[str, list[Any]] | None] = [None] * len(plan.items)
     bar = tqdm(total=len(plan.items), desc="perturbing", unit="cell", disable=not progress,
                file=sys.stderr)
     try:
         if num_proc and num_proc > 1 and len(plan.items) > 1:
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(num_proc, mp_context=context) as pool:
+            # spawn, not fork: a forked child of a process whose torch/OpenMP threads already ran
+            # can hang forever. Each worker gets the parsed texts once, never parses again.
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
+                                     initargs=(state,)) as pool:
                 for index, columns in pool.map(_run_item, range(len(plan.items)), chunksize=1):
                     results[index] = columns
                     bar.update()
         else:
+            _init_worker(state)
             for index in range(len(plan.items)):
                 results[index] = _run_item(index)[1]
                 bar.update()
