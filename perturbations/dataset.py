@@ -14,6 +14,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+from datasets.table import InMemoryTable
+
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations.base import (
     OUTPUT_COLUMNS, REGISTRY, Level, Perturbation, canonical_name, canonical_task, is_usable_text,
@@ -129,6 +132,15 @@ def plan_suite(tests: str | Sequence[str], task: str, seeds: Sequence[int] = DEF
     return SuitePlan(items, skipped)
 
 
+OUTPUT_SCHEMA = pa.schema([
+    ("perturbed", pa.string()), ("applied", pa.bool_()), ("noise_ratio", pa.float64()),
+    ("perturbation", pa.string()), ("level", pa.string()), ("seed", pa.int64())])
+
+
+def _cell_table(columns: Mapping[str, list[Any]]) -> pa.Table:
+    return pa.table({name: columns[name] for name in OUTPUT_SCHEMA.names}, schema=OUTPUT_SCHEMA)
+
+
 # The suite's shared state, in this process or in each worker process (set once per worker).
 _STATE: dict[str, Any] = {}
 
@@ -179,7 +191,8 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     state = dict(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
                  sources=column_values(ds, source_column) if source_column else None,
                  parses=parses)
-    results: list[dict[str, list[Any]] | None] = [None] * len(plan.items)
+    # Each cell becomes an Arrow table as soon as it is done, so Python lists never pile up.
+    tables: list[Any] = [None] * len(plan.items)
     bar = tqdm(total=len(plan.items), desc="perturbing", unit="cell", disable=not progress,
                file=sys.stderr)
     try:
@@ -190,26 +203,17 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
             with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
                                      initargs=(state,)) as pool:
                 for index, columns in pool.map(_run_item, range(len(plan.items)), chunksize=1):
-                    results[index] = columns
+                    tables[index] = _cell_table(columns)
                     bar.update()
         else:
             _init_worker(state)
             for index in range(len(plan.items)):
-                results[index] = _run_item(index)[1]
+                tables[index] = _cell_table(_run_item(index)[1])
                 bar.update()
     finally:
         bar.close()
         _STATE.clear()
-    if not plan.items:
-        empty = ds.select([])
-        for name in OUTPUT_COLUMNS:
-            empty = empty.add_column(name, [])
-        return empty, plan
-    stacked = {c: [v for cols in results for v in cols[c]] for c in OUTPUT_COLUMNS}  # type: ignore[union-attr]
-    features = datasets.Features({
-        "perturbed": datasets.Value("string"), "applied": datasets.Value("bool"),
-        "noise_ratio": datasets.Value("float64"), "perturbation": datasets.Value("string"),
-        "level": datasets.Value("string"), "seed": datasets.Value("int64")})
-    added = datasets.Dataset.from_dict(stacked, features=features)
-    repeated = datasets.concatenate_datasets([ds] * len(plan.items))
+    added = datasets.Dataset(InMemoryTable(
+        pa.concat_tables(tables) if tables else OUTPUT_SCHEMA.empty_table()))
+    repeated = datasets.concatenate_datasets([ds] * len(tables)) if tables else ds.select([])
     return datasets.concatenate_datasets([repeated, added], axis=1), plan

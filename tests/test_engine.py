@@ -223,3 +223,11 @@ def test_parse_cache_survives_the_process(tmp_path) -> None:
         assert second.parse("Alice moved to Lisbon in 2010. She liked it.") == parsed
     finally:
         second.nlp.pipe = real
+
+
+def test_suite_with_nothing_to_run_is_empty_but_typed(gold) -> None:
+    out, plan = run_suite(gold, "sentence_switching", "translation", progress=False)
+    assert "sentence_switching" in plan.skipped and "translation" in plan.skipped["sentence_switching"]
+    assert out.num_rows == 0
+    assert out.column_names == gold.column_names + list(OUTPUT_COLUMNS)
+    assert out.features["noise_ratio"].dtype == "float64"
