@@ -213,7 +213,11 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     finally:
         bar.close()
         _STATE.clear()
-    added = datasets.Dataset(InMemoryTable(
-        pa.concat_tables(tables) if tables else OUTPUT_SCHEMA.empty_table()))
-    repeated = datasets.concatenate_datasets([ds] * len(tables)) if tables else ds.select([])
+    if not tables:  # nothing ran: no rows, but every column with its type
+        inputs = ds.data.table.slice(0, 0)
+        empty = pa.Table.from_arrays(inputs.columns + OUTPUT_SCHEMA.empty_table().columns,
+                                     names=inputs.column_names + OUTPUT_SCHEMA.names)
+        return datasets.Dataset(InMemoryTable(empty)), plan
+    added = datasets.Dataset(InMemoryTable(pa.concat_tables(tables)))
+    repeated = datasets.concatenate_datasets([ds] * len(tables))
     return datasets.concatenate_datasets([repeated, added], axis=1), plan
