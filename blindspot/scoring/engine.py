@@ -1,0 +1,119 @@
+"""The shared scoring layer: validate, deduplicate, sort by length, cache, batch.
+
+Scoring N rows with U distinct (hypothesis, references, source) inputs costs U model
+evaluations, and none at all for inputs already in the persistent score cache. Every metric
+module, the meta-evaluator and the Space go through :func:`score_rows`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from blindspot.scoring.base import ScoreInput, Scorer
+from blindspot.scoring.cache import ScoreCache, default_score_cache
+
+_USE_DEFAULT = object()
+
+
+def _as_references(value: Any, index: int) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(r, str) for r in value):
+        return tuple(value)
+    raise ValueError(f"references[{index}] must be a string or a list of strings, got "
+                     f"{type(value).__name__}")
+
+
+def build_inputs(scorer: Scorer, predictions: Sequence[Any],
+                 references: Sequence[Any] | None = None,
+                 sources: Sequence[Any] | None = None) -> list[ScoreInput]:
+    """Rows as :class:`ScoreInput`, or a ValueError naming the argument that is wrong."""
+    if predictions is None or isinstance(predictions, str):
+        raise ValueError("predictions must be a list of strings (one hypothesis per row)")
+    predictions = list(predictions)
+    for name, other in (("references", references), ("sources", sources)):
+        if other is not None and (isinstance(other, str) or len(other) != len(predictions)):
+            got = "a string" if isinstance(other, str) else f"{len(other)} items"
+            raise ValueError(f"{name} must have one item per prediction: {len(predictions)} "
+                             f"predictions but {got}")
+    if references is None and scorer.uses_references == "required":
+        raise ValueError(f"metric {scorer.name!r} needs references; pass references=[...]")
+    if sources is None and scorer.uses_source == "required":
+        raise ValueError(f"metric {scorer.name!r} needs the source texts; pass sources=[...]")
+    inputs = []
+    for i, hyp in enumerate(predictions):
+        if not isinstance(hyp, str):
+            raise ValueError(f"predictions[{i}] must be a string, got {type(hyp).__name__}; "
+                             f"replace missing hypotheses by \"\"")
+        refs = _as_references(references[i], i) if references is not None else ()
+        if scorer.uses_references == "required" and not refs:
+            raise ValueError(f"references[{i}] is empty; metric {scorer.name!r} needs at least one")
+        src = sources[i] if sources is not None else None
+        if src is not None and not isinstance(src, str):
+            raise ValueError(f"sources[{i}] must be a string, got {type(src).__name__}")
+        inputs.append(ScoreInput(hyp, refs if scorer.uses_references != "none" else (),
+                                 src if scorer.uses_source != "none" else None))
+    return inputs
+
+
+def score_rows(scorer: Scorer, predictions: Sequence[Any], references: Sequence[Any] | None = None,
+               sources: Sequence[Any] | None = None, *, cache: Any = _USE_DEFAULT,
+               batch_size: int | None = None, progress: bool = False) -> dict[str, list[float]]:
+    """Per-row scores (one list per output key), computing each distinct input once.
+
+    ``cache``: a :class:`ScoreCache`, None (no cache) or, by default, the process-wide cache.
+    """
+    inputs = build_inputs(scorer, predictions, references, sources)
+    store: ScoreCache | None = default_score_cache() if cache is _USE_DEFAULT else cache
+    unique = list(dict.fromkeys(inputs))
+    identity = scorer.identity()
+    keys = {item: scorer.cache_key(item, identity) for item in unique}
+    found = store.get_many(list(keys.values())) if store is not None else {}
+    results: dict[ScoreInput, dict[str, float]] = {
+        item: found[keys[item]] for item in unique if keys[item] in found}
+    todo = sorted((item for item in unique if item not in results), key=ScoreInput.cost,
+                  reverse=True)
+    size = batch_size or scorer.default_batch_size
+    bar = _progress(len(todo), scorer.name, progress)
+    for start in range(0, len(todo), size):
+        batch = todo[start: start + size]
+        scores = scorer.score_batch(batch)
+        if len(scores) != len(batch):
+            raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
+                               f"{len(batch)} inputs")
+        results.update(zip(batch, scores))
+        if store is not None:
+            store.put_many((keys[item], score) for item, score in zip(batch, scores))
+        if bar is not None:
+            bar.update(len(batch))
+    if bar is not None:
+        bar.close()
+    return {key: [results[item][key] for item in inputs] for key in scorer.outputs}
+
+
+def score_corpus(scorer: Scorer, predictions: Sequence[Any], references: Sequence[Any] | None = None,
+                 sources: Sequence[Any] | None = None, *, cache: Any = _USE_DEFAULT
+                 ) -> dict[str, float]:
+    """Corpus-level scores of the whole set (cached by the whole set's content)."""
+    inputs = build_inputs(scorer, predictions, references, sources)
+    store: ScoreCache | None = default_score_cache() if cache is _USE_DEFAULT else cache
+    corpus = ScoreInput("\x1e".join(i.as_json() for i in inputs))
+    key = scorer.cache_key(corpus)
+    if store is not None:
+        hit = store.get_many([key])
+        if key in hit:
+            return hit[key]
+    result = scorer.score_corpus(inputs)
+    if store is not None:
+        store.put_many([(key, result)])
+    return result
+
+
+def _progress(total: int, name: str, enabled: bool) -> Any:
+    if not enabled or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=f"scoring {name}", unit="input", file=sys.stderr)

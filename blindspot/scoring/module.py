@@ -1,0 +1,64 @@
+"""The base of every blindspot ``evaluate`` module: ``compute`` goes through the scoring layer.
+
+A module script under ``metrics/<name>/`` subclasses :class:`ScorerMetric`, names its scorer and
+writes its card text; features, input checks, caching and aggregation come from here. Import this
+module (``import blindspot.scoring.module as base``), not the class, so that ``evaluate.load``
+finds the script's own class first.
+"""
+
+from __future__ import annotations
+
+from statistics import fmean
+from typing import Any, ClassVar
+
+import datasets
+import evaluate
+
+from blindspot.scoring.base import SCORERS, get_scorer
+from blindspot.scoring.engine import score_corpus, score_rows
+
+
+class ScorerMetric(evaluate.Metric):
+    """An evaluate metric backed by a registered :class:`~blindspot.scoring.base.Scorer`."""
+
+    scorer_name: ClassVar[str]
+    module_description: ClassVar[str] = ""
+    module_citation: ClassVar[str] = ""
+    module_inputs: ClassVar[str] = ""
+
+    def _scorer_class(self) -> Any:
+        import blindspot.scorers  # noqa: F401  (registers every scorer)
+
+        return SCORERS[self.scorer_name]
+
+    def _info(self) -> evaluate.MetricInfo:
+        cls = self._scorer_class()
+        base = {"predictions": datasets.Value("string")}
+        if cls.uses_source != "none":
+            base["sources"] = datasets.Value("string")
+        if cls.uses_references == "none":
+            features: list[datasets.Features] = [datasets.Features(base)]
+        else:
+            features = [
+                datasets.Features({**base, "references": datasets.Sequence(datasets.Value("string"))}),
+                datasets.Features({**base, "references": datasets.Value("string")}),
+            ]
+        return evaluate.MetricInfo(description=self.module_description,
+                                   citation=self.module_citation,
+                                   inputs_description=self.module_inputs, features=features)
+
+    def _compute(self, predictions: list[str], references: list[Any] | None = None,
+                 sources: list[str] | None = None, use_aggregator: bool = True,
+                 level: str = "sentence", **options: Any) -> dict[str, Any]:
+        if level not in ("sentence", "corpus"):
+            raise ValueError(f"level must be 'sentence' or 'corpus', got {level!r}")
+        scorer = get_scorer(self.scorer_name, **options)
+        if scorer.corpus_level or level == "corpus":
+            return score_corpus(scorer, predictions, references, sources)
+        rows = score_rows(scorer, predictions, references, sources)
+        return aggregate(rows) if use_aggregator else rows
+
+
+def aggregate(rows: dict[str, list[float]]) -> dict[str, float]:
+    """The mean of each output over rows (0.0 for no rows)."""
+    return {key: (fmean(values) if values else 0.0) for key, values in rows.items()}
