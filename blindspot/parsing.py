@@ -11,15 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
-import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from blindspot.paths import cache_dir
+from blindspot.sqlite_utils import KeyValueStore
 
 _FIELDS = ("text", "ws", "idx", "pos", "tag", "lemma", "dep", "head", "is_stop", "sent_start",
            "ent_iob", "ent_type")
@@ -138,49 +137,6 @@ class ParsedText:
         return cls(doc.text, tokens)
 
 
-class ParseStore:
-    """SQLite (WAL) store of parses, safe for several processes writing at once."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        with self._connect() as con:
-            con.execute("CREATE TABLE IF NOT EXISTS parses (key TEXT PRIMARY KEY, payload TEXT)")
-
-    def _connect(self) -> sqlite3.Connection:
-        con = getattr(self._local, "con", None)
-        if con is None or getattr(self._local, "pid", None) != os.getpid():
-            con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
-            self._local.con, self._local.pid = con, os.getpid()
-        return con
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        con = self._connect()
-        for i in range(0, len(keys), 500):
-            chunk = list(keys[i: i + 500])
-            marks = ",".join("?" * len(chunk))
-            for key, payload in con.execute(
-                    f"SELECT key, payload FROM parses WHERE key IN ({marks})", chunk):
-                found[key] = payload
-        return found
-
-    def put_many(self, items: Iterable[tuple[str, str]]) -> None:
-        con = self._connect()
-        with con:
-            con.executemany("INSERT OR IGNORE INTO parses (key, payload) VALUES (?, ?)", list(items))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.path = state["path"]
-        self._local = threading.local()
-
-
 class Parser:
     """spaCy parsing with an in-memory and an on-disk cache; loads the model on first use."""
 
@@ -190,7 +146,8 @@ class Parser:
         self.batch_size = batch_size
         self._nlp: Any = None
         self._memory: dict[str, ParsedText] = {}
-        self._store = ParseStore(cache_path or cache_dir() / "parses.sqlite") if use_disk else None
+        self._store = (KeyValueStore(cache_path or cache_dir() / "parses.sqlite", "parses")
+                       if use_disk else None)
 
     @property
     def nlp(self) -> Any:
@@ -240,7 +197,7 @@ class Parser:
             self._memory[text] = parsed
             fresh.append((keys[text], parsed.to_json()))
         if self._store:
-            self._store.put_many(fresh)
+            self._store.put_many(fresh, replace=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # Worker processes get the settings and the disk store, not the loaded model.
