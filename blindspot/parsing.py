@@ -180,7 +180,7 @@ class Parser:
 
     def _fill(self, texts: list[str]) -> None:
         keys = {t: self.key(t) for t in texts}
-        stored = self._store.get_many(list(keys.values())) if self._store else {}
+        stored = self._store.get_many(list(keys.values())) if self._store is not None else {}
         todo = []
         for text in texts:
             payload = stored.get(keys[text])
@@ -196,7 +196,7 @@ class Parser:
             parsed = ParsedText.from_doc(doc)
             self._memory[text] = parsed
             fresh.append((keys[text], parsed.to_json()))
-        if self._store:
+        if self._store is not None:
             self._store.put_many(fresh, replace=False)
 
     def __getstate__(self) -> dict[str, Any]:
