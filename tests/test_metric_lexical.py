@@ -334,11 +334,11 @@ def test_module_bad_input(name: str) -> None:
         module.compute(predictions=["a"], references=[3])
 
 
-@pytest.mark.xfail(reason="evaluate's compute() indexes references=None before ScorerMetric sees it "
-                          "(TypeError); the check belongs in blindspot/scoring/module.py")
 def test_module_without_references_names_the_argument() -> None:
-    with pytest.raises(ValueError, match="references"):
+    with pytest.raises(ValueError, match="needs references"):
         _module("rouge").compute(predictions=["a"])
+    with pytest.raises(ValueError, match=r"references\[0\] must be a string or a list"):
+        _module("rouge").compute(predictions=["a"], references=[{"x": 1}])
 
 
 @pytest.mark.parametrize("name", REFERENCE_BASED + ["rep_ngram", "ngram_entropy"])

@@ -15,7 +15,7 @@ import datasets
 import evaluate
 
 from blindspot.scoring.base import SCORERS, get_scorer
-from blindspot.scoring.engine import score_corpus, score_rows
+from blindspot.scoring.engine import build_inputs, score_corpus, score_rows
 
 
 class ScorerMetric(evaluate.Metric):
@@ -46,6 +46,17 @@ class ScorerMetric(evaluate.Metric):
         return evaluate.MetricInfo(description=self.module_description,
                                    citation=self.module_citation,
                                    inputs_description=self.module_inputs, features=features)
+
+    def compute(self, *, predictions: Any = None, references: Any = None,
+                **kwargs: Any) -> dict[str, Any] | None:
+        """Check the inputs with the scoring layer's clear errors before evaluate converts them
+        (evaluate would fail with a TypeError on missing references, or stringify a dict)."""
+        cls = self._scorer_class()
+        if predictions is not None and cls.uses_references != "none":
+            build_inputs(cls, predictions, references, kwargs.get("sources"))
+        if references is None and cls.uses_references != "required":
+            return super().compute(predictions=predictions, **kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, predictions: list[str], references: list[Any] | None = None,
                  sources: list[str] | None = None, use_aggregator: bool = True,
