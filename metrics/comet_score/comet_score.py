@@ -1,0 +1,73 @@
+"""COMET and COMET-QE (Rei et al., 2020) through unbabel-comet, on blindspot's scoring layer.
+
+COMET regresses a translation-quality score from a cross-lingual encoder's features of the source,
+the hypothesis and (reference-based) the reference. Load ``evaluate.load("metrics/comet_score")``
+for reference-based COMET (inputs: predictions, references, sources; output ``comet``) or
+``evaluate.load("metrics/comet_score", "qe")`` for COMET-QE (predictions, sources; output
+``comet_qe``). ``model`` is any COMET checkpoint: a ``.ckpt`` file, a model folder
+(``hparams.yaml`` + ``checkpoints/``), a Hub id (``Unbabel/wmt22-comet-da``,
+``Unbabel/wmt22-cometkiwi-da``) or a legacy name (``wmt20-comet-da``, ``wmt21-comet-qe-mqm``: the
+defaults). Several references per row: the mean of the per-reference scores. The model loads once
+per process and runs on CPU unless ``gpus=1``.
+
+Examples:
+    >>> import evaluate, tempfile
+    >>> from blindspot.tiny_models import tiny_comet
+    >>> folder = tiny_comet(tempfile.mkdtemp())  # random weights: the numbers mean nothing
+    >>> comet = evaluate.load("metrics/comet_score")
+    >>> out = comet.compute(predictions=["The cat sat on the mat.", "A dog."],
+    ...                     references=[["The cat was on the mat."], ["A dog.", "One dog."]],
+    ...                     sources=["Die Katze saß auf der Matte.", "Ein Hund."],
+    ...                     model=folder, use_aggregator=False)
+    >>> sorted(out), len(out["comet"])
+    (['comet'], 2)
+    >>> qe = evaluate.load("metrics/comet_score", "qe")
+    >>> qe.compute(predictions=["A dog."], sources=["Ein Hund."], model=folder)
+    Traceback (most recent call last):
+    ...
+    ValueError: model '...' (RegressionMetric) cannot score 'comet_qe' (without references); use 'comet' with it, or another checkpoint
+"""
+
+import blindspot.scoring.module as base
+
+_CITATION = """\
+@inproceedings{rei-etal-2020-comet,
+    title = "{COMET}: A Neural Framework for {MT} Evaluation",
+    author = "Rei, Ricardo and Stewart, Craig and Farinha, Ana C and Lavie, Alon",
+    booktitle = "Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing (EMNLP)",
+    year = "2020",
+    pages = "2685--2702",
+}
+"""
+
+_INPUTS = """
+Args:
+    predictions (list of str): hypotheses (translations).
+    references (list of str or list of list of str): reference translations (not for "qe").
+    sources (list of str): source sentences.
+    model (str): COMET checkpoint file, model folder, Hub id or legacy name (defaults:
+        "wmt20-comet-da"; "wmt21-comet-qe-mqm" for the "qe" configuration).
+    gpus (int): 0 (CPU, default) or 1.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    comet (or comet_qe): the checkpoint's regression score (higher is better; the range depends
+        on the checkpoint).
+"""
+
+_CONFIGS = {"default": "comet", "ref": "comet", "qe": "comet_qe"}
+
+
+class CometScore(base.ScorerMetric):
+    """COMET (configuration "default") or COMET-QE (configuration "qe")."""
+
+    module_description = __doc__
+    module_citation = _CITATION
+    module_inputs = _INPUTS
+
+    @property
+    def scorer_name(self) -> str:  # type: ignore[override]
+        """The scorer of the configuration this module was loaded with."""
+        if self.config_name not in _CONFIGS:
+            raise ValueError(f"unknown configuration {self.config_name!r} for comet_score; "
+                             f"valid: {', '.join(_CONFIGS)}")
+        return _CONFIGS[self.config_name]
