@@ -1,0 +1,247 @@
+"""MENLI's NLI metric (Chen & Eger, 2023): entailment probabilities of an NLI model as a score.
+
+Whole texts go to the NLI model (no sentence splitting). Options:
+
+- ``direction``: ``"ref->hyp"`` (reference is the premise, hypothesis the NLI hypothesis),
+  ``"hyp->ref"``, ``"avg"`` (the class probabilities of the two directions are averaged first, then
+  the formula is applied), or ``"src->hyp"`` (reference-free: the source is the premise).
+- ``formula``: ``"e"``, ``"-c"``, ``"e-n"``, ``"e-c"``, ``"e-n-2c"`` over the (averaged)
+  entailment / neutral / contradiction probabilities.
+- ``model``: the paper's NLI-R (``ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli``) for the
+  reference-based directions and the cross-lingual XNLI-D
+  (``MoritzLaurer/mDeBERTa-v3-base-mnli-xnli``) for ``src->hyp``; NLI-D is
+  ``microsoft/deberta-large-mnli``. The label order is read from the model config's ``id2label``
+  where its names say it, else from :data:`KNOWN_LABEL_ORDERS`, else from ``label_order``.
+- ``multi_reference``: ``"mean"`` (default) or ``"max"`` over a row's references.
+
+Defaults: direction ``ref->hyp`` and formula ``e``, the paper's overall recommendation for MT
+(Section 5); for summarization it found ``e-c`` with ``hyp->ref`` (reference-based) and ``-c``
+with ``src->hyp`` (reference-free) best. Pairs longer than the model's maximum are truncated
+(longest first).
+
+:func:`combine` is the paper's combination with another metric M over a scored batch:
+``w * minmax(N) + (1 - w) * minmax(M)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import fmean
+from typing import Any
+
+from blindspot.scorers._lm_utils import check_options, length_chunks, max_positions, model_revision
+from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+
+NLI_R = "ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli"
+NLI_D = "microsoft/deberta-large-mnli"
+XNLI_D = "MoritzLaurer/mDeBERTa-v3-base-mnli-xnli"
+MODEL_ALIASES = {"nli-r": NLI_R, "nli-d": NLI_D, "xnli-d": XNLI_D}
+
+#: class order of the output logits of known checkpoints (e = entailment, n = neutral,
+#: c = contradiction), used when a config's id2label is generic (LABEL_0, ...)
+KNOWN_LABEL_ORDERS: dict[str, tuple[str, str, str]] = {
+    NLI_R: ("e", "n", "c"),
+    NLI_D: ("c", "n", "e"),
+    "microsoft/deberta-xlarge-mnli": ("c", "n", "e"),
+    "roberta-large-mnli": ("c", "n", "e"),
+    "facebook/bart-large-mnli": ("c", "n", "e"),
+    XNLI_D: ("e", "n", "c"),
+}
+
+DIRECTIONS = ("ref->hyp", "hyp->ref", "avg", "src->hyp")
+FORMULAS = ("e", "-c", "e-n", "e-c", "e-n-2c")
+_LABEL_PREFIXES = {"entail": "e", "neutral": "n", "contradict": "c"}
+
+Probabilities = dict[str, float]  # {"e": p_e, "n": p_n, "c": p_c}
+
+
+def apply_formula(formula: str, p: Probabilities) -> float:
+    """One of MENLI's five formulas on entailment / neutral / contradiction probabilities."""
+    if formula == "e":
+        return p["e"]
+    if formula == "-c":
+        return -p["c"]
+    if formula == "e-n":
+        return p["e"] - p["n"]
+    if formula == "e-c":
+        return p["e"] - p["c"]
+    if formula == "e-n-2c":
+        return p["e"] - p["n"] - 2 * p["c"]
+    raise ValueError(f"formula must be one of {', '.join(FORMULAS)}; got {formula!r}")
+
+
+def average_probabilities(a: Probabilities, b: Probabilities) -> Probabilities:
+    """Class-wise mean of two directions' probabilities (MENLI's bi-directional pooling)."""
+    return {k: (a[k] + b[k]) / 2 for k in ("e", "n", "c")}
+
+
+def parse_label_order(order: str | Sequence[str]) -> tuple[str, ...]:
+    """``"e,n,c"`` or ``("c", "n", "e")`` as a tuple of class letters, checked."""
+    labels = tuple(x.strip().lower()[:1] for x in (order.split(",") if isinstance(order, str)
+                                                   else order))
+    if sorted(labels) != ["c", "e", "n"]:
+        raise ValueError(f"label_order must name e, n and c once each (e.g. 'e,n,c'), got {order!r}")
+    return labels
+
+
+def label_indices(config: Any, model_name: str, override: str | Sequence[str] | None = None
+                  ) -> dict[str, int]:
+    """Logit index of e, n and c: ``override``, else the config's id2label, else the table."""
+    if override is not None:
+        return {label: i for i, label in enumerate(parse_label_order(override))}
+    names = {int(i): str(n).lower() for i, n in (getattr(config, "id2label", None) or {}).items()}
+    found = {}
+    for index, name in names.items():
+        for prefix, letter in _LABEL_PREFIXES.items():
+            if name.startswith(prefix):
+                found[letter] = index
+    if len(found) == 3:
+        return found
+    known = KNOWN_LABEL_ORDERS.get(model_name) or KNOWN_LABEL_ORDERS.get(
+        getattr(config, "_name_or_path", ""))
+    if known is None:
+        raise ValueError(f"cannot tell the label order of NLI model {model_name!r} (id2label "
+                         f"{names or 'missing'}); pass label_order='e,n,c' (or its order)")
+    return {label: i for i, label in enumerate(known)}
+
+
+def nli_probabilities(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]],
+                      indices: dict[str, int], *, batch_size: int = 16) -> list[Probabilities]:
+    """Softmax class probabilities of (premise, hypothesis) pairs, as {"e", "n", "c"}."""
+    import torch
+
+    limit = max_positions(tokenizer, model)
+    out: list[Probabilities] = [{}] * len(pairs)
+    for chunk in length_chunks([len(a) + len(b) for a, b in pairs], batch_size):
+        enc = tokenizer([pairs[i][0] for i in chunk], [pairs[i][1] for i in chunk],
+                        padding=True, truncation=True, max_length=limit, padding_side="right",
+                        return_tensors="pt")
+        with torch.inference_mode():
+            probs = torch.softmax(model(**enc).logits.float(), dim=-1).tolist()
+        for i, row in zip(chunk, probs):
+            out[i] = {label: row[j] for label, j in indices.items()}
+    return out
+
+
+def minmax(values: Sequence[float]) -> list[float]:
+    """Min-max normalisation to [0, 1] over a batch; a constant batch maps to 0."""
+    low, high = min(values, default=0.0), max(values, default=0.0)
+    if high == low:
+        return [0.0 for _ in values]
+    return [(v - low) / (high - low) for v in values]
+
+
+def combine(nli_scores: Sequence[float], other_scores: Sequence[float], weight: float = 0.2
+            ) -> list[float]:
+    """MENLI's combination ``w * minmax(N) + (1 - w) * minmax(M)`` over one scored batch."""
+    if len(nli_scores) != len(other_scores):
+        raise ValueError(f"combine needs one score of the other metric per row: "
+                         f"{len(nli_scores)} NLI scores but {len(other_scores)} other scores")
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"nli_weight must be in [0, 1], got {weight}")
+    return [weight * n + (1 - weight) * m
+            for n, m in zip(minmax(nli_scores), minmax(other_scores))]
+
+
+@register_scorer
+class Menli(Scorer):
+    """MENLI's NLI metric; options ``model``, ``direction``, ``formula``, ``label_order``,
+    ``multi_reference``."""
+
+    name = "menli"
+    outputs = ("menli",)
+    # set per instance: references for the ref directions, the source for src->hyp
+    uses_references = "optional"
+    uses_source = "optional"
+    default_batch_size = 32
+
+    def __init__(self, model: str | None = None, direction: str = "ref->hyp", formula: str = "e",
+                 label_order: str | None = None, multi_reference: str = "mean",
+                 **config: Any) -> None:
+        check_options(self.name, config, ("model", "direction", "formula", "label_order", "multi_reference"))
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}")
+        if formula not in FORMULAS:
+            raise ValueError(f"formula must be one of {', '.join(FORMULAS)}; got {formula!r}")
+        if multi_reference not in ("mean", "max"):
+            raise ValueError(f"multi_reference must be 'mean' or 'max', got {multi_reference!r}")
+        name = model or (XNLI_D if direction == "src->hyp" else NLI_R)
+        name = MODEL_ALIASES.get(str(name).lower(), str(name))
+        if label_order is not None:
+            label_order = ",".join(parse_label_order(label_order))
+        super().__init__(model=name, direction=direction, formula=formula,
+                         label_order=label_order, multi_reference=multi_reference)
+        free = direction == "src->hyp"
+        self.uses_references = "none" if free else "required"
+        self.uses_source = "required" if free else "none"
+
+    def model_revision(self) -> str:
+        return model_revision(self.config["model"])
+
+    def premise_pairs(self, item: ScoreInput) -> list[list[tuple[str, str]]]:
+        """Per reference (or the source), the (premise, hypothesis) pairs its score needs."""
+        direction, hyp = self.config["direction"], item.hypothesis
+        if direction == "src->hyp":
+            return [[(item.source or "", hyp)]]
+        if direction == "ref->hyp":
+            return [[(ref, hyp)] for ref in item.references]
+        if direction == "hyp->ref":
+            return [[(hyp, ref)] for ref in item.references]
+        return [[(ref, hyp), (hyp, ref)] for ref in item.references]
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Probabilities]:
+        """Class probabilities of distinct (premise, hypothesis) pairs."""
+        from blindspot.models import load_sequence_classifier
+
+        tokenizer, model = load_sequence_classifier(self.config["model"])
+        indices = label_indices(model.config, self.config["model"], self.config["label_order"])
+        unique = list(dict.fromkeys(pairs))
+        return dict(zip(unique, nli_probabilities(model, tokenizer, unique, indices)))
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        groups = [self.premise_pairs(item) for item in batch]
+        probs = self.probabilities([p for g in groups for ref in g for p in ref])
+        pool = max if self.config["multi_reference"] == "max" else fmean
+        out = []
+        for group in groups:
+            per_ref = []
+            for ref_pairs in group:
+                p = probs[ref_pairs[0]]
+                if len(ref_pairs) == 2:
+                    p = average_probabilities(p, probs[ref_pairs[1]])
+                per_ref.append(apply_formula(self.config["formula"], p))
+            out.append({"menli": float(pool(per_ref))})
+        return out
+
+
+def other_metric_scores(metric: Any, predictions: Sequence[str], references: Any = None,
+                        sources: Sequence[str] | None = None, key: str | None = None
+                        ) -> list[float]:
+    """Per-row scores of another metric for :func:`combine`.
+
+    ``metric`` is a list of scores (returned as floats), or an ``evaluate`` module (anything with
+    ``compute``): it is called with the inputs its features take and ``use_aggregator=False``
+    where supported, and ``key`` picks the output (default: its only per-row output).
+    """
+    if not hasattr(metric, "compute"):
+        return [float(x) for x in metric]
+    names = set(metric._feature_names()) if hasattr(metric, "_feature_names") else {
+        "predictions", "references"}
+    kwargs: dict[str, Any] = {"predictions": list(predictions)}
+    if "references" in names and references is not None:
+        kwargs["references"] = references
+    if "sources" in names and sources is not None:
+        kwargs["sources"] = sources
+    if hasattr(metric, "scorer_name"):
+        kwargs["use_aggregator"] = False
+    result = metric.compute(**kwargs)
+    per_row = {k: v for k, v in result.items() if isinstance(v, (list, tuple))}
+    if key is None:
+        if len(per_row) != 1:
+            raise ValueError(f"combine_key must name one of the other metric's per-row outputs: "
+                             f"{sorted(per_row) or 'none (it returned no per-row lists)'}")
+        key = next(iter(per_row))
+    if key not in per_row:
+        raise ValueError(f"combine_key {key!r} is not a per-row output of the other metric; "
+                         f"it has {sorted(per_row)}")
+    return [float(x) for x in per_row[key]]
