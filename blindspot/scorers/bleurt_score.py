@@ -1,0 +1,63 @@
+"""BLEURT (Sellam et al., 2020) through ``bleurt-pytorch``, the PyTorch port of the official
+checkpoints (paper default BLEURT-20: ``lucadiliello/BLEURT-20``; smaller ``-D12``, ``-D6``, ``-D3``).
+
+The model reads ``[CLS] reference [SEP] candidate [SEP]`` and regresses a quality score (the
+regression head's single logit). A row with several references gets the mean of its
+per-reference scores. Pairs longer than ``max_length`` (BLEURT-20: 512) are truncated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import fmean
+from typing import Any
+
+from blindspot.scorers._lm_utils import check_options, length_chunks, model_revision
+from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+
+DEFAULT_MODEL = "lucadiliello/BLEURT-20"
+
+
+def bleurt_scores(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *,
+                  max_length: int = 512, batch_size: int = 16) -> list[float]:
+    """BLEURT scores of (reference, candidate) pairs, longest pairs batched together."""
+    import torch
+
+    out = [0.0] * len(pairs)
+    for chunk in length_chunks([len(a) + len(b) for a, b in pairs], batch_size):
+        enc = tokenizer([pairs[i][0] for i in chunk], [pairs[i][1] for i in chunk],
+                        padding="longest", truncation=True, max_length=max_length,
+                        padding_side="right", return_tensors="pt")
+        with torch.inference_mode():
+            logits = model(**enc).logits.float().reshape(-1).tolist()
+        for i, value in zip(chunk, logits):
+            out[i] = value
+    return out
+
+
+@register_scorer
+class Bleurt(Scorer):
+    """BLEURT; options ``model`` (Hub id or folder of a bleurt-pytorch checkpoint), ``max_length``."""
+
+    name = "bleurt"
+    outputs = ("bleurt",)
+    uses_references = "required"
+    default_batch_size = 32
+
+    def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 512, **config: Any) -> None:
+        check_options(self.name, config, ("model", "max_length"))
+        super().__init__(model=str(model), max_length=int(max_length))
+
+    def model_revision(self) -> str:
+        return model_revision(self.config["model"])
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        from blindspot.models import load_bleurt
+
+        tokenizer, model = load_bleurt(self.config["model"])
+        pairs = list(dict.fromkeys((ref, item.hypothesis) for item in batch
+                                   for ref in item.references))
+        scored = dict(zip(pairs, bleurt_scores(model, tokenizer, pairs,
+                                               max_length=self.config["max_length"])))
+        return [{"bleurt": fmean(scored[(ref, item.hypothesis)] for ref in item.references)}
+                for item in batch]
