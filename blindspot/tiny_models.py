@@ -1,0 +1,115 @@
+"""Tiny randomly initialised checkpoints of the trained metrics' model kinds, built offline.
+
+No COMET, UniEval, NLI or BLEURT weights exist without the Hub. These builders write small random
+models in each metric's own checkpoint layout, with a real tokenizer from the offline models
+(MiniLM's WordPiece, SmolLM2's BPE), so that the real loading and scoring code runs end to end in
+tests and examples. Their scores mean nothing; only what holds for any weights can be checked
+on them (shapes, ranges, determinism, parity with a direct computation).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+#: small enough to build in about a second, big enough to have every code path
+_TINY = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
+         "intermediate_size": 64}
+
+
+def _minilm_tokenizer() -> Any:
+    from transformers import AutoTokenizer
+
+    from blindspot.models import resolve_model
+
+    return AutoTokenizer.from_pretrained(resolve_model("minilm"))
+
+
+def tiny_nli(folder: str | Path, label_order: str = "e,n,c", seed: int = 0) -> str:
+    """A 3-class BERT sequence classifier whose ``id2label`` follows ``label_order``."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    names = {"e": "ENTAILMENT", "n": "NEUTRAL", "c": "CONTRADICTION"}
+    id2label = {i: names[x.strip()] for i, x in enumerate(label_order.split(","))}
+    tokenizer = _minilm_tokenizer()
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, num_labels=3, id2label=id2label,
+                        label2id={v: k for k, v in id2label.items()}, initializer_range=0.5,
+                        **_TINY)
+    BertForSequenceClassification(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def tiny_t5(folder: str | Path, seed: int = 0) -> str:
+    """A 1-layer T5 with SmolLM2's tokenizer (which has "Yes" and "No" tokens), as UniEval's."""
+    import torch
+    from transformers import AutoTokenizer, T5Config, T5ForConditionalGeneration
+
+    from blindspot.models import resolve_model
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model("smollm2"))
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    pad = tokenizer.pad_token_id
+    torch.manual_seed(seed)
+    config = T5Config(vocab_size=len(tokenizer), d_model=32, d_kv=16, d_ff=64, num_layers=1,
+                      num_decoder_layers=1, num_heads=2, pad_token_id=pad, eos_token_id=pad,
+                      decoder_start_token_id=pad)
+    T5ForConditionalGeneration(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def tiny_bleurt(folder: str | Path, seed: int = 0) -> str:
+    """A bleurt-pytorch regression model (one output) with MiniLM's tokenizer."""
+    import torch
+    from bleurt_pytorch import BleurtConfig, BleurtForSequenceClassification
+
+    tokenizer = _minilm_tokenizer()
+    torch.manual_seed(seed)
+    config = BleurtConfig(vocab_size=tokenizer.vocab_size, num_labels=1, initializer_range=0.5,
+                          **_TINY)
+    BleurtForSequenceClassification(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def tiny_comet(folder: str | Path, reference_free: bool = False, seed: int = 0) -> str:
+    """A COMET model folder (``hparams.yaml`` + ``checkpoints/model.ckpt``, as released ones)
+    on a tiny BERT encoder saved inside it: a ``RegressionMetric`` (src, mt, ref) or, with
+    ``reference_free``, a ``ReferencelessRegression`` (src, mt). Loads with
+    ``comet.load_from_checkpoint`` and needs no download (the encoder is a local folder)."""
+    import torch
+    import yaml
+    from transformers import BertConfig, BertModel
+
+    from blindspot.scorers.comet_score import import_comet
+
+    import_comet()
+    from comet.models import ReferencelessRegression, RegressionMetric
+
+    root = Path(folder)
+    encoder = root / "encoder"
+    tokenizer = _minilm_tokenizer()
+    torch.manual_seed(seed)
+    BertModel(BertConfig(vocab_size=tokenizer.vocab_size, **_TINY), add_pooling_layer=False
+              ).save_pretrained(encoder)
+    tokenizer.save_pretrained(encoder)
+    cls, identifier = ((ReferencelessRegression, "referenceless_regression_metric")
+                       if reference_free else (RegressionMetric, "regression_metric"))
+    model = cls(encoder_model="BERT", pretrained_model=str(encoder), hidden_sizes=[16])
+    hparams = {**dict(model.hparams), "class_identifier": identifier}
+    (root / "hparams.yaml").write_text(yaml.safe_dump(hparams))
+    (root / "checkpoints").mkdir(parents=True, exist_ok=True)
+    torch.save({"state_dict": model.state_dict(), "hyper_parameters": hparams,
+                "pytorch-lightning_version": _lightning_version()},
+               root / "checkpoints" / "model.ckpt")
+    return str(root)
+
+
+def _lightning_version() -> str:
+    import pytorch_lightning
+
+    return pytorch_lightning.__version__
