@@ -216,3 +216,22 @@ def load_bleurt(name: str) -> tuple[Any, Any]:
 
     tokenizer = _load_once("bleurt-tokenizer", name, BleurtTokenizer.from_pretrained)
     return tokenizer, _load_once("bleurt", name, load)
+
+
+def load_bertscore_encoder(name: str, num_layers: int) -> Any:
+    """An encoder cut after its first ``num_layers`` layers by bert_score's own loader
+    (``bert_score.utils.get_model``, eval mode), loaded once per process per (checkpoint, layer):
+    exactly the model a direct ``bert_score.score`` call computes with (BERTScore, MoverScore)."""
+    from bert_score.utils import get_model
+
+    return _load_once(f"bert-score-encoder-{num_layers}", name,
+                      lambda path: get_model(path, num_layers))
+
+
+def load_bertscore_tokenizer(name: str, use_fast: bool = False) -> Any:
+    """bert_score's tokenizer for a checkpoint (``bert_score.utils.get_tokenizer``; slow by
+    default, as ``bert_score.score``), loaded once per process."""
+    from bert_score.utils import get_tokenizer
+
+    kind = "bert-score-tokenizer-fast" if use_fast else "bert-score-tokenizer-slow"
+    return _load_once(kind, name, lambda path: get_tokenizer(path, use_fast))
