@@ -1,0 +1,134 @@
+"""What the embedding-matching metrics (BERTScore, MoverScore) share: checking and naming the
+encoder, its layer count, the identity of its weights, and the idf corpus.
+
+idf weights depend on the whole set of references of a call (as ``bert_score.score`` computes
+them), while the scoring layer hands a scorer only batches of unique inputs. So the corpus is an
+option of the scorer (``idf_references``) that the evaluate modules fill with the call's
+references; in the scorer's configuration (and so in every cache key) it is replaced by a digest,
+so that a score computed with one idf corpus is never reused for another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from blindspot.models import (ModelNotAvailableError, available_models, load_bertscore_encoder,
+                              resolve_model)
+from blindspot.scoring.base import folder_revision
+
+#: config attributes that hold the number of layers, by architecture family
+_LAYER_ATTRIBUTES = ("num_hidden_layers", "n_layers", "n_layer", "num_layers")
+
+_CONFIGS: dict[str, Any] = {}
+
+
+def unavailable(name: str, why: str) -> ModelNotAvailableError:
+    """The error for a model that cannot be used here, listing the offline models that can."""
+    return ModelNotAvailableError(
+        f"model {name!r} is not available ({why}). Give a local model folder, a Hub id with "
+        f"network access, or one of the offline models: {available_models() or 'none installed'}")
+
+
+def encoder_config(name: str) -> Any:
+    """The Hugging Face config of ``name`` (short name, folder or Hub id), read once per process.
+
+    Reading it is cheap and fails at once for a model that is not available, before any text is
+    scored.
+    """
+    from transformers import AutoConfig
+
+    path = resolve_model(name)
+    if path not in _CONFIGS:
+        try:
+            _CONFIGS[path] = AutoConfig.from_pretrained(path)
+        except (OSError, ValueError) as error:
+            raise unavailable(name, f"{type(error).__name__}: {str(error)[:160]}") from error
+    return _CONFIGS[path]
+
+
+def layer_count(name: str) -> int:
+    """How many transformer layers the encoder ``name`` has."""
+    config = encoder_config(name)
+    for attribute in _LAYER_ATTRIBUTES:
+        value = getattr(config, attribute, None)
+        if isinstance(value, int):
+            return value
+    raise ValueError(f"cannot tell how many layers model {name!r} has; pass num_layers=")
+
+
+def checked_layer(name: str, num_layers: int | None, default: int) -> int:
+    """``num_layers`` (or ``default``) after checking it is a layer of the model."""
+    layers = default if num_layers is None else num_layers
+    total = layer_count(name)
+    if not isinstance(layers, int) or not 0 <= layers <= total:
+        raise ValueError(f"num_layers must be an integer between 0 and {total} for model "
+                         f"{name!r}, got {num_layers!r}")
+    return layers
+
+
+def encoder_on_device(path: str, num_layers: int, device: str | None) -> tuple[Any, str]:
+    """(shared encoder cut after ``num_layers`` layers, the device it is on): ``device``, or
+    CUDA when available, as bert_score chooses."""
+    import torch
+
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    return load_bertscore_encoder(path, num_layers).to(device), device
+
+
+def checkpoint_revision(path: str) -> str:
+    """Identity of the weights: a folder's content hash, or a Hub id with its cached commit."""
+    if Path(path).is_dir():
+        return folder_revision(path)
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(path, "config.json")
+    except Exception:  # an id the Hub client rejects has no cached revision
+        found = None
+    if isinstance(found, str):
+        return f"{path}@{Path(found).parent.name}"
+    return path
+
+
+def reference_corpus(references: Sequence[Any] | None) -> list[str]:
+    """The references of a call as one flat list, in order (as ``bert_score.score`` flattens
+    multi-reference input before computing idf); non-string items are left to the engine's
+    checks."""
+    corpus: list[str] = []
+    for item in references or ():
+        if isinstance(item, str):
+            corpus.append(item)
+        elif isinstance(item, (list, tuple)):
+            corpus.extend(r for r in item if isinstance(r, str))
+    return corpus
+
+
+def corpus_digest(corpus: Sequence[str]) -> str:
+    """A short content hash of an idf corpus; idf ignores order, so the hash does too (duplicates
+    count: each is a document)."""
+    digest = hashlib.sha256(str(len(corpus)).encode())
+    for text in sorted(corpus):
+        digest.update(b"\x1f" + text.encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+def idf_corpus(idf: bool, idf_references: Sequence[str] | None, metric: str) -> list[str] | None:
+    """The idf corpus of a scorer, or a clear error when idf is on and no corpus was given."""
+    if not idf:
+        return None
+    if idf_references is None or isinstance(idf_references, str):
+        raise ValueError(f"{metric}: idf=True needs the reference corpus the weights come from: "
+                         f"pass idf_references=[...] (the evaluate module passes the call's "
+                         f"references itself)")
+    return list(idf_references)
+
+
+def with_idf_corpus(options: dict[str, Any], references: Sequence[Any] | None,
+                    idf_default: bool) -> dict[str, Any]:
+    """Module options with ``idf_references`` set to the call's references when idf is on."""
+    if options.get("idf", idf_default) and options.get("idf_references") is None:
+        return {**options, "idf_references": reference_corpus(references)}
+    return options

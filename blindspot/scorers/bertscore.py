@@ -1,0 +1,178 @@
+"""BERTScore (Zhang et al., 2020) precision / recall / F1 through the ``bert_score`` package.
+
+The computation is bert_score's own: the encoder cut after ``num_layers`` layers by
+``bert_score.utils.get_model``, its tokenizer from ``get_tokenizer``, idf from ``get_idf_dict``
+and the greedy cosine matching of ``bert_cos_score_idf``, so a row scores what a direct
+``bert_score.score(...)`` call gives it. What differs is around it:
+
+* the model and tokenizer are loaded once per process and shared by every scorer on the same
+  checkpoint and layer (:func:`blindspot.models.load_bertscore_encoder`), instead of once per
+  call;
+* several references are **averaged** (the spec; Zhang et al. average too), each of P, R and F
+  over the references, whereas ``bert_score.score`` keeps the best reference;
+* the baseline of ``baseline_path`` (bert_score's file format: a ``LAYER,P,R,F`` table, the row
+  of ``num_layers`` is used) rescales every score to ``(s - b) / (1 - b)``, as
+  ``bert_score.score(..., rescale_with_baseline=True, baseline_path=...)`` does; with
+  ``rescale_with_baseline=True`` and ``lang`` and no path, bert_score's packaged baseline of the
+  model is used;
+* idf weights come from ``idf_references`` (the evaluate module passes all references of the call,
+  flattened, as bert_score computes them); ``get_idf_dict`` runs without a process pool, because
+  forking a process in which torch's threads have run can hang.
+
+Any encoder works: a Hub id (paper default ``roberta-large``, layer 17 from bert_score's table of
+tuned layers), a local folder, or an offline short name (``minilm``). Models outside bert_score's
+table use their last layer unless ``num_layers`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from blindspot.models import load_bertscore_tokenizer, resolve_model
+from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scorers._encoders import (checked_layer, checkpoint_revision, corpus_digest,
+                                         encoder_on_device, idf_corpus, layer_count)
+
+#: bert_score's default model for English, the paper's (RoBERTa-large, layer 17)
+DEFAULT_MODEL = "roberta-large"
+
+
+def default_layer(model_type: str) -> int:
+    """bert_score's tuned layer for the models in its table, else the model's last layer."""
+    from bert_score.utils import model2layers
+
+    if model_type in model2layers:
+        return int(model2layers[model_type])
+    return layer_count(model_type)
+
+
+def packaged_baseline(model_type: str, lang: str | None) -> str:
+    """The baseline file bert_score ships for ``model_type`` in ``lang``, or a clear error."""
+    import bert_score
+
+    if not lang:
+        raise ValueError("rescale_with_baseline=True needs lang= (bert_score's baselines are per "
+                         "language) or baseline_path= (a LAYER,P,R,F file)")
+    folder = Path(bert_score.__file__).parent / "rescale_baseline" / lang.lower()
+    path = folder / f"{model_type}.tsv"
+    if not path.is_file():
+        raise ValueError(f"bert_score ships no baseline for model {model_type!r} in language "
+                         f"{lang!r}; pass baseline_path= (a LAYER,P,R,F file)")
+    return str(path)
+
+
+def read_baseline(path: str, num_layers: int) -> list[float]:
+    """(P, R, F) baselines of layer ``num_layers`` from a bert_score baseline file."""
+    import pandas as pd
+
+    if not Path(path).is_file():
+        raise ValueError(f"baseline_path {path!r} is not a file")
+    table = pd.read_csv(path)
+    if len(table) <= num_layers or table.shape[1] < 4:
+        raise ValueError(f"baseline_path {path!r} has no (P, R, F) row for layer {num_layers}")
+    return [float(v) for v in table.iloc[num_layers].to_numpy()[1:4]]
+
+
+def average_by_owner(values: Sequence[Sequence[float]], owners: Sequence[int],
+                     count: int) -> list[list[float]]:
+    """Mean of the rows of ``values`` that belong to each of ``count`` owners."""
+    sums = [[0.0] * len(values[0]) for _ in range(count)] if values else [[] for _ in range(count)]
+    sizes = [0] * count
+    for row, owner in zip(values, owners):
+        sizes[owner] += 1
+        sums[owner] = [s + float(v) for s, v in zip(sums[owner], row)]
+    return [[s / sizes[i] for s in sums[i]] for i in range(count)]
+
+
+@register_scorer
+class BertScore(Scorer):
+    """BERTScore P/R/F of each hypothesis against each reference, averaged over references."""
+
+    name = "bertscore"
+    outputs = ("precision", "recall", "f1")
+    uses_references = "required"
+    version = "1"
+    #: inputs per ``score_batch`` call; the model's own batch is the ``batch_size`` option
+    default_batch_size = 256
+
+    def __init__(self, model_type: str = DEFAULT_MODEL, num_layers: int | None = None,
+                 idf: bool = False, idf_references: Sequence[str] | None = None,
+                 baseline_path: str | None = None, rescale_with_baseline: bool = False,
+                 lang: str | None = None, use_fast_tokenizer: bool = False,
+                 batch_size: int = 64, device: str | None = None) -> None:
+        path = resolve_model(model_type)
+        layers = checked_layer(model_type, num_layers, default_layer(model_type))
+        if baseline_path is None and rescale_with_baseline:
+            baseline_path = packaged_baseline(model_type, lang)
+        baseline = read_baseline(baseline_path, layers) if baseline_path is not None else None
+        self._corpus = idf_corpus(bool(idf), idf_references, self.name)
+        super().__init__(model_type=path, num_layers=layers, idf=bool(idf),
+                         idf_references=corpus_digest(self._corpus) if self._corpus else None,
+                         baseline=baseline, use_fast_tokenizer=bool(use_fast_tokenizer))
+        self._path = path
+        self._baseline = baseline
+        self.batch_size = int(batch_size)
+        self.device = device
+        self._idf_dict: Any = None
+
+    # -- model -----------------------------------------------------------------------------------
+
+    def model_revision(self) -> str:
+        from importlib.metadata import version
+
+        # bert_score's own __version__ lags its releases (0.3.13 says 0.3.12)
+        return f"{checkpoint_revision(self._path)};bert-score-{version('bert-score')}"
+
+    def model(self) -> Any:
+        """The shared encoder (loaded on first use, so cache hits never load it)."""
+        model, self.device = encoder_on_device(self._path, self.config["num_layers"], self.device)
+        return model
+
+    def tokenizer(self) -> Any:
+        return load_bertscore_tokenizer(self._path, self.config["use_fast_tokenizer"])
+
+    def idf_dict(self) -> Any:
+        """bert_score's token weights: idf of the corpus, or 1 with [CLS]/[SEP] at 0."""
+        if self._idf_dict is None:
+            from collections import defaultdict
+
+            from bert_score.utils import get_idf_dict
+
+            tokenizer = self.tokenizer()
+            if self._corpus is not None:
+                self._idf_dict = get_idf_dict(self._corpus, tokenizer, nthreads=0)
+            else:
+                weights: defaultdict[int, float] = defaultdict(lambda: 1.0)
+                weights[tokenizer.sep_token_id] = 0
+                weights[tokenizer.cls_token_id] = 0
+                self._idf_dict = weights
+        return self._idf_dict
+
+    # -- scoring ---------------------------------------------------------------------------------
+
+    def pair_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> Any:
+        """(N, 3) tensor of P, R, F for aligned hypothesis/reference pairs, rescaled if asked."""
+        import torch
+        from bert_score.utils import bert_cos_score_idf
+
+        model = self.model()
+        preds = bert_cos_score_idf(model, list(references), list(hypotheses), self.tokenizer(),
+                                   self.idf_dict(), batch_size=self.batch_size,
+                                   device=self.device).cpu()
+        if self._baseline is not None:
+            baseline = torch.tensor(self._baseline, dtype=torch.float32)
+            preds = (preds - baseline) / (1 - baseline)
+        return preds
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        hypotheses, references, owners = [], [], []
+        for index, item in enumerate(batch):
+            for reference in item.references:
+                hypotheses.append(item.hypothesis)
+                references.append(reference)
+                owners.append(index)
+        preds = self.pair_scores(hypotheses, references).tolist()
+        return [dict(zip(self.outputs, row))
+                for row in average_by_owner(preds, owners, len(batch))]
