@@ -131,6 +131,7 @@ class BertScore(Scorer):
         return model
 
     def tokenizer(self) -> Any:
+        """bert_score's tokenizer of the checkpoint (slow unless use_fast_tokenizer), shared."""
         return load_bertscore_tokenizer(self._path, self.config["use_fast_tokenizer"])
 
     def idf_dict(self) -> Any:
