@@ -1,0 +1,129 @@
+"""MLM-PPL: the negated pseudo-perplexity of the hypothesis under a masked language model.
+
+Following Salazar et al. (2020) as the blind-spots paper (Appendix A) defines it: each token
+``w_t`` in turn is replaced by the mask token and predicted from all the others;
+``mlm_ppl = -exp(-(1/|W|) * sum_t log P(w_t | W without t))``. Higher is better.
+
+Choices, stated:
+
+* ``W`` is the text's tokens between the tokenizer's special tokens (``<s>``/``</s>``,
+  ``[CLS]``/``[SEP]``): those are kept as context, never masked or counted.
+* Masking is batched: the |W| masked copies of every text in a batch are stacked and run
+  ``mask_batch_size`` copies per forward pass. Only the masked position's hidden state goes
+  through the LM head (a forward hook on the encoder), so a pass costs one vocabulary
+  projection per copy, not one per token; scores equal a one-mask-at-a-time loop.
+* Texts are cut to the model's window (the tokenizer's and config's limits, or
+  ``max_length=``) before masking. An empty text scores NaN (nothing to predict).
+
+Paper default: ``roberta-large``. No masked LM with its head exists offline here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from blindspot.models import load_masked_lm
+from blindspot.scorers import _lm_utils as lm
+from blindspot.scoring.base import ScoreInput, register_scorer
+
+DEFAULT_MODEL = "roberta-large"
+
+
+def maskable_positions(tokenizer: Any, ids: Sequence[int]) -> list[int]:
+    """Positions of the text's own tokens (not the special tokens the tokenizer added)."""
+    special = tokenizer.get_special_tokens_mask(list(ids), already_has_special_tokens=True)
+    return [i for i, flag in enumerate(special) if not flag]
+
+
+@contextmanager
+def head_on_positions(model: Any, positions: Any) -> Iterator[None]:
+    """While active, the encoder hands the LM head only row ``b``'s hidden state at
+    ``positions[b]``, so the logits are (batch, 1, vocab) instead of (batch, length, vocab).
+
+    Every Hugging Face ``...ForMaskedLM`` applies a position-wise head to its encoder's first
+    output; the caller checks the logits' shape and falls back to gathering when a model
+    does not go through ``base_model`` this way.
+    """
+    import torch
+
+    def pick(module: Any, args: Any, output: Any) -> Any:
+        hidden = output[0]
+        rows = torch.arange(hidden.shape[0], device=hidden.device)
+        picked = hidden[rows, positions.to(hidden.device)].unsqueeze(1)
+        if isinstance(output, tuple):
+            return (picked, *output[1:])
+        output.last_hidden_state = picked
+        return output
+
+    encoder = getattr(model, "base_model", None)
+    handle = encoder.register_forward_hook(pick) if encoder is not None and encoder is not model \
+        else None
+    try:
+        yield
+    finally:
+        if handle is not None:
+            handle.remove()
+
+
+def masked_logprobs(model: Any, copies: Sequence[Sequence[int]], positions: Sequence[int],
+                    mask_id: int, fill: int) -> list[float]:
+    """log P(true token at ``positions[k]`` | ``copies[k]`` with that token masked), per copy."""
+    import torch
+
+    ids, attention = lm.right_pad(copies, fill)
+    truth = ids[torch.arange(len(copies)), torch.tensor(positions)].clone()
+    where = torch.tensor(positions, dtype=torch.long)
+    ids[torch.arange(len(copies)), where] = mask_id
+    device = lm.model_device(model)
+    with torch.inference_mode(), head_on_positions(model, where):
+        logits = model(input_ids=ids.to(device), attention_mask=attention.to(device)).logits
+    if logits.shape[1] != 1:  # the hook did not apply: gather from the full logits
+        logits = logits[torch.arange(len(copies)), where.to(logits.device)].unsqueeze(1)
+    logprobs = torch.log_softmax(logits[:, 0].float(), dim=-1)
+    return logprobs.gather(-1, truth.to(logprobs.device).unsqueeze(-1)).squeeze(-1).tolist()
+
+
+@register_scorer
+class MlmPpl(lm.ModelScorer):
+    """Negated pseudo-perplexity under any masked LM (a Hub id or a local folder)."""
+
+    name = "mlm_ppl"
+    outputs = ("mlm_ppl",)
+    uses_references = "none"
+    uses_source = "none"
+    version = "1"
+    options = ("model", "max_length", "mask_batch_size", "device")
+
+    def __init__(self, model: str = DEFAULT_MODEL, max_length: int | None = None,
+                 mask_batch_size: int = 64, device: str | None = None, **unknown: Any) -> None:
+        if int(mask_batch_size) < 1:
+            raise ValueError(f"mask_batch_size must be at least 1, got {mask_batch_size!r}")
+        # how the masked copies are grouped does not change the scores: not a cache key
+        super().__init__(device, unknown, model=str(model), max_length=max_length)
+        self._mask_batch_size = int(mask_batch_size)
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        tokenizer, model = load_masked_lm(self.config["model"])
+        model = lm.place(model, self._device)
+        if tokenizer.mask_token_id is None:
+            raise ValueError(f"model {self.config['model']!r} has no mask token: not a masked LM")
+        limit = lm.max_positions(tokenizer, model, self.config["max_length"])
+        encoded = tokenizer([item.hypothesis for item in batch], truncation=True,
+                            max_length=limit)["input_ids"]
+        jobs = [(row, pos) for row, ids in enumerate(encoded)
+                for pos in maskable_positions(tokenizer, ids)]
+        totals = [0.0] * len(batch)
+        counts = [0] * len(batch)
+        fill = lm.pad_id(tokenizer)
+        for chunk in lm.length_chunks([len(encoded[row]) for row, _ in jobs],
+                                      self._mask_batch_size):
+            picked = [jobs[k] for k in chunk]
+            scores = masked_logprobs(model, [encoded[row] for row, _ in picked],
+                                     [pos for _, pos in picked], tokenizer.mask_token_id, fill)
+            for (row, _), score in zip(picked, scores):
+                totals[row] += score
+                counts[row] += 1
+        return [{"mlm_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
+                for total, count in zip(totals, counts)]
