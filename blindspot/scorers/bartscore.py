@@ -1,0 +1,186 @@
+"""BARTScore (Yuan et al., 2021): the mean token log-likelihood of one text given another.
+
+``score(x -> y) = (1/|y|) * sum_t log p(y_t | y_<t, x)`` under a sequence-to-sequence model.
+Variants, as the blind-spots paper (Appendix A) lists them:
+
+* ``precision``: reference -> hypothesis;  ``recall``: hypothesis -> reference;
+* ``f``: the mean of precision and recall;  ``faithfulness``: source -> hypothesis.
+
+Choices, stated:
+
+* Sequence-to-sequence (default): both texts are tokenized with the tokenizer's special tokens
+  (BART: ``<s> ... </s>``), cut to the model's window (1024 for BART), and every target token is
+  scored, the model building the decoder input by shifting the target right, as BARTScore's
+  released scorer does. Padding is on the right and pads are left out of the mean.
+* Multiple references: each direction is scored against every reference and the per-reference
+  scores are aggregated per variant with ``multi_ref="mean"`` (the default of BARTScore's
+  ``multi_ref_score``) or ``"max"`` (the best reference); ``f`` is then the mean of the
+  aggregated precision and recall, so ``f == (precision + recall) / 2`` always holds.
+* A variant whose input is missing (no references, or no source) is NaN; a row with neither
+  is an error.
+* ``model_kind="causal"``: ``mean log p(text | prompt with the other text)`` under a causal LM,
+  so BARTScore also runs on the offline SmolLM2. The sequence is ``[BOS] + prompt-before +
+  other + prompt-after + text`` (each part tokenized on its own, without special tokens) and
+  only ``text``'s tokens are scored. The default prompt ``"{context}\\nIn other words:\\n"``
+  puts the other text first and asks for a restatement ("in other words" is one of the
+  prompts BARTScore's prompted variant uses). When the sequence is longer than the window,
+  the text keeps at least half of it and the other text is cut from its end.
+
+Paper default: ``facebook/bart-large-cnn`` (BARTScore-cnn); ``-para`` is the same model
+fine-tuned on ParaBank2, which BARTScore's authors released as a separate file (give its
+local folder). Offline: ``model_kind="causal", model="smollm2"``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from statistics import fmean
+from typing import Any
+
+from blindspot.models import load_causal_lm, load_seq2seq_lm
+from blindspot.scorers import _lm_utils as lm
+from blindspot.scoring.base import ScoreInput, register_scorer
+
+DEFAULT_MODELS = {"seq2seq": "facebook/bart-large-cnn", "causal": "gpt2-large"}
+DEFAULT_PROMPT = "{context}\nIn other words:\n"
+AGGREGATES = {"mean": fmean, "max": max}
+
+Pair = tuple[str, str]  # (conditioning text, scored text)
+
+
+def seq2seq_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], limit: int,
+                          batch_size: int) -> list[float]:
+    """BARTScore of each (source, target) pair: mean log p(target token | source, prefix)."""
+    import torch
+
+    if not pairs:
+        return []
+    sources = tokenizer([s for s, _ in pairs], truncation=True, max_length=limit)["input_ids"]
+    targets = tokenizer(text_target=[t for _, t in pairs], truncation=True,
+                        max_length=limit)["input_ids"]
+    results = [math.nan] * len(pairs)
+    device = lm.model_device(model)
+    fill = lm.pad_id(tokenizer)
+    for rows in lm.length_chunks([len(s) + len(t) for s, t in zip(sources, targets)],
+                                 batch_size):
+        ids, mask = lm.right_pad([sources[i] for i in rows], fill)
+        labels, label_mask = lm.right_pad([targets[i] for i in rows], fill)
+        labels = labels.masked_fill(label_mask == 0, -100)
+        with torch.inference_mode():
+            logits = model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                           labels=labels.to(device), use_cache=False).logits
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        picked = logprobs.gather(-1, labels.clamp(min=0).to(device).unsqueeze(-1)).squeeze(-1)
+        picked = picked * label_mask.to(device)
+        for b, i in enumerate(rows):
+            results[i] = lm.mean_or_nan(float(picked[b].sum()), int(label_mask[b].sum()))
+    return results
+
+
+def split_prompt(prompt: str) -> tuple[str, str]:
+    """The prompt's text before and after ``{context}`` (a ValueError if it has none)."""
+    if prompt.count("{context}") != 1:
+        raise ValueError(f"prompt must contain '{{context}}' exactly once, got {prompt!r}")
+    before, after = prompt.split("{context}")
+    return before, after
+
+
+def causal_sequence(prefix: list[int], before: list[int], context: list[int], after: list[int],
+                    text: list[int], limit: int) -> tuple[list[int], int]:
+    """(token ids, index of the first scored token): ``text`` after the prompted context, cut
+    to ``limit`` by shortening the context's end and, past half the window, the text's end."""
+    room = limit - len(prefix) - len(before) - len(after)
+    if room < 2:
+        raise ValueError(f"the prompt leaves no room for text in a {limit}-token window")
+    if len(context) + len(text) > room:
+        text = text[: max(room - len(context), room // 2)]
+        context = context[: room - len(text)]
+    head = prefix + before + context + after
+    return head + text, len(head)
+
+
+def causal_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], prompt: str,
+                         limit: int, batch_size: int) -> list[float]:
+    """Causal BARTScore of each (context, text) pair: mean log p(text token | prompt, context,
+    text before it)."""
+    if not pairs:
+        return []
+    prefix_id = lm.prefix_token_id(tokenizer)
+    prefix = [prefix_id] if prefix_id is not None else []
+    before, after = (lm.token_ids(tokenizer, [part])[0] if part else []
+                     for part in split_prompt(prompt))
+    contexts = lm.token_ids(tokenizer, [c for c, _ in pairs])
+    texts = lm.token_ids(tokenizer, [t for _, t in pairs])
+    built = [causal_sequence(prefix, before, c, after, t, limit) for c, t in zip(contexts, texts)]
+    sums = lm.causal_logprob_sums(model, [s for s, _ in built], [start for _, start in built],
+                                  lm.pad_id(tokenizer), batch_size)
+    return [lm.mean_or_nan(total, count) for total, count in sums]
+
+
+def pairs_of(item: ScoreInput) -> list[Pair]:
+    """Every (conditioning, scored) pair a row needs."""
+    pairs = [p for ref in item.references for p in ((ref, item.hypothesis), (item.hypothesis, ref))]
+    if item.source is not None:
+        pairs.append((item.source, item.hypothesis))
+    return pairs
+
+
+def variants(item: ScoreInput, score: dict[Pair, float], aggregate: Any) -> dict[str, float]:
+    """The four outputs of one row from its pairs' scores."""
+    out = dict.fromkeys(("precision", "recall", "f", "faithfulness"), math.nan)
+    if item.references:
+        out["precision"] = aggregate([score[(r, item.hypothesis)] for r in item.references])
+        out["recall"] = aggregate([score[(item.hypothesis, r)] for r in item.references])
+        out["f"] = (out["precision"] + out["recall"]) / 2
+    if item.source is not None:
+        out["faithfulness"] = score[(item.source, item.hypothesis)]
+    return out
+
+
+@register_scorer
+class BartScore(lm.ModelScorer):
+    """BARTScore P / R / F / faithfulness on any seq2seq model, or on a causal LM."""
+
+    name = "bartscore"
+    outputs = ("precision", "recall", "f", "faithfulness")
+    uses_references = "optional"
+    uses_source = "optional"
+    version = "1"
+    options = ("model", "model_kind", "multi_ref", "prompt", "max_length", "device")
+
+    def __init__(self, model: str | None = None, model_kind: str = "seq2seq",
+                 multi_ref: str = "mean", prompt: str = DEFAULT_PROMPT,
+                 max_length: int | None = None, device: str | None = None,
+                 **unknown: Any) -> None:
+        if model_kind not in DEFAULT_MODELS:
+            raise ValueError(f"model_kind must be 'seq2seq' or 'causal', got {model_kind!r}")
+        if multi_ref not in AGGREGATES:
+            raise ValueError(f"multi_ref must be 'mean' or 'max', got {multi_ref!r}")
+        config: dict[str, Any] = {"model": str(model or DEFAULT_MODELS[model_kind]),
+                                  "model_kind": model_kind, "multi_ref": multi_ref,
+                                  "max_length": max_length}
+        if model_kind == "causal":  # the prompt is part of the cache key only where it is used
+            split_prompt(prompt)
+            config["prompt"] = prompt
+        super().__init__(device, unknown, **config)
+
+    def _pair_scores(self, pairs: Sequence[Pair]) -> list[float]:
+        causal = self.config["model_kind"] == "causal"
+        tokenizer, model = (load_causal_lm if causal else load_seq2seq_lm)(self.config["model"])
+        model = lm.place(model, self._device)
+        limit = lm.max_positions(tokenizer, model, self.config["max_length"])
+        if causal:
+            return causal_mean_logprobs(tokenizer, model, pairs, self.config["prompt"], limit,
+                                        self.default_batch_size)
+        return seq2seq_mean_logprobs(tokenizer, model, pairs, limit, self.default_batch_size)
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        for item in batch:
+            if not item.references and item.source is None:
+                raise ValueError("bartscore needs references=[...] (precision, recall, f) or "
+                                 "sources=[...] (faithfulness) for every prediction")
+        unique = list(dict.fromkeys(p for item in batch for p in pairs_of(item)))
+        score = dict(zip(unique, self._pair_scores(unique)))
+        aggregate = AGGREGATES[self.config["multi_ref"]]
+        return [variants(item, score, aggregate) for item in batch]
