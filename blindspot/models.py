@@ -108,6 +108,19 @@ def _load_once(kind: str, name: str, loader: Callable[[str], Any]) -> Any:
     return _CACHE[key]
 
 
+def _load_model(kind: str, name: str, auto_class: str) -> Any:
+    """A ``transformers`` model of class ``auto_class`` in eval mode, loaded once per process."""
+
+    def load(path: str) -> Any:
+        import transformers
+
+        model = getattr(transformers, auto_class).from_pretrained(path)
+        model.eval()
+        return model
+
+    return _load_once(kind, name, load)
+
+
 def load_tokenizer(name: str) -> Any:
     """A Hugging Face tokenizer, loaded once per process."""
     from transformers import AutoTokenizer
@@ -117,38 +130,17 @@ def load_tokenizer(name: str) -> Any:
 
 def load_masked_lm(name: str) -> tuple[Any, Any]:
     """(tokenizer, masked LM in eval mode), loaded once per process."""
-    from transformers import AutoModelForMaskedLM
-
-    def load(path: str) -> Any:
-        model = AutoModelForMaskedLM.from_pretrained(path)
-        model.eval()
-        return model
-
-    return load_tokenizer(name), _load_once("masked-lm", name, load)
+    return load_tokenizer(name), _load_model("masked-lm", name, "AutoModelForMaskedLM")
 
 
 def load_causal_lm(name: str) -> tuple[Any, Any]:
     """(tokenizer, causal LM in eval mode), loaded once per process (GPT-PPL, causal BARTScore)."""
-    from transformers import AutoModelForCausalLM
-
-    def load(path: str) -> Any:
-        model = AutoModelForCausalLM.from_pretrained(path)
-        model.eval()
-        return model
-
-    return load_tokenizer(name), _load_once("causal-lm", name, load)
+    return load_tokenizer(name), _load_model("causal-lm", name, "AutoModelForCausalLM")
 
 
 def load_seq2seq_lm(name: str) -> tuple[Any, Any]:
     """(tokenizer, encoder-decoder LM in eval mode), loaded once per process (BARTScore)."""
-    from transformers import AutoModelForSeq2SeqLM
-
-    def load(path: str) -> Any:
-        model = AutoModelForSeq2SeqLM.from_pretrained(path)
-        model.eval()
-        return model
-
-    return load_tokenizer(name), _load_once("seq2seq-lm", name, load)
+    return load_tokenizer(name), _load_model("seq2seq-lm", name, "AutoModelForSeq2SeqLM")
 
 
 def load_config(name: str) -> Any:
@@ -162,14 +154,7 @@ def load_config(name: str) -> Any:
 def load_encoder(name: str) -> tuple[Any, Any]:
     """(tokenizer, base transformer without any head, in eval mode), loaded once per process
     (encoder features: MAUVE-RoBERTa/ELECTRA, BERTScore-style embeddings)."""
-    from transformers import AutoModel
-
-    def load(path: str) -> Any:
-        model = AutoModel.from_pretrained(path)
-        model.eval()
-        return model
-
-    return load_tokenizer(name), _load_once("encoder", name, load)
+    return load_tokenizer(name), _load_model("encoder", name, "AutoModel")
 
 
 def load_spacy(name: str = "en_core_web_sm") -> Any:
@@ -197,14 +182,8 @@ def load_spacy(name: str = "en_core_web_sm") -> Any:
 
 def load_sequence_classifier(name: str) -> tuple[Any, Any]:
     """(tokenizer, sequence-classification model in eval mode), loaded once per process (NLI)."""
-    from transformers import AutoModelForSequenceClassification
-
-    def load(path: str) -> Any:
-        model = AutoModelForSequenceClassification.from_pretrained(path)
-        model.eval()
-        return model
-
-    return load_tokenizer(name), _load_once("sequence-classifier", name, load)
+    return load_tokenizer(name), _load_model("sequence-classifier", name,
+                                             "AutoModelForSequenceClassification")
 
 
 def comet_checkpoint(name: str) -> str:
