@@ -119,6 +119,16 @@ def demo(out: Path = typer.Option(Path("out/demo"), help="output folder"),
     run_demo(out, _parse_seeds(seeds), num_proc=num_proc, console=console)
 
 
+@app.command("install-modules")
+def install_modules_command() -> None:
+    """Register the metric modules with evaluate, so `evaluate.load("rouge")` finds ours offline."""
+    from blindspot.evaluate_modules import install_modules
+
+    written = install_modules()
+    console.print(f"registered {len(written)} metric modules: "
+                  + ", ".join(p.stem for p in written))
+
+
 @app.command("build-dataset", add_help_option=False,
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def build_dataset(ctx: typer.Context) -> None:

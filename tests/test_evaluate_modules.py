@@ -1,0 +1,50 @@
+"""The metric modules load by name from any directory, offline, once registered (`make env` does)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sacrebleu
+
+from blindspot.evaluate_modules import install_modules, module_folders, module_path
+
+SCRIPT = """
+import json, evaluate
+chrf = evaluate.load("chrf")
+rouge = evaluate.load("rouge")
+print(json.dumps({"module": type(chrf).__module__,
+                  "chrf": chrf.compute(predictions=["The cat sat on the mat."],
+                                       references=[["The cat is on the mat."]])["chrf"],
+                  "rouge_keys": sorted(rouge.compute(predictions=["a b c"], references=["a b d"]))}))
+"""
+
+
+def test_load_by_name_from_another_directory_offline(tmp_path: Path) -> None:
+    modules = tmp_path / "hf-modules"
+    written = install_modules(modules / "evaluate_modules")
+    assert {p.stem for p in written} == {p.name for p in module_folders()}
+    env = dict(os.environ, HF_MODULES_CACHE=str(modules), HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "evaluate-metric--chrf" in out["module"]
+    expected = sacrebleu.sentence_chrf("The cat sat on the mat.", ["The cat is on the mat."]).score
+    assert out["chrf"] == pytest.approx(expected)
+    assert out["rouge_keys"] == ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+
+
+def test_registering_twice_keeps_one_copy_per_version(tmp_path: Path) -> None:
+    first = install_modules(tmp_path / "m")
+    second = install_modules(tmp_path / "m")
+    assert first == second
+
+
+def test_unknown_module_name() -> None:
+    with pytest.raises(ValueError, match="unknown metric module 'nope'.*rouge"):
+        module_path("nope")
