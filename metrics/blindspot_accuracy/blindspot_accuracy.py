@@ -1,0 +1,142 @@
+"""Blind-spot accuracy: the rank and monotonicity verdict of the blind-spots paper (He et al., 2023).
+
+Each row pairs a metric's score on a noised hypothesis (``predictions``) with its score on the gold
+hypothesis it was made from (``references``), tagged with its test, perturbation level, noise ratio
+and seed. Per test, the score of a level and seed is the mean over its rows; the metric passes
+only if the scores strictly decrease with the noise ratio, gold first (tolerance 1e-5, points with
+a noise ratio >= 0.6 left out). A per-sample view per level adds the fraction of rows the noise
+did not lower, a paired one-sided Wilcoxon p-value and a bootstrap CI of the mean drop. Rows with a
+NaN score are excluded and counted; a test that cannot be judged has ``passed`` None, never True.
+
+Examples:
+    >>> import evaluate
+    >>> judge = evaluate.load("metrics/blindspot_accuracy")
+    >>> out = judge.compute(predictions=[0.8, 0.6, 0.5, 0.3, 1.0, 1.0, 1.0, 1.0],
+    ...                     references=[1.0] * 8,
+    ...                     tests=["drop"] * 4 + ["flat"] * 4,
+    ...                     levels=[1, 1, 2, 2, 1, 1, 2, 2],
+    ...                     noise_ratios=[0.1, 0.1, 0.2, 0.2] * 2,
+    ...                     seeds=[0] * 8)
+    >>> out["drop"]["passed"], out["flat"]["passed"]
+    (True, False)
+    >>> [round(p["relative_change"], 6) for p in out["drop"]["points"]]
+    [0.0, -30.0, -60.0]
+    >>> out["flat"]["per_sample"][1]["fraction_noised_ge_gold"]
+    1.0
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import datasets
+import evaluate
+import numpy as np
+
+from blindspot.protocols.rank import NOISE_CAP, TOLERANCE, judge_curve, per_sample
+
+_CITATION = """\
+@inproceedings{he-etal-2023-blind,
+    title = "On the Blind Spots of Model-Based Evaluation Metrics for Text Generation",
+    author = "He, Tianxing and Zhang, Jingyu and Wang, Tianle and Kumar, Sachin and
+      Cho, Kyunghyun and Glass, James and Tsvetkov, Yulia",
+    booktitle = "Proceedings of the 61st Annual Meeting of the Association for Computational
+      Linguistics (Volume 1: Long Papers)",
+    year = "2023",
+    publisher = "Association for Computational Linguistics",
+    pages = "12067--12097",
+}
+"""
+
+_INPUTS = """
+Args:
+    predictions (list of float): the metric's score of each noised row.
+    references (list of float): the metric's score of the gold row it was made from.
+    tests (list of str): the test of each row.
+    levels (list): the perturbation level of each row.
+    noise_ratios (list of float): the noise ratio of each row (a level's ratio is their mean).
+    seeds (list of int): the seed of each row.
+    tolerance (float): a step must drop by more than this (default 1e-5).
+    noise_cap (float): points with a noise ratio >= this are left out (default 0.6).
+    bootstrap_seed (int): seed of the per-sample bootstrap (default 0).
+Returns:
+    {test: {"passed": bool or None, "reason": str or None, "points": [gold point, then one per
+    level sorted by noise ratio: level, noise_ratio, score_mean, score_std, n_seeds, n,
+    n_nan_rows, relative_change], "excluded": [levels over the cap],
+    "per_sample": {level: fraction_noised_ge_gold, wilcoxon_p, ci_low, ci_high, ...}}}
+"""
+
+_ROW_KWARGS = ("tests", "levels", "noise_ratios", "seeds")
+
+
+def _nanmean(values: Sequence[float]) -> float:
+    """Mean of the finite values; NaN when there is none (the caller counts and reports it)."""
+    arr = np.asarray(values, dtype=float)
+    arr = arr[~np.isnan(arr)]
+    return float(arr.mean()) if len(arr) else float("nan")
+
+
+def _check_rows(n_rows: int, columns: dict[str, Any]) -> None:
+    """Every per-row kwarg is present and has one value per row."""
+    for name, values in columns.items():
+        if values is None:
+            raise ValueError(f"blindspot_accuracy needs `{name}`: one value per row")
+        if len(values) != n_rows:
+            raise ValueError(f"`{name}` has {len(values)} values for {n_rows} rows")
+
+
+def _judge_test(rows: list[tuple[Hashable, float, Any, float, float]], tolerance: float,
+                noise_cap: float, bootstrap_seed: int) -> dict[str, Any]:
+    """Verdict of one test from its rows ``(level, noise_ratio, seed, noised, gold)``."""
+    by_point: dict[tuple[Any, Any], list[float]] = defaultdict(list)
+    by_level: dict[Any, list[tuple[float, float, float]]] = defaultdict(list)
+    gold_by_seed: dict[Any, list[float]] = defaultdict(list)
+    for level, ratio, seed, noised, gold in rows:
+        by_point[(level, seed)].append(noised)
+        by_level[level].append((ratio, noised, gold))
+        gold_by_seed[seed].append(gold)
+    seeds = sorted(gold_by_seed, key=repr)
+    points = []
+    for level, level_rows in by_level.items():
+        ratio = float(np.mean([r[0] for r in level_rows]))
+        scores = [_nanmean(by_point[(level, s)]) for s in seeds if (level, s) in by_point]
+        points.append((level, ratio, scores))
+    verdict = judge_curve(points, [_nanmean(gold_by_seed[s]) for s in seeds],
+                          tolerance=tolerance, noise_cap=noise_cap)
+    for point in verdict["points"][1:]:
+        level_rows = by_level[point["level"]]
+        point["n"] = len(level_rows)
+        point["n_nan_rows"] = int(sum(np.isnan(n) or np.isnan(g) for _, n, g in level_rows))
+    verdict["per_sample"] = {
+        level: per_sample([r[2] for r in level_rows], [r[1] for r in level_rows],
+                          seed=bootstrap_seed)
+        for level, level_rows in by_level.items()}
+    return verdict
+
+
+class BlindspotAccuracy(evaluate.Metric):
+    """Per-test pass/fail of a metric under the rank and monotonicity protocol."""
+
+    def _info(self) -> evaluate.MetricInfo:
+        return evaluate.MetricInfo(
+            description=__doc__, citation=_CITATION, inputs_description=_INPUTS,
+            features=datasets.Features({"predictions": datasets.Value("float64"),
+                                        "references": datasets.Value("float64")}))
+
+    def _compute(self, predictions: list[float], references: list[float],
+                 tests: Sequence[str] | None = None, levels: Sequence[Any] | None = None,
+                 noise_ratios: Sequence[float] | None = None, seeds: Sequence[Any] | None = None,
+                 tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
+                 bootstrap_seed: int = 0) -> dict[str, Any]:
+        columns = dict(zip(_ROW_KWARGS, (tests, levels, noise_ratios, seeds)))
+        _check_rows(len(predictions), columns)
+        by_test: dict[str, list[tuple[Any, float, Any, float, float]]] = defaultdict(list)
+        for test, level, ratio, seed, noised, gold in zip(tests, levels, noise_ratios, seeds,
+                                                          predictions, references):
+            by_test[test].append((level, float(ratio), seed,
+                                  float("nan") if noised is None else float(noised),
+                                  float("nan") if gold is None else float(gold)))
+        return {test: _judge_test(rows, tolerance, noise_cap, bootstrap_seed)
+                for test, rows in by_test.items()}
