@@ -18,6 +18,9 @@ from blindspot.scoring.base import SCORERS, get_scorer
 from blindspot.scoring.engine import build_inputs, score_corpus, score_rows
 
 
+_MISSING_KEY = "_blindspot_missing_inputs"
+
+
 class ScorerMetric(evaluate.Metric):
     """An evaluate metric backed by a registered :class:`~blindspot.scoring.base.Scorer`."""
 
@@ -50,17 +53,31 @@ class ScorerMetric(evaluate.Metric):
     def compute(self, *, predictions: Any = None, references: Any = None,
                 **kwargs: Any) -> dict[str, Any] | None:
         """Check the inputs with the scoring layer's clear errors before evaluate converts them
-        (evaluate would fail with a TypeError on missing references, or stringify a dict)."""
+        (evaluate would fail with a TypeError on missing references, or stringify a dict).
+
+        Optional references or sources (MENLI: ref->hyp or src->hyp; BARTScore; UniEval) may be
+        left out: evaluate cannot encode a missing column, so it gets placeholders, and the
+        scorer gets ``None``, whose own checks say which argument a configuration needs."""
         cls = self._scorer_class()
+        rows = predictions if isinstance(predictions, (list, tuple)) else None
         if predictions is not None and cls.uses_references != "none":
             build_inputs(cls, predictions, references, kwargs.get("sources"))
-        if references is None and cls.uses_references != "required":
+        if cls.uses_references == "none":
             return super().compute(predictions=predictions, **kwargs)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        missing = []
+        if rows is not None and references is None:
+            references, missing = [[] for _ in rows], missing + ["references"]
+        if rows is not None and cls.uses_source != "none" and kwargs.get("sources") is None:
+            kwargs["sources"], missing = ["" for _ in rows], missing + ["sources"]
+        return super().compute(predictions=predictions, references=references,
+                               **kwargs, **{_MISSING_KEY: tuple(missing)})
 
     def _compute(self, predictions: list[str], references: list[Any] | None = None,
                  sources: list[str] | None = None, use_aggregator: bool = True,
                  level: str = "sentence", **options: Any) -> dict[str, Any]:
+        missing = options.pop(_MISSING_KEY, ())
+        references = None if "references" in missing else references
+        sources = None if "sources" in missing else sources
         if level not in ("sentence", "corpus"):
             raise ValueError(f"level must be 'sentence' or 'corpus', got {level!r}")
         scorer = get_scorer(self.scorer_name, **options)

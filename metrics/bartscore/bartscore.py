@@ -37,7 +37,7 @@ Examples:
     ValueError: bartscore needs references=[...] (precision, recall, f) or sources=[...] (faithfulness) for every prediction
 """
 
-import blindspot.optional_inputs as optional
+import blindspot.scoring.module as base
 
 _CITATION = """\
 @inproceedings{yuan2021bartscore,
@@ -70,7 +70,7 @@ Returns:
 """
 
 
-class BartScore(optional.OptionalInputsMetric):
+class BartScore(base.ScorerMetric):
     """BARTScore on the blindspot scoring layer; references and sources are each optional."""
 
     scorer_name = "bartscore"

@@ -44,7 +44,6 @@ Examples:
 
 from typing import Any
 
-import blindspot.optional_inputs as optional
 import blindspot.scoring.module as base
 from blindspot.scorers import menli as nli
 
@@ -75,7 +74,7 @@ Returns:
 """
 
 
-class Menli(optional.OptionalInputsMetric):
+class Menli(base.ScorerMetric):
     """MENLI's NLI metric, optionally combined with another metric."""
 
     scorer_name = "menli"

@@ -33,7 +33,7 @@ Examples:
     True
 """
 
-import blindspot.optional_inputs as optional
+import blindspot.scoring.module as base
 
 _CITATION = """\
 @inproceedings{zhong-etal-2022-towards,
@@ -61,7 +61,7 @@ Returns:
 """
 
 
-class UniEval(optional.OptionalInputsMetric):
+class UniEval(base.ScorerMetric):
     """UniEval (summarization) on the blindspot scoring layer."""
 
     scorer_name = "unieval"
