@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from blindspot.parsing import ParsedText
 from conftest import SHARED_DATA
 
 
@@ -64,3 +65,18 @@ def all_levels(cls: Any) -> list[Any]:
         for level in levels:
             seen.setdefault(str(level), level)
     return list(seen.values()) or ["-"]
+
+
+def tiled_parse(parsed: ParsedText, times: int) -> ParsedText:
+    """``parsed`` repeated ``times`` times, joined by spaces, as if spaCy had parsed the whole
+    (a 100k-character parse without running spaCy on it)."""
+    width = len(parsed.text) + 1
+    count = len(parsed.tokens)
+    tokens = []
+    for copy in range(times):
+        for tok in parsed.tokens:
+            ws = " " if tok.i == count - 1 and copy < times - 1 else tok.ws
+            tokens.append(tok._replace(i=tok.i + copy * count, idx=tok.idx + copy * width,
+                                       head=tok.head + copy * count, ws=ws,
+                                       sent_start=tok.sent_start or (tok.i == 0)))
+    return ParsedText(" ".join([parsed.text] * times), tuple(tokens))

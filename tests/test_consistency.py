@@ -16,6 +16,7 @@ from blindspot.perturbations import get_perturbation
 from blindspot.perturbations.base import Row
 from blindspot.perturbations.negation import repair_joins
 from blindspot.perturbations._switching import fit_case, swap_items
+from engine_support import tiled_parse
 
 TESTS = ("sentence_switching", "sentence_replacement", "negation", "generic_named_entity",
          "named_entity_switching", "verb_switching", "noun_switching")
@@ -328,17 +329,6 @@ def _wiki_parses(n: int) -> list[ParsedText]:
     return get_parser().parse_many(golds)
 
 
-def _tiled(parsed: ParsedText, times: int) -> ParsedText:
-    """A long parse made of ``times`` copies of ``parsed`` (no spaCy run on 100k characters)."""
-    text = parsed.text + " "
-    tokens = []
-    for k in range(times):
-        shift_i, shift_c = k * len(parsed.tokens), k * len(text)
-        for t in parsed.tokens:
-            ws = t.ws if t.i < len(parsed.tokens) - 1 else " "
-            tokens.append(t._replace(i=t.i + shift_i, idx=t.idx + shift_c,
-                                     head=t.head + shift_i, ws=ws))
-    return ParsedText(text * times, tuple(tokens))
 
 
 @pytest.mark.parametrize("name, level", [
@@ -353,7 +343,7 @@ def test_wiki_paragraphs_determinism_and_100k_characters(name, level):
     again = [test.perturb(r, level, random.Random(r.row_id)) for r in rows]
     assert first == again
     assert sum(out is not None and out != r.text for out, r in zip(first, rows)) >= 15
-    long = _tiled(parses[0], 100_000 // len(parses[0].text) + 1)
+    long = tiled_parse(parses[0], 100_000 // len(parses[0].text) + 1)
     assert len(long.text) >= 100_000
     out = test.perturb(Row(long.text, "long", long), level, random.Random(0))
     assert out is None or isinstance(out, str)

@@ -17,6 +17,7 @@ from blindspot.perturbations import REGISTRY, TASKS, get_perturbation
 from blindspot.perturbations._fluency_edits import Words, count_of, remove_tokens
 from blindspot.perturbations.base import Row
 from conftest import SHARED_DATA
+from engine_support import tiled_parse
 
 RATIOS_05_50 = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 #: name -> (levels on every task but middle swap's WMT, swap-type, needs a parse)
@@ -276,24 +277,12 @@ def test_missing_or_stale_parse_is_not_applied() -> None:
             assert perturbation.perturb(row, level, random.Random(1)) is None
 
 
-def _tiled(parsed: ParsedText, times: int) -> ParsedText:
-    """``parsed`` repeated ``times`` times, joined by spaces, as if spaCy had parsed the whole."""
-    width = len(parsed.text) + 1
-    count = len(parsed.tokens)
-    tokens = []
-    for copy in range(times):
-        for tok in parsed.tokens:
-            ws = " " if tok.i == count - 1 and copy < times - 1 else tok.ws
-            tokens.append(tok._replace(i=tok.i + copy * count, idx=tok.idx + copy * width,
-                                       head=tok.head + copy * count, ws=ws,
-                                       sent_start=tok.sent_start or (tok.i == 0)))
-    return ParsedText(" ".join([parsed.text] * times), tuple(tokens))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_100k_characters(name: str, paragraphs) -> None:
     text, parsed = paragraphs[0]
-    big = _tiled(parsed, 100_000 // len(text) + 1)
+    big = tiled_parse(parsed, 100_000 // len(text) + 1)
     assert len(big.text) >= 100_000
     perturbation = get_perturbation(name)
     level = perturbation.check_level(SPEC[name][0][-1])
