@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations.base import TASKS, Level
-from blindspot.perturbations.text_utils import replace_spans
+from blindspot.perturbations.text_utils import capitalise_first, replace_spans
 
 T = TypeVar("T")
 
@@ -54,35 +54,6 @@ def words_and_count(text: str, p: float, spare: int) -> tuple[Words, int]:
 def pick_each(items: Iterable[T], p: float, rng: random.Random) -> list[T]:
     """Each item independently with probability p (``rng.random() < p``, so p = 1 picks all)."""
     return [item for item in items if rng.random() < p]
-
-
-def capitalise_first(word: str) -> str:
-    """Upper-case the first letter of ``word`` when it is lower-case (after leading punctuation)."""
-    for i, ch in enumerate(word):
-        if ch.isalpha():
-            return word[:i] + ch.upper() + word[i + 1:] if ch.islower() else word
-        if ch.isdigit():
-            return word
-    return word
-
-
-def lowercase_first(word: str) -> str:
-    """Lower-case the first letter of ``word`` (after leading punctuation)."""
-    for i, ch in enumerate(word):
-        if ch.isalpha():
-            return word[:i] + ch.lower() + word[i + 1:]
-        if ch.isdigit():
-            return word
-    return word
-
-
-def match_case(original: str, replacement: str) -> str:
-    """``replacement`` cased like ``original``: ALL CAPS stays so, a capital initial stays."""
-    if len(original) > 1 and original.isupper():
-        return replacement.upper()
-    if original[:1].isupper():
-        return capitalise_first(replacement)
-    return replacement
 
 
 # -- whitespace words -----------------------------------------------------------------------------

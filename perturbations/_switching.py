@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations.base import Count, Perturbation, Row
-from blindspot.perturbations.text_utils import replace_spans
+from blindspot.perturbations.text_utils import capitalise_first, lowercase_first, replace_spans
 
 #: accept(position_a, unit_moving_to_a, position_b, unit_moving_to_b) -> whether the swap is ok
 Acceptor = Callable[[int, int, int, int], bool]
@@ -77,12 +77,10 @@ def fit_case(text: str, to_start: bool, from_start: bool, lowerable: bool) -> st
     Capitalised at a sentence start; lower-cased when it only had a capital because it used to
     start a sentence (``lowerable``: "Officials" -> "officials", but "NASA" stays).
     """
-    if not text:
-        return text
     if to_start:
-        return text[0].upper() + text[1:]
+        return capitalise_first(text)
     if from_start and lowerable:
-        return text[0].lower() + text[1:]
+        return lowercase_first(text)
     return text
 
 

@@ -27,7 +27,8 @@ import re
 from collections.abc import Sequence
 
 from blindspot.parsing import Token
-from blindspot.perturbations._fluency_edits import capitalise_first, lowercase_first, parse_of
+from blindspot.perturbations._fluency_edits import parse_of
+from blindspot.perturbations.text_utils import capitalise_first, lowercase_first
 from blindspot.perturbations.base import Count, Perturbation, Row, register
 from blindspot.perturbations.text_utils import char_span, replace_spans, sentence_token_ranges
 

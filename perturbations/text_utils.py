@@ -1,4 +1,5 @@
-"""Small text helpers shared by the perturbations: joining tokens and editing character spans."""
+"""Small text helpers shared by the perturbations: joining tokens, editing character spans and
+fitting the case of a word to its place."""
 
 from __future__ import annotations
 
@@ -55,3 +56,32 @@ def replace_spans(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def capitalise_first(word: str) -> str:
+    """Upper-case the first letter of ``word`` when it is lower-case (after leading punctuation)."""
+    for i, ch in enumerate(word):
+        if ch.isalpha():
+            return word[:i] + ch.upper() + word[i + 1:] if ch.islower() else word
+        if ch.isdigit():
+            return word
+    return word
+
+
+def lowercase_first(word: str) -> str:
+    """Lower-case the first letter of ``word`` (after leading punctuation)."""
+    for i, ch in enumerate(word):
+        if ch.isalpha():
+            return word[:i] + ch.lower() + word[i + 1:]
+        if ch.isdigit():
+            return word
+    return word
+
+
+def match_case(original: str, replacement: str) -> str:
+    """``replacement`` cased like ``original``: ALL CAPS stays so, a capital initial stays."""
+    if len(original) > 1 and original.isupper():
+        return replacement.upper()
+    if original[:1].isupper():
+        return capitalise_first(replacement)
+    return replacement
