@@ -8,7 +8,8 @@ compares False with everything and would otherwise let a broken metric pass sile
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -119,3 +120,44 @@ def per_sample(gold_scores: Sequence[float], noised_scores: Sequence[float], see
                   mean_difference=float(diffs.mean()), wilcoxon_p=_wilcoxon_greater(gold, noised),
                   ci_low=low, ci_high=high)
     return result
+
+
+def _nanmean(values: Sequence[float]) -> float:
+    """Mean of the finite values; NaN when there is none (the caller counts and reports it)."""
+    arr = np.asarray(values, dtype=float)
+    arr = arr[~np.isnan(arr)]
+    return float(arr.mean()) if len(arr) else float("nan")
+
+
+def judge_rows(rows: Sequence[tuple[Hashable, float, Any, float, float]],
+               tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
+               bootstrap_seed: int = 0) -> dict[str, Any]:
+    """Verdict of one test from its rows ``(level, noise_ratio, seed, noised, gold)``.
+
+    A level's score per seed is the mean over its rows, its noise ratio the mean over all its
+    rows; the curve is judged by :func:`judge_curve` and every level gets the per-sample view.
+    """
+    by_point: dict[tuple[Any, Any], list[float]] = defaultdict(list)
+    by_level: dict[Any, list[tuple[float, float, float]]] = defaultdict(list)
+    gold_by_seed: dict[Any, list[float]] = defaultdict(list)
+    for level, ratio, seed, noised, gold in rows:
+        by_point[(level, seed)].append(noised)
+        by_level[level].append((ratio, noised, gold))
+        gold_by_seed[seed].append(gold)
+    seeds = sorted(gold_by_seed, key=repr)
+    points = []
+    for level, level_rows in by_level.items():
+        ratio = float(np.mean([r[0] for r in level_rows]))
+        scores = [_nanmean(by_point[(level, s)]) for s in seeds if (level, s) in by_point]
+        points.append((level, ratio, scores))
+    verdict = judge_curve(points, [_nanmean(gold_by_seed[s]) for s in seeds],
+                          tolerance=tolerance, noise_cap=noise_cap)
+    for point in verdict["points"][1:]:
+        level_rows = by_level[point["level"]]
+        point["n"] = len(level_rows)
+        point["n_nan_rows"] = int(sum(np.isnan(n) or np.isnan(g) for _, n, g in level_rows))
+    verdict["per_sample"] = {
+        level: per_sample([r[2] for r in level_rows], [r[1] for r in level_rows],
+                          seed=bootstrap_seed)
+        for level, level_rows in by_level.items()}
+    return verdict

@@ -28,14 +28,13 @@ Examples:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import datasets
 import evaluate
-import numpy as np
 
-from blindspot.protocols.rank import NOISE_CAP, TOLERANCE, judge_curve, per_sample
+from blindspot.protocols.rank import NOISE_CAP, TOLERANCE, judge_rows
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,
@@ -71,13 +70,6 @@ Returns:
 _ROW_KWARGS = ("tests", "levels", "noise_ratios", "seeds")
 
 
-def _nanmean(values: Sequence[float]) -> float:
-    """Mean of the finite values; NaN when there is none (the caller counts and reports it)."""
-    arr = np.asarray(values, dtype=float)
-    arr = arr[~np.isnan(arr)]
-    return float(arr.mean()) if len(arr) else float("nan")
-
-
 def _check_rows(n_rows: int, columns: dict[str, Any]) -> None:
     """Every per-row kwarg is present and has one value per row."""
     for name, values in columns.items():
@@ -85,35 +77,6 @@ def _check_rows(n_rows: int, columns: dict[str, Any]) -> None:
             raise ValueError(f"blindspot_accuracy needs `{name}`: one value per row")
         if len(values) != n_rows:
             raise ValueError(f"`{name}` has {len(values)} values for {n_rows} rows")
-
-
-def _judge_test(rows: list[tuple[Hashable, float, Any, float, float]], tolerance: float,
-                noise_cap: float, bootstrap_seed: int) -> dict[str, Any]:
-    """Verdict of one test from its rows ``(level, noise_ratio, seed, noised, gold)``."""
-    by_point: dict[tuple[Any, Any], list[float]] = defaultdict(list)
-    by_level: dict[Any, list[tuple[float, float, float]]] = defaultdict(list)
-    gold_by_seed: dict[Any, list[float]] = defaultdict(list)
-    for level, ratio, seed, noised, gold in rows:
-        by_point[(level, seed)].append(noised)
-        by_level[level].append((ratio, noised, gold))
-        gold_by_seed[seed].append(gold)
-    seeds = sorted(gold_by_seed, key=repr)
-    points = []
-    for level, level_rows in by_level.items():
-        ratio = float(np.mean([r[0] for r in level_rows]))
-        scores = [_nanmean(by_point[(level, s)]) for s in seeds if (level, s) in by_point]
-        points.append((level, ratio, scores))
-    verdict = judge_curve(points, [_nanmean(gold_by_seed[s]) for s in seeds],
-                          tolerance=tolerance, noise_cap=noise_cap)
-    for point in verdict["points"][1:]:
-        level_rows = by_level[point["level"]]
-        point["n"] = len(level_rows)
-        point["n_nan_rows"] = int(sum(np.isnan(n) or np.isnan(g) for _, n, g in level_rows))
-    verdict["per_sample"] = {
-        level: per_sample([r[2] for r in level_rows], [r[1] for r in level_rows],
-                          seed=bootstrap_seed)
-        for level, level_rows in by_level.items()}
-    return verdict
 
 
 class BlindspotAccuracy(evaluate.Metric):
@@ -138,5 +101,5 @@ class BlindspotAccuracy(evaluate.Metric):
             by_test[test].append((level, float(ratio), seed,
                                   float("nan") if noised is None else float(noised),
                                   float("nan") if gold is None else float(gold)))
-        return {test: _judge_test(rows, tolerance, noise_cap, bootstrap_seed)
+        return {test: judge_rows(rows, tolerance, noise_cap, bootstrap_seed)
                 for test, rows in by_test.items()}
