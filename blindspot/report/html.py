@@ -1,0 +1,147 @@
+"""The HTML report of a blind-spot run: one self-contained page that still works when moved.
+
+It shows the same summary as the markdown report with coloured cells, and embeds every plot as a
+base64 data URI; all CSS is inline and there is no JavaScript. Every text from the results is
+escaped, since worst examples are arbitrary model inputs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from blindspot.report import views
+
+STYLE = """
+body { font-family: sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.pass { background: #d8f0d8; } td.fail { background: #f8d4d4; }
+td.error { background: #fde3c4; } td.undecided, td.missing { background: #eeeeee; color: #666; }
+img { max-width: 100%; }
+.note { color: #555; font-size: 0.9em; }
+"""
+
+
+def esc(text: Any) -> str:
+    """``text`` escaped for HTML content and attribute values."""
+    return html.escape(str(text), quote=True)
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]],
+          classes: Sequence[Sequence[str]] | None = None) -> str:
+    """An HTML table; ``classes`` gives each cell's CSS class (row by row) where wanted."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = []
+    for index, row in enumerate(rows):
+        row_classes = classes[index] if classes else [""] * len(row)
+        cells = "".join(f'<td class="{esc(c)}">{esc(text)}</td>' if c else f"<td>{esc(text)}</td>"
+                        for text, c in zip(row, row_classes))
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def items(pairs: Sequence[tuple[str, str]]) -> str:
+    """A list of ``label: value`` pairs."""
+    return "<ul>" + "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in pairs) + "</ul>"
+
+
+def lines_list(lines: Sequence[str]) -> str:
+    """A plain bullet list."""
+    return "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
+
+
+def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """The dataset's summary table with coloured cells, and its legend."""
+    rows = views.summary_rows(data)
+    if not rows:
+        return "<p>No test was run on this dataset.</p>"
+    header = ["test", "category", *data.get("metrics", {})]
+    texts = [[row.test, row.category, *(c.text for c in row.cells)] for row in rows]
+    classes = [["", "", *(c.status for c in row.cells)] for row in rows]
+    legend = lines_list(views.legend(results))
+    return table(header, texts, classes) + f'<div class="note">{legend}</div>'
+
+
+def problems(data: Mapping[str, Any]) -> str:
+    """The skipped tests and the metric-level errors, with why."""
+    parts = []
+    for title, pairs in (("Skipped tests", views.skipped_tests(data)),
+                         ("Metric errors", views.metric_errors(data))):
+        if pairs:
+            parts.append(f"<h3>{esc(title)}</h3>{items(pairs)}")
+    return "".join(parts)
+
+
+def data_uri(path: Path) -> str:
+    """The PNG at ``path`` as a ``data:`` URI, so the page needs no file beside it."""
+    return "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")
+
+
+def plot_image(key: str, plots: Mapping[str, str | Path], base: Path | None) -> str:
+    """The embedded plot of ``"<dataset>/<test>"``, when there is one."""
+    name = plots.get(key)
+    if name is None:
+        return ""
+    path = Path(base) / name if base is not None else Path(name)
+    return f'<p><img alt="{esc(key)}" src="{data_uri(path)}"></p>'
+
+
+def metric_details(metric: str, entry: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    """One metric's verdict, points, per-sample view and worst examples on one test."""
+    parts = [f"<h4>{esc(metric)}</h4>", f"<p>Verdict: {esc(views.verdict_line(result))}.</p>"]
+    note = views.direction_note(entry)
+    if note:
+        parts.append(f'<p class="note">{esc(note)}.</p>')
+    if result.get("points"):
+        parts.append(table(views.POINT_HEADER, [views.point_row(p) for p in result["points"]]))
+    if result.get("per_sample"):
+        parts.append("<p>Per sample:</p>"
+                     + lines_list([views.per_sample_line(s) for s in result["per_sample"]]))
+    if result.get("worst_examples"):
+        rows = [views.example_row(e) for e in result["worst_examples"]]
+        parts.append("<p>Worst examples (the rows the noise lowered least):</p>"
+                     + table(views.EXAMPLE_HEADER, rows))
+    return "".join(parts)
+
+
+def test_details(name: str, data: Mapping[str, Any], test: str,
+                 plots: Mapping[str, str | Path], base: Path | None) -> str:
+    """One test: its plot, then each metric's details, folded under a summary line."""
+    title = f"{test} ({views.test_category(data, test)})"
+    body = plot_image(f"{name}/{test}", plots, base) + "".join(
+        metric_details(metric, entry, entry["tests"][test])
+        for metric, entry in views.test_entries(data, test))
+    return f"<details open><summary><b>{esc(title)}</b></summary>{body}</details>"
+
+
+def dataset_section(results: Mapping[str, Any], name: str, data: Mapping[str, Any],
+                    plots: Mapping[str, str | Path], base: Path | None) -> str:
+    """Everything about one dataset."""
+    details = "".join(test_details(name, data, test, plots, base)
+                      for test in views.dataset_tests(data))
+    return (f"<section><h2>Dataset {esc(name)}</h2>{items(views.dataset_items(data))}"
+            f"{summary(results, data)}{problems(data)}<h3>Details</h3>{details}</section>")
+
+
+def render_html(results: dict, plots: Mapping[str, str | Path] | None,
+                base: Path | None = None) -> str:
+    """The self-contained HTML report of ``results``.
+
+    Args:
+        results: a run's results, as documented in :mod:`blindspot.report.schema`.
+        plots: ``"<dataset>/<test>"`` -> path of its PNG (as :func:`write_plots` returns); the
+            files are read and embedded. None: no images.
+        base: the folder the plot paths are relative to (e.g. the report folder); None: as given.
+    """
+    plots = plots or {}
+    sections = "".join(dataset_section(results, name, data, plots, base)
+                       for name, data in results.get("datasets", {}).items())
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Blind-spot report</title><style>{STYLE}</style></head><body>"
+            f"<h1>Blind-spot report</h1><p>{esc(views.tool_line(results))}</p>"
+            f"<h2>Run</h2>{items(views.config_items(results))}{sections}</body></html>\n")

@@ -1,0 +1,120 @@
+"""The markdown report of a blind-spot run: one summary table per dataset, then the details.
+
+The summary follows Table 1 of the blind-spots paper (He et al., 2023): tests as rows, metrics as
+columns, a verdict and a relative change per cell. The text depends only on the results (and the
+plot file names), so the same run always gives the same report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from blindspot.report import views
+
+# backslash-escape what markdown would read as markup; "_" only where it could start emphasis
+_SPECIAL = re.compile(r"[\\`*\[\]<>|~&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def escape(text: Any) -> str:
+    """``text`` as literal markdown on one line: markup characters and pipes backslash-escaped."""
+    flat = " ".join(str(text).splitlines())
+    return _SPECIAL.sub(lambda match: "\\" + match.group(0), flat)
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A GitHub-flavoured markdown table; every cell is escaped."""
+    lines = ["| " + " | ".join(escape(h) for h in header) + " |",
+             "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def bullets(items: Sequence[tuple[str, str]]) -> list[str]:
+    """``- **label**: value`` lines."""
+    return [f"- **{escape(label)}**: {escape(value)}" for label, value in items]
+
+
+def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> list[str]:
+    """The dataset's summary table and its legend."""
+    header = ["test", "category", *data.get("metrics", {})]
+    rows = [[row.test, row.category, *(cell.text for cell in row.cells)]
+            for row in views.summary_rows(data)]
+    if not rows:
+        return ["No test was run on this dataset.", ""]
+    return [*table(header, rows), "", *(f"- {escape(line)}" for line in views.legend(results)), ""]
+
+
+def problems(data: Mapping[str, Any]) -> list[str]:
+    """The tests the plan skipped and the metrics that could not run, with why."""
+    lines: list[str] = []
+    for title, items in (("Skipped tests", views.skipped_tests(data)),
+                         ("Metric errors", views.metric_errors(data))):
+        if items:
+            lines += [f"### {title}", "", *bullets(items), ""]
+    return lines
+
+
+def plot_image(name: str, test: str, plots: Mapping[str, str] | None) -> list[str]:
+    """The markdown image of the test's plot, when there is one."""
+    path = (plots or {}).get(f"{name}/{test}")
+    if path is None:
+        return []
+    return [f"![{escape(test)} on {escape(name)}]({quote(path)})", ""]
+
+
+def metric_details(metric: str, entry: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    """One metric's points, per-sample view and worst examples on one test."""
+    lines = [f"#### {escape(metric)}", "", f"Verdict: {escape(views.verdict_line(result))}.", ""]
+    note = views.direction_note(entry)
+    if note:
+        lines += [f"Note: {escape(note)}.", ""]
+    points = result.get("points", [])
+    if points:
+        lines += [*table(views.POINT_HEADER, [views.point_row(p) for p in points]), ""]
+    per_sample = result.get("per_sample", [])
+    if per_sample:
+        lines += ["Per sample:", "", *(f"- {escape(views.per_sample_line(s))}" for s in per_sample),
+                  ""]
+    examples = result.get("worst_examples", [])
+    if examples:
+        lines += ["Worst examples (the rows the noise lowered least):", "",
+                  *table(views.EXAMPLE_HEADER, [views.example_row(e) for e in examples]), ""]
+    return lines
+
+
+def test_details(name: str, data: Mapping[str, Any], test: str,
+                 plots: Mapping[str, str] | None) -> list[str]:
+    """The plot of one test, then each metric's details on it."""
+    lines = [f"### {escape(test)} ({escape(views.test_category(data, test))})", "",
+             *plot_image(name, test, plots)]
+    for metric, entry in views.test_entries(data, test):
+        lines += metric_details(metric, entry, entry["tests"][test])
+    return lines
+
+
+def dataset_section(results: Mapping[str, Any], name: str, data: Mapping[str, Any],
+                    plots: Mapping[str, str] | None) -> list[str]:
+    """Everything about one dataset."""
+    lines = [f"## Dataset {escape(name)}", "", *bullets(views.dataset_items(data)), "",
+             *summary(results, data), *problems(data)]
+    for test in views.dataset_tests(data):
+        lines += test_details(name, data, test, plots)
+    return lines
+
+
+def render_markdown(results: dict, plots: dict[str, str] | None = None) -> str:
+    """The markdown report of ``results`` (the ``results.json`` schema).
+
+    Args:
+        results: a run's results, as documented in :mod:`blindspot.report.schema`.
+        plots: ``"<dataset>/<test>"`` -> the plot's file name relative to the report, as
+            :func:`blindspot.report.plots.write_plots` returns; without it, no images.
+    """
+    lines = ["# Blind-spot report", "", escape(views.tool_line(results)), "", "## Run", "",
+             *bullets(views.config_items(results)), ""]
+    for name, data in results.get("datasets", {}).items():
+        lines += dataset_section(results, name, data, plots)
+    return "\n".join(lines).rstrip("\n") + "\n"

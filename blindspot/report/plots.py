@@ -1,0 +1,154 @@
+"""Plots of a blind-spot run: for each dataset and test, score vs. noise ratio, one panel a metric.
+
+Metrics have different scales, so each gets its own panel. Figures are built on
+``matplotlib.figure.Figure`` directly (no pyplot, no global backend state) and saved without the
+software tag, so the same results always give the same PNG bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from blindspot.report.files import atomic_write_bytes, slugify
+from blindspot.report.views import dataset_tests, shorten
+
+COLORS = {"pass": "#2ca02c", "fail": "#d62728", "undecided": "#7f7f7f", "error": "#ff7f0e",
+          "missing": "#7f7f7f"}
+PANEL_SIZE = (4.2, 3.4)  # inches, per panel
+MAX_COLUMNS = 3
+DPI = 100
+PLOT_FOLDER = "plots"
+
+
+def _grid(n_panels: int) -> tuple[int, int]:
+    """Rows and columns for ``n_panels`` panels, at most ``MAX_COLUMNS`` wide."""
+    columns = max(1, min(MAX_COLUMNS, n_panels))
+    return math.ceil(max(1, n_panels) / columns), columns
+
+
+def _message_panel(ax: Axes, title: str, message: str, color: str) -> None:
+    """A panel that shows a message instead of a curve (an error, a test not run)."""
+    ax.set_title(title, color=color, fontsize=9)
+    ax.text(0.5, 0.5, textwrap.fill(shorten(message, 300), 40), ha="center", va="center",
+            fontsize=8, color=color, transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _curve(ax: Axes, points: list[Mapping[str, Any]], color: str) -> None:
+    """The mean curve, its seed std band and one marker a point (hollow when not judged)."""
+    drawn = [p for p in points if p.get("score_mean") is not None]
+    x = [p.get("noise_ratio") or 0.0 for p in drawn]
+    y = [p["score_mean"] for p in drawn]
+    std = [p.get("score_std") or 0.0 for p in drawn]
+    ax.plot(x, y, color=color, linewidth=2 if color == COLORS["fail"] else 1.5, zorder=2)
+    ax.fill_between(x, [m - s for m, s in zip(y, std)], [m + s for m, s in zip(y, std)],
+                    color=color, alpha=0.2, linewidth=0, zorder=1)
+    for point, px, py in zip(drawn, x, y):
+        judged = point.get("judged", True)
+        ax.plot([px], [py], marker="s" if point.get("level") == "gold" else "o",
+                markersize=6, color=color, markeredgecolor=color,
+                markerfacecolor=color if judged else "white", linestyle="none", zorder=3)
+
+
+def _noise_cap_line(ax: Axes, points: list[Mapping[str, Any]], noise_cap: Any) -> None:
+    """A dotted line at the noise cap when some point lies beyond it."""
+    if noise_cap is not None and any(not p.get("judged", True) for p in points):
+        ax.axvline(float(noise_cap), color="#999999", linestyle=":", linewidth=1, zorder=0)
+
+
+def _test_panel(ax: Axes, metric: str, result: Mapping[str, Any], noise_cap: Any) -> None:
+    """One metric's panel for one test: its curve, or its error."""
+    status = str(result.get("status") or "undecided")
+    color = COLORS.get(status, COLORS["undecided"])
+    if status == "error":
+        _message_panel(ax, f"{metric}: ERROR", str(result.get("error") or "error"), color)
+        return
+    points = list(result.get("points", []))
+    _curve(ax, points, color)
+    _noise_cap_line(ax, points, noise_cap)
+    ax.set_title(f"{metric}: {status.upper()}", color=color, fontsize=9)
+    ax.set_xlabel("noise ratio", fontsize=8)
+    ax.set_ylabel(metric, fontsize=8)
+    ax.tick_params(labelsize=7)
+    if status == "undecided" and result.get("reason"):
+        ax.text(0.5, 0.02, textwrap.fill(shorten(result["reason"]), 50), ha="center",
+                va="bottom", fontsize=6, color=color, transform=ax.transAxes,
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"})
+
+
+def _metric_panel(ax: Axes, metric: str, entry: Mapping[str, Any], test: str,
+                  noise_cap: Any) -> None:
+    """The panel of ``metric``: its test result, its metric-level error, or 'not run'."""
+    result = entry.get("tests", {}).get(test)
+    if result is not None:
+        _test_panel(ax, metric, result, noise_cap)
+    elif entry.get("error"):
+        _message_panel(ax, f"{metric}: ERROR", str(entry["error"]), COLORS["error"])
+    else:
+        _message_panel(ax, metric, "this metric did not run this test", COLORS["missing"])
+
+
+def build_figure(results: dict, dataset: str, test: str) -> Figure:
+    """The figure of one test on one dataset: one axes per metric of the dataset, in file order."""
+    metrics = results["datasets"][dataset].get("metrics", {})
+    rows, columns = _grid(len(metrics))
+    figure = Figure(figsize=(PANEL_SIZE[0] * columns, PANEL_SIZE[1] * rows), dpi=DPI,
+                    layout="constrained")
+    axes = list(figure.subplots(rows, columns, squeeze=False).flat)
+    noise_cap = results.get("config", {}).get("noise_cap")
+    for ax, (metric, entry) in zip(axes, metrics.items()):
+        _metric_panel(ax, metric, entry, test, noise_cap)
+    for ax in axes[len(metrics):]:
+        ax.remove()
+    figure.suptitle(f"{test} on {dataset}", fontsize=10)
+    return figure
+
+
+def render_png(figure: Figure) -> bytes:
+    """The figure as PNG bytes with no software tag or date, so equal figures give equal bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def plot_test(results: dict, dataset: str, test: str, path: Path) -> Path:
+    """Write the PNG of one test on one dataset to ``path`` (atomically) and return the path."""
+    return atomic_write_bytes(Path(path), render_png(build_figure(results, dataset, test)))
+
+
+def _file_name(dataset: str, test: str, taken: set[str]) -> str:
+    """``<dataset>--<test>.png`` as slugs; a hash of the names keeps colliding slugs apart."""
+    stem = f"{slugify(dataset)}--{slugify(test)}"
+    if stem.lower() in taken:  # case-insensitive file systems merge names differing by case
+        stem += "--" + hashlib.sha256(f"{dataset}/{test}".encode()).hexdigest()[:8]
+    taken.add(stem.lower())
+    return f"{stem}.png"
+
+
+def plot_names(results: dict) -> dict[str, str]:
+    """``"<dataset>/<test>"`` -> ``"plots/<file>.png"`` for every test of every dataset."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for dataset, data in results.get("datasets", {}).items():
+        for test in dataset_tests(data):
+            names[f"{dataset}/{test}"] = f"{PLOT_FOLDER}/{_file_name(dataset, test, taken)}"
+    return names
+
+
+def write_plots(results: dict, folder: Path) -> dict[str, str]:
+    """Write every test's plot under ``folder/plots`` and return :func:`plot_names`."""
+    names = plot_names(results)
+    for dataset, data in results.get("datasets", {}).items():
+        for test in dataset_tests(data):
+            plot_test(results, dataset, test, Path(folder) / names[f"{dataset}/{test}"])
+    return names

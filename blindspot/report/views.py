@@ -1,0 +1,237 @@
+"""Plain-text views of a run's results, shared by the markdown and HTML renderers.
+
+Each function turns one part of the results (the summary of a dataset, a test's points, its
+worst examples...) into rows of already formatted strings, with fixed decimals, so both reports
+say the same thing and only differ in markup and escaping.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MISSING = "—"
+SYMBOLS = {"pass": "✓", "fail": "✗"}
+EXAMPLE_CHARS = 200
+
+POINT_HEADER = ("level", "noise ratio", "score", "relative change", "n", "judged")
+EXAMPLE_HEADER = ("id", "level", "seed", "gold score", "perturbed score", "difference",
+                  "gold", "perturbed")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One summary cell: its status (a CSS class in HTML) and its text."""
+
+    status: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One test of a dataset's summary table: name, category and one cell per metric."""
+
+    test: str
+    category: str
+    cells: tuple[Cell, ...]
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+def number(value: float | None, decimals: int = 4) -> str:
+    """``value`` with a fixed number of decimals, or a dash when it is missing."""
+    return MISSING if value is None else f"{value:.{decimals}f}"
+
+
+def plus_minus(mean: float | None, std: float | None, decimals: int = 4) -> str:
+    """``mean ± std`` (only the mean when the std is missing)."""
+    if mean is None or std is None:
+        return number(mean, decimals)
+    return f"{mean:.{decimals}f} ± {std:.{decimals}f}"
+
+
+def percent(value: float | None) -> str:
+    """A relative change already in percent, signed, one decimal: ``-12.3%``."""
+    return MISSING if value is None else f"{value:+.1f}%"
+
+
+def fraction(value: float | None) -> str:
+    """A fraction in [0, 1] as a percentage with one decimal: ``12.5%``."""
+    return MISSING if value is None else f"{100 * value:.1f}%"
+
+
+def p_value(value: float | None) -> str:
+    """A p-value: four decimals, or scientific notation below 0.0001."""
+    if value is None:
+        return MISSING
+    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def compact(value: Any) -> str:
+    """A short, stable text for a config value (lists joined, floats with ``g``)."""
+    if value is None:
+        return MISSING
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(compact(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return str(value)
+
+
+def shorten(text: Any, width: int = EXAMPLE_CHARS) -> str:
+    """``text`` on one line (whitespace collapsed), cut to ``width`` characters with ``…``."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+# --- run and dataset -----------------------------------------------------------------------
+
+def config_items(results: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The run's settings as ``(label, value)`` pairs."""
+    config = results.get("config", {})
+    return [("tests", compact(config.get("tests"))),
+            ("seeds", compact(config.get("seeds"))),
+            ("noise cap", compact(config.get("noise_cap"))),
+            ("tolerance", compact(config.get("tolerance"))),
+            ("worst examples", compact(config.get("worst_examples"))),
+            ("metrics", "; ".join(compact(m) for m in config.get("metrics", [])) or MISSING)]
+
+
+def tool_line(results: Mapping[str, Any]) -> str:
+    """Which tool and schema wrote the results."""
+    tool = results.get("tool", {})
+    return (f"{tool.get('name', 'blindspot')} {tool.get('version', MISSING)}, "
+            f"results schema {results.get('schema_version', MISSING)}")
+
+
+def dataset_items(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A dataset's task, size, fingerprint and column mapping as ``(label, value)`` pairs."""
+    columns = ", ".join(f"{role}={name}" for role, name in data.get("columns", {}).items())
+    return [("task", compact(data.get("task"))), ("rows", compact(data.get("rows"))),
+            ("fingerprint", compact(data.get("fingerprint"))), ("columns", columns or MISSING)]
+
+
+def legend(results: Mapping[str, Any]) -> list[str]:
+    """What the summary cells mean, with the run's tolerance and noise cap."""
+    config = results.get("config", {})
+    cap, tolerance = compact(config.get("noise_cap")), compact(config.get("tolerance"))
+    return [f"✓ pass: the score strictly decreases as the noise ratio grows (each step by more "
+            f"than {tolerance}, judging only points with a noise ratio below {cap}).",
+            "✗ fail: some step does not lower the score.",
+            "The percentage is the relative change of the score at the noisiest judged point "
+            "against the gold score.",
+            "error: the metric failed or returned NaN on the test's rows.",
+            "n/a: undecided, the test could not be judged (the details say why).",
+            f"{MISSING}: the metric did not run this test."]
+
+
+# --- summary -------------------------------------------------------------------------------
+
+def dataset_tests(data: Mapping[str, Any]) -> list[str]:
+    """Every test that some metric of the dataset ran, in file order."""
+    tests: dict[str, None] = {}
+    for entry in data.get("metrics", {}).values():
+        tests.update(dict.fromkeys(entry.get("tests", {})))
+    return list(tests)
+
+
+def test_category(data: Mapping[str, Any], test: str) -> str:
+    """The category of ``test`` as the first metric that ran it records it."""
+    for entry in data.get("metrics", {}).values():
+        result = entry.get("tests", {}).get(test)
+        if result is not None:
+            return str(result.get("category") or MISSING)
+    return MISSING
+
+
+def verdict_cell(result: Mapping[str, Any] | None, metric_error: str | None = None) -> Cell:
+    """One summary cell: ``✓ -12.3%``, ``✗ +0.8%``, ``error``, ``n/a`` (undecided)."""
+    if result is None:
+        return Cell("error", "error") if metric_error else Cell("missing", MISSING)
+    status = result.get("status")
+    if status in SYMBOLS:
+        change = result.get("relative_change")
+        suffix = "" if change is None else " " + percent(change)
+        return Cell(status, SYMBOLS[status] + suffix)
+    if status == "error":
+        return Cell("error", "error")
+    return Cell("undecided", "n/a")
+
+
+def summary_rows(data: Mapping[str, Any]) -> list[SummaryRow]:
+    """One row per test of the dataset, one cell per metric (Table 1 of the blind-spots paper)."""
+    metrics = data.get("metrics", {})
+    return [SummaryRow(test, test_category(data, test),
+                       tuple(verdict_cell(entry.get("tests", {}).get(test), entry.get("error"))
+                             for entry in metrics.values()))
+            for test in dataset_tests(data)]
+
+
+def metric_errors(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(metric, message)`` for every metric that could not run at all."""
+    return [(name, str(entry["error"])) for name, entry in data.get("metrics", {}).items()
+            if entry.get("error")]
+
+
+def skipped_tests(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(test, reason)`` for every test the plan left out."""
+    return [(test, str(reason)) for test, reason in data.get("skipped_tests", {}).items()]
+
+
+# --- details of one test and metric --------------------------------------------------------
+
+def test_entries(data: Mapping[str, Any], test: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(metric, metric entry)`` for every metric that ran ``test``, in file order."""
+    return [(name, entry) for name, entry in data.get("metrics", {}).items()
+            if test in entry.get("tests", {})]
+
+
+def verdict_line(result: Mapping[str, Any]) -> str:
+    """One sentence with the verdict and, where there is one, why."""
+    status = result.get("status", MISSING)
+    if status in SYMBOLS:
+        return (f"{status} ({SYMBOLS[status]}): relative change "
+                f"{percent(result.get('relative_change'))} at the noisiest judged point")
+    if status == "error":
+        return f"error: {result.get('error') or 'no message'}"
+    return f"undecided: {result.get('reason') or 'no reason given'}"
+
+
+def direction_note(entry: Mapping[str, Any]) -> str | None:
+    """A note for metrics where lower is better (their scores were negated before judging)."""
+    if entry.get("higher_is_better", True):
+        return None
+    return "lower is better for this metric: its scores were negated before judging"
+
+
+def point_row(point: Mapping[str, Any]) -> list[str]:
+    """One curve point: level, noise ratio ± std, score ± std, relative change, n, judged."""
+    judged = "yes" if point.get("judged", True) else "no (over the noise cap)"
+    n = point.get("n")
+    return [str(point.get("level", MISSING)),
+            plus_minus(point.get("noise_ratio"), point.get("noise_ratio_std"), 3),
+            plus_minus(point.get("score_mean"), point.get("score_std")),
+            percent(point.get("relative_change")),
+            MISSING if n is None else str(n), judged]
+
+
+def per_sample_line(entry: Mapping[str, Any]) -> str:
+    """The per-sample view of one level in a sentence."""
+    n = entry.get("n")
+    return (f"level {entry.get('level', MISSING)}: "
+            f"{fraction(entry.get('fraction_noised_ge_gold'))} of rows not lowered "
+            f"(n={MISSING if n is None else n}), mean drop {number(entry.get('mean_difference'))}, "
+            f"Wilcoxon p = {p_value(entry.get('wilcoxon_p'))}, 95% CI of the mean drop "
+            f"[{number(entry.get('ci_low'))}, {number(entry.get('ci_high'))}]")
+
+
+def example_row(example: Mapping[str, Any]) -> list[str]:
+    """One worst example, texts on one line and shortened."""
+    return [compact(example.get("id")), str(example.get("level", MISSING)),
+            compact(example.get("seed")), number(example.get("gold_score")),
+            number(example.get("perturbed_score")), number(example.get("difference")),
+            shorten(example.get("gold", "")), shorten(example.get("perturbed", ""))]

@@ -1,0 +1,296 @@
+"""Tests of the report renderers: markdown summary and details, plots, HTML page, report folder.
+
+The results are written by hand following ``blindspot/report/schema.py``: one dataset, three
+metrics (one could not run at all) and three tests, so every verdict (pass, fail, error,
+undecided) appears and every expected cell can be worked out by hand.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from matplotlib.colors import to_hex
+from matplotlib.image import imread
+
+from blindspot.report import files
+from blindspot.report.html import render_html
+from blindspot.report.markdown import render_markdown
+from blindspot.report.plots import COLORS, build_figure, plot_names, plot_test, write_plots
+from blindspot.report.writer import write_report
+
+DATASET = "cnn/dm demo"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SCRIPT = '<script>alert("x")</script> | a pipe'
+LONG_GOLD = "word " * 100
+
+
+def point(level: str, ratio: float, mean: float | None, relative: float | None,
+          judged: bool = True, std: float = 0.02) -> dict[str, Any]:
+    """One curve point as the schema lays it out."""
+    return {"level": level, "noise_ratio": ratio, "noise_ratio_std": 0.01 if ratio else 0.0,
+            "score_mean": mean, "score_std": std, "n": 100, "n_seeds": 3, "n_nan": 0,
+            "relative_change": relative, "judged": judged}
+
+
+def verdict(test: str, category: str, status: str, relative: float | None,
+            points: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """One test result; ``passed`` follows the status as the schema says."""
+    passed = {"pass": True, "fail": False}.get(status)
+    result = {"test": test, "category": category, "status": status, "passed": passed,
+              "reason": None, "error": None, "relative_change": relative, "points": points,
+              "per_sample": [], "worst_examples": []}
+    result.update(extra)
+    return result
+
+
+def rouge_tests() -> dict[str, Any]:
+    """rougeL passes truncation, fails negation and cannot judge repetition."""
+    gold = point("gold", 0.0, 0.5, 0.0, std=0.01)
+    example = {"id": 7, "level": "1", "seed": 2, "gold": LONG_GOLD, "perturbed": SCRIPT,
+               "gold_score": 0.5, "perturbed_score": 0.52, "difference": -0.02}
+    per_sample = {"level": "0.3", "n": 100, "fraction_noised_ge_gold": 0.125,
+                  "mean_difference": 0.0615, "wilcoxon_p": 0.00002, "ci_low": 0.05,
+                  "ci_high": 0.07}
+    return {
+        "truncation": verdict(
+            "truncation", "fluency", "pass", -12.3,
+            [gold, point("0.1", 0.1, 0.45, -10.0), point("0.3", 0.3, 0.4385, -12.3),
+             point("0.9", 0.7, 0.4, -20.0, judged=False)], per_sample=[per_sample]),
+        "negation": verdict("negation", "consistency", "fail", 0.8,
+                            [gold, point("1", 0.05, 0.504, 0.8)], worst_examples=[example]),
+        "repetition": verdict(
+            "repetition", "fluency", "undecided", None,
+            [gold, point("0.8", 0.65, 0.49, -2.0, judged=False)],
+            reason="no noised point has a noise ratio below the cap 0.6"),
+    }
+
+
+def bertscore_tests() -> dict[str, Any]:
+    """BERTScore errs on truncation, passes negation and fails repetition."""
+    gold = point("gold", 0.0, 0.9, 0.0, std=0.0)
+    return {
+        "truncation": verdict("truncation", "fluency", "error", None, [],
+                              error="the metric returned NaN on 3 rows"),
+        "negation": verdict("negation", "consistency", "pass", -4.26,
+                            [gold, point("1", 0.05, 0.8617, -4.26)]),
+        "repetition": verdict("repetition", "fluency", "fail", 1.04,
+                              [gold, point("0.2", 0.2, 0.9094, 1.04)]),
+    }
+
+
+def metric(name: str, output: str, tests: dict[str, Any], error: str | None = None,
+           higher_is_better: bool = True) -> dict[str, Any]:
+    """One metric entry of a dataset."""
+    return {"metric": name, "output": output, "options": {}, "higher_is_better": higher_is_better,
+            "corpus_level": False, "error": error,
+            "gold": {"score_mean": 0.5, "score_std": 0.01, "n": 100, "n_nan": 0}, "tests": tests}
+
+
+def make_results() -> dict[str, Any]:
+    """A small, complete results dict (schema version 1)."""
+    return {
+        "schema_version": 1,
+        "tool": {"name": "blindspot", "version": "0.1.0"},
+        "config": {"tests": ["truncation", "negation", "repetition", "bert_diverge"],
+                   "seeds": [1, 2, 3], "noise_cap": 0.6, "tolerance": 1e-05,
+                   "worst_examples": 1,
+                   "metrics": [{"metric": "rouge"}, {"metric": "bertscore"}, {"metric": "broken"}]},
+        "datasets": {DATASET: {
+            "task": "summarization", "rows": 100, "fingerprint": "ab" * 32,
+            "columns": {"id": "id", "hypothesis": "gold", "references": "references"},
+            "skipped_tests": {"bert_diverge": "needs mlm (--mlm)"},
+            "metrics": {
+                "rouge.rougeL": metric("rouge", "rougeL", rouge_tests()),
+                "bertscore.f1": metric("bertscore", "f1", bertscore_tests(),
+                                       higher_is_better=False),
+                "broken.score": metric("broken", "score", {}, error="CUDA out of memory"),
+            }}},
+    }
+
+
+@pytest.fixture(name="results")
+def fixture_results() -> dict[str, Any]:
+    return make_results()
+
+
+# --- markdown ------------------------------------------------------------------------------
+
+def test_summary_table_has_one_row_per_test_and_one_column_per_metric(results) -> None:
+    lines = render_markdown(results).splitlines()
+    start = lines.index("| test | category | rouge.rougeL | bertscore.f1 | broken.score |")
+    assert lines[start + 1] == "|---|---|---|---|---|"
+    assert lines[start + 2:start + 5] == [
+        "| truncation | fluency | ✓ -12.3% | error | error |",
+        "| negation | consistency | ✗ +0.8% | ✓ -4.3% | error |",
+        "| repetition | fluency | n/a | ✗ +1.0% | error |",
+    ]
+    assert lines[start + 5] == ""
+    assert lines[start + 6].startswith("- ✓ pass: the score strictly decreases")
+
+
+def test_markdown_run_config_skips_and_metric_errors(results) -> None:
+    text = render_markdown(results)
+    assert text.startswith("# Blind-spot report\n")
+    for line in ("- **tests**: truncation, negation, repetition, bert_diverge",
+                 "- **seeds**: 1, 2, 3", "- **noise cap**: 0.6", "- **tolerance**: 1e-05",
+                 "- **bert_diverge**: needs mlm (--mlm)",
+                 "- **broken.score**: CUDA out of memory",
+                 "Verdict: error: the metric returned NaN on 3 rows.",
+                 "Verdict: undecided: no noised point has a noise ratio below the cap 0.6."):
+        assert line in text.splitlines()
+    assert "lower is better for this metric" in text  # bertscore.f1 was negated
+
+
+def test_markdown_points_and_per_sample(results) -> None:
+    lines = render_markdown(results).splitlines()
+    assert "| level | noise ratio | score | relative change | n | judged |" in lines
+    assert "| gold | 0.000 ± 0.000 | 0.5000 ± 0.0100 | +0.0% | 100 | yes |" in lines
+    assert "| 0.3 | 0.300 ± 0.010 | 0.4385 ± 0.0200 | -12.3% | 100 | yes |" in lines
+    assert ("| 0.9 | 0.700 ± 0.010 | 0.4000 ± 0.0200 | -20.0% | 100 | no (over the noise cap) |"
+            in lines)
+    assert ("- level 0.3: 12.5% of rows not lowered (n=100), mean drop 0.0615, Wilcoxon p = "
+            "2.0e-05, 95% CI of the mean drop \\[0.0500, 0.0700\\]") in lines
+
+
+def test_markdown_worst_examples_are_escaped_and_shortened(results) -> None:
+    text = render_markdown(results)
+    row = next(line for line in text.splitlines() if line.startswith("| 7 |"))
+    assert row.startswith("| 7 | 1 | 2 | 0.5000 | 0.5200 | -0.0200 | word word")
+    assert row.endswith(' | \\<script\\>alert("x")\\</script\\> \\| a pipe |')
+    assert "<script>" not in text
+    gold_cell = row.split(" | ")[6]
+    assert gold_cell.endswith("…") and len(gold_cell) == 200
+
+
+def test_markdown_links_plots_and_is_deterministic(results) -> None:
+    plots = plot_names(results)
+    text = render_markdown(results, plots)
+    assert "![truncation on cnn/dm demo](plots/cnn-dm-demo--truncation.png)" in text
+    assert render_markdown(copy.deepcopy(results), dict(plots)) == text
+    assert "![" not in render_markdown(results)
+
+
+# --- plots ---------------------------------------------------------------------------------
+
+def test_figure_has_one_panel_per_metric_coloured_by_verdict(results) -> None:
+    negation = build_figure(results, DATASET, "negation")
+    assert len(negation.axes) == 3
+    rouge, bertscore, broken = negation.axes
+    assert to_hex(rouge.lines[0].get_color()) == COLORS["fail"]
+    assert "FAIL" in rouge.get_title()
+    assert to_hex(bertscore.lines[0].get_color()) == COLORS["pass"]
+    assert rouge.get_xlabel() == "noise ratio" and rouge.get_ylabel() == "rouge.rougeL"
+    assert not broken.lines and "CUDA out of memory" in broken.texts[0].get_text()
+    assert len(rouge.collections) == 1  # the seed std band
+
+
+def test_figure_error_and_undecided_panels(results) -> None:
+    truncation = build_figure(results, DATASET, "truncation")
+    assert "ERROR" in truncation.axes[1].get_title() and not truncation.axes[1].lines
+    assert "returned NaN" in truncation.axes[1].texts[0].get_text()
+    repetition = build_figure(results, DATASET, "repetition")
+    assert to_hex(repetition.axes[0].lines[0].get_color()) == COLORS["undecided"]
+
+
+def test_points_over_the_noise_cap_are_hollow(results) -> None:
+    rouge = build_figure(results, DATASET, "truncation").axes[0]
+    faces = [to_hex(line.get_markerfacecolor()) for line in rouge.lines[1:5]]
+    assert faces == [COLORS["pass"]] * 3 + ["#ffffff"]
+
+
+def test_write_plots_writes_valid_identical_pngs(results, tmp_path: Path) -> None:
+    names = write_plots(results, tmp_path / "a")
+    assert names == {f"{DATASET}/{t}": f"plots/cnn-dm-demo--{t}.png"
+                     for t in ("truncation", "negation", "repetition")}
+    again = write_plots(results, tmp_path / "b")
+    for name in names.values():
+        data = (tmp_path / "a" / name).read_bytes()
+        assert data.startswith(PNG_SIGNATURE)
+        assert imread(tmp_path / "a" / name).ndim == 3
+        assert (tmp_path / "b" / again[f"{DATASET}/truncation"]).exists()
+        assert (tmp_path / "b" / name).read_bytes() == data
+
+
+def test_plot_test_rewrites_the_same_bytes(results, tmp_path: Path) -> None:
+    path = plot_test(results, DATASET, "negation", tmp_path / "one.png")
+    first = path.read_bytes()
+    assert plot_test(results, DATASET, "negation", path).read_bytes() == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.png"]
+
+
+def test_plot_file_names_are_safe_and_distinct() -> None:
+    assert files.slugify("cnn/dm demo") == "cnn-dm-demo"
+    assert files.slugify("../../etc") == "etc"
+    assert files.slugify("///") == "_"
+    assert "--" not in files.slugify("a -- b")
+    results = {"datasets": {name: {"metrics": {"m": {"tests": {"t": {}}}}}
+                            for name in ("a b", "a/b")}}
+    first, second = plot_names(results).values()
+    assert first == "plots/a-b--t.png" and second.startswith("plots/a-b--t--")
+
+
+# --- HTML ----------------------------------------------------------------------------------
+
+def test_html_is_self_contained_and_escaped(results, tmp_path: Path) -> None:
+    plots = write_plots(results, tmp_path)
+    page = render_html(results, plots, base=tmp_path)
+    assert page.count("data:image/png;base64,") == 3
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; | a pipe" in page
+    assert "<script" not in page and "<link" not in page and "http" not in page
+    assert '<td class="fail">✗ +0.8%</td>' in page
+    assert '<td class="pass">✓ -12.3%</td>' in page
+    assert '<td class="undecided">n/a</td>' in page
+    assert '<td class="error">error</td>' in page
+    assert "Dataset cnn/dm demo" in page
+    assert render_html(results, plots, base=tmp_path) == page
+
+
+def test_html_without_plots_has_no_images(results) -> None:
+    assert "<img" not in render_html(results, None)
+
+
+# --- report folder -------------------------------------------------------------------------
+
+def test_write_report_writes_every_file(results, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    paths = write_report(results, out)
+    assert paths["results"] == out / "results.json"
+    assert json.loads(paths["results"].read_text(encoding="utf-8")) == results
+    assert paths["results"].read_text(encoding="utf-8").endswith("}\n")
+    assert paths["markdown"].read_text(encoding="utf-8") == render_markdown(
+        results, plot_names(results))
+    assert "data:image/png;base64," in paths["html"].read_text(encoding="utf-8")
+    assert paths[f"{DATASET}/negation"].read_bytes().startswith(PNG_SIGNATURE)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "plots", "report.html", "report.md", "results.json"]
+
+
+def test_write_report_keeps_non_ascii_text(results, tmp_path: Path) -> None:
+    results["datasets"][DATASET]["task"] = "résumé"
+    text = write_report(results, tmp_path)["results"].read_text(encoding="utf-8")
+    assert '"task": "résumé"' in text
+
+
+def test_write_report_refuses_nan_before_writing_anything(results, tmp_path: Path) -> None:
+    results["datasets"][DATASET]["metrics"]["rouge.rougeL"]["gold"]["score_mean"] = float("nan")
+    with pytest.raises(ValueError):
+        write_report(results, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_atomic_write_keeps_the_old_file_when_interrupted(tmp_path: Path, monkeypatch) -> None:
+    target = files.atomic_write_text(tmp_path / "results.json", "old\n")
+
+    def killed(*_: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        files.atomic_write_text(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
