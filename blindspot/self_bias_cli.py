@@ -1,0 +1,72 @@
+"""The ``blindspot self-bias`` command: the self-evaluation bias protocol on a table of outputs.
+
+He et al., ACL 2023, §5.4 (see :mod:`blindspot.protocols.self_bias`): score every generator
+system's outputs with every evaluator, rank the systems per evaluator and flag the evaluators
+that rank their own base model's system first.
+
+The command is a plain function with ``typer`` defaults, so that ``blindspot/cli.py`` registers
+it with ``app.command("self-bias")(self_bias)``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+# no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
+EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
+                   ".output, @model and =base_system are optional; e.g. gpt_ppl@smollm2=smollm2 "
+                   "is metric gpt_ppl with option model=smollm2, whose base model is the "
+                   "generator system 'smollm2'; ter ranks lowest first")
+
+
+def _fail(message: str) -> None:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, bold=True, err=True)
+    raise typer.Exit(code=2)
+
+
+def write_outputs(result: dict, table: str, out: Path) -> list[Path]:
+    """``out/self_bias.json`` (the result) and ``out/self_bias.md`` (the table)."""
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / "self_bias.json", out / "self_bias.md"
+    json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+                         encoding="utf-8")
+    md_path.write_text(table, encoding="utf-8")
+    return [json_path, md_path]
+
+
+def self_bias(
+    data: Path = typer.Argument(..., help="jsonl, csv or parquet file, one row per (system, "
+                                           "hypothesis)"),
+    evaluators: str = typer.Option(..., "--evaluators", "-e", help=EVALUATORS_HELP),
+    system_column: str = typer.Option("system", help="the generator-system column"),
+    hypothesis_column: str = typer.Option("hypothesis", help="the generated-text column"),
+    references_column: Optional[str] = typer.Option(
+        None, help="references column (a text or a list of texts per row) for metrics that "
+                   "need references"),
+    source_column: Optional[str] = typer.Option(None, help="source column for metrics that "
+                                                            "read the source"),
+    out: Optional[Path] = typer.Option(None, help="folder for self_bias.json and self_bias.md "
+                                                  "(default: print the table only)"),
+) -> None:
+    """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
+    base model flagged (⚑) when it ranks first."""
+    from blindspot.io import read_table
+    from blindspot.protocols.self_bias import (format_matrix, group_rows, matrix_for_systems,
+                                               parse_evaluators)
+
+    try:
+        specs = parse_evaluators(evaluators)
+        systems = group_rows(read_table(data), system_column, hypothesis_column,
+                             references_column, source_column)
+        result = matrix_for_systems(systems, specs, progress=True)
+    except (ValueError, FileNotFoundError) as error:
+        _fail(str(error))
+    table = format_matrix(result)
+    typer.echo(table)
+    if out is not None:
+        for path in write_outputs(result, table, out):
+            typer.echo(f"wrote {path}", err=True)
