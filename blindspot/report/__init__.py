@@ -1,0 +1,1 @@
+"""Turning a run's results into results.json, a markdown report, PNG plots and an HTML page."""

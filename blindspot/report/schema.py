@@ -1,0 +1,69 @@
+"""The ``results.json`` schema of a blind-spot run: one place that says what every field means.
+
+A run's results are plain JSON (no timestamps, no timings, no absolute paths), so two runs with
+the same inputs and seeds give byte-identical files. Consumers check ``schema_version`` first; it
+is bumped whenever a field changes meaning or is removed (adding a field does not bump it).
+
+Layout (dict keys keep the run's order: datasets and metrics as given, tests in plan order)::
+
+    {
+      "schema_version": 1,
+      "tool": {"name": "blindspot", "version": "0.1.0"},
+      "config": {"tests": [...], "seeds": [1, 2, 3, 4, 5], "noise_cap": 0.6,
+                 "tolerance": 1e-05, "worst_examples": 3, "metrics": [<metric spec>, ...]},
+      "datasets": {
+        "<dataset name>": {
+          "task": "summarization", "rows": 100, "fingerprint": "<sha256 of the inputs>",
+          "columns": {"id": "id", "hypothesis": "gold", "references": "references",
+                      "source": "source"},
+          "skipped_tests": {"bert_diverge": "needs mlm (--mlm)"},
+          "metrics": {
+            "<metric display name, e.g. rouge.rougeL>": {
+              "metric": "rouge", "output": "rougeL", "options": {...},
+              "higher_is_better": true,          # false: the score was negated before judging
+              "corpus_level": false,
+              "error": null,                     # a message when the metric could not run at all
+              "gold": {"score_mean": .., "score_std": .., "n": .., "n_nan": ..},
+              "tests": {
+                "<canonical test name>": {
+                  "test": "truncation", "category": "fluency",
+                  "status": "pass" | "fail" | "error" | "undecided",
+                  "passed": true | false | null,  # null unless status is pass or fail
+                  "reason": null | "why undecided",
+                  "error": null | "message (status error)",
+                  "relative_change": -4.2,        # of the noisiest judged point, in percent
+                  "points": [                     # gold first, then levels by noise ratio
+                    {"level": "gold" | "0.1", "noise_ratio": 0.0, "noise_ratio_std": 0.0,
+                     "score_mean": .., "score_std": ..,   # mean / population std over seeds
+                     "n": ..,                              # finite row scores behind the mean
+                     "n_seeds": .., "n_nan": .., "relative_change": .., "judged": true}],
+                  "per_sample": [                 # one per noised level (per-row metrics only)
+                    {"level": "0.1", "n": .., "fraction_noised_ge_gold": ..,
+                     "mean_difference": ..,        # gold - noised, mean over rows and seeds
+                     "wilcoxon_p": .., "ci_low": .., "ci_high": ..}],
+                  "worst_examples": [             # rows the noise lowered least (or raised)
+                    {"id": .., "level": "0.1", "seed": 1, "gold": "...", "perturbed": "...",
+                     "gold_score": .., "perturbed_score": .., "difference": ..}]
+                }}}}}}
+    }
+
+``status``: ``pass``/``fail`` follow the rank protocol (PROTOCOLS.md §1); ``undecided`` when the
+test cannot be judged (e.g. no level below the noise cap, ``reason`` says why); ``error`` when the
+metric failed or returned NaN on the test's rows (``error`` says what) -- never a pass.
+``level`` is always a string (the perturbation's level as written by ``level_str``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_VERSION = 1
+STATUSES = ("pass", "fail", "error", "undecided")
+
+
+def iter_test_results(results: dict[str, Any]):
+    """Yield ``(dataset name, metric name, test name, test result)`` in file order."""
+    for dataset, data in results["datasets"].items():
+        for metric, entry in data["metrics"].items():
+            for test, result in entry["tests"].items():
+                yield dataset, metric, test, result
