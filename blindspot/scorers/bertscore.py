@@ -91,6 +91,7 @@ class BertScore(Scorer):
     """BERTScore P/R/F of each hypothesis against each reference, averaged over references."""
 
     name = "bertscore"
+    model_option = "model_type"
     outputs = ("precision", "recall", "f1")
     uses_references = "required"
     version = "1"

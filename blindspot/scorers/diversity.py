@@ -61,6 +61,7 @@ class _NgramScorer(Scorer):
 
     uses_references = "none"
     default_batch_size = 1024
+    model_option = "tokenizer"
 
     def __init__(self, n: int = 4, tokenizer: str = WHITESPACE, **config: Any) -> None:
         super().__init__(n=_check_n(n), tokenizer=str(tokenizer), **config)

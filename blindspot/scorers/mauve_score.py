@@ -216,6 +216,7 @@ class Mauve(Scorer):
     """MAUVE of the hypothesis set against the reference set, on last-token features."""
 
     name = "mauve"
+    model_option = "feature_model"
     outputs = ("mauve", "mauve_star", "frontier_integral", "num_buckets")
     uses_references = "required"
     uses_source = "none"

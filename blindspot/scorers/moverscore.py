@@ -125,6 +125,7 @@ class MoverScore(Scorer):
     """Unigram MoverScore of each hypothesis against each reference, averaged over references."""
 
     name = "moverscore"
+    model_option = "model_type"
     outputs = ("moverscore",)
     uses_references = "required"
     version = "1"

@@ -25,6 +25,7 @@ class _SacrebleuScorer(Scorer):
 
     metric_class: ClassVar[str]
     default_batch_size = 512
+    model_option = None
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

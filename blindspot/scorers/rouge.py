@@ -73,6 +73,7 @@ class Rouge(Scorer):
     """
 
     name = "rouge"
+    model_option = None
     outputs = DEFAULT_ROUGE_TYPES
     uses_references = "required"
     default_batch_size = 256

@@ -51,6 +51,8 @@ class Scorer(ABC):
     #: bumped when the scorer's computation changes, so old cached scores are not reused
     version: ClassVar[str] = "1"
     default_batch_size: ClassVar[int] = 32
+    #: the option that names the model (``bertscore@minilm`` sets it); None for model-free ones
+    model_option: ClassVar[str | None] = "model"
 
     def __init__(self, **config: Any) -> None:
         self.config = config
