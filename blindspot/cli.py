@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from blindspot.self_bias_cli import self_bias
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Stress tests that find the blind spots of text-generation metrics.")
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.
@@ -119,6 +121,70 @@ def demo(out: Path = typer.Option(Path("out/demo"), help="output folder"),
     run_demo(out, _parse_seeds(seeds), num_proc=num_proc, console=console)
 
 
+def _parse_options(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``metric.key=value`` items as ``{metric: {key: value}}``; values are JSON when they parse."""
+    import json
+
+    options: dict[str, dict[str, Any]] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        metric, dot, key = name.partition(".")
+        if not (sep and dot and metric and key):
+            _fail(f"--option {item!r} must look like metric.key=value, e.g. bertscore.idf=true")
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        options.setdefault(metric, {})[key] = parsed
+    return options
+
+
+@app.command()
+def run(
+    data: list[str] = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'; "
+                                   "repeat for several datasets"),
+    metrics: str = typer.Option(..., "--metrics", help="comma-separated metric.output@model (.output and @model optional), "
+                                "e.g. rouge,bertscore@minilm,gpt_ppl@smollm2"),
+    task: str = typer.Option("summarization", help="summarization|translation|"
+                             "translation_paragraph|open_ended"),
+    tests: str = typer.Option("fluency,consistency", help="suites and/or test names, comma-separated"),
+    out: Path = typer.Option(Path("report"), "--out", help="report folder (keeps the run's state "
+                             "in .state: rerun the same command to resume)"),
+    seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
+    hypothesis_column: Optional[str] = typer.Option(None, help="the gold text to perturb and score "
+                                                    "(default: gold or hypothesis)"),
+    references_column: Optional[str] = typer.Option(None, help="references: a string or a list "
+                                                    "(default: references or reference)"),
+    source_column: Optional[str] = typer.Option(None, help="source text (default: source)"),
+    id_column: Optional[str] = typer.Option(None, help="row id (default: id, else a text hash)"),
+    split: str = typer.Option("test", help="split of a Hub dataset"),
+    option: list[str] = typer.Option([], "--option", help="metric option metric.key=value "
+                                     "(repeatable), e.g. bertscore.idf=true"),
+    mlm: Optional[str] = typer.Option(None, help="masked LM for BERT-diverge"),
+    lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error "
+                                     "(default: smollm2 when installed)"),
+    ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
+    noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
+    num_proc: Optional[int] = typer.Option(None, help="worker processes for the perturbations"),
+) -> None:
+    """The main job: perturb gold data, score it with each metric, judge every test, report."""
+    from blindspot.runner import run_blindspot
+    from blindspot.runner.summary import print_summary
+
+    columns = {"hypothesis": hypothesis_column, "references": references_column,
+               "source": source_column, "id": id_column}
+    try:
+        results = run_blindspot(data, metrics, task=task, tests=tests, seeds=_parse_seeds(seeds),
+                                columns=columns, out=out, split=split,
+                                metric_options=_parse_options(option),
+                                resources=_resources(mlm, lm, ngram_corpus), noise_cap=noise_cap,
+                                num_proc=num_proc)
+    except (ValueError, KeyError, FileNotFoundError) as error:
+        _fail(str(error).strip("'\""))
+    print_summary(results, console)
+    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+
+
 @app.command("install-modules")
 def install_modules_command() -> None:
     """Register the metric modules with evaluate, so `evaluate.load("rouge")` finds ours offline."""
@@ -136,6 +202,9 @@ def build_dataset(ctx: typer.Context) -> None:
     from blindspot.datasets_scripts.build_adversarial import main as build_main
 
     raise typer.Exit(code=build_main(list(ctx.args)) or 0)
+
+
+app.command("self-bias")(self_bias)
 
 
 def main() -> None:

@@ -1,0 +1,121 @@
+"""The gold data of a run: where it comes from (a file, the embedded demo, a Hub id) and which
+column plays which role (the hypothesis to perturb, its references, its source, its id).
+
+Roles not given are found by the names this project's data uses (``gold``/``hypothesis``,
+``references``/``reference``, ``source``, ``id``); a missing or empty column fails before any
+work with the columns the data does have.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blindspot.io import FORMATS, read_table
+
+ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
+    "hypothesis": ("gold", "hypothesis", "prediction", "text"),
+    "references": ("references", "reference"),
+    "source": ("source", "src"),
+    "id": ("id",),
+}
+
+
+@dataclass
+class GoldData:
+    """A loaded dataset with its display name, task and column roles."""
+
+    name: str
+    dataset: Any
+    columns: dict[str, str | None]
+
+    def column(self, role: str) -> list[Any] | None:
+        """The values of ``role``'s column as a list, or None when the data has no such column."""
+        from blindspot.perturbations.dataset import column_values
+
+        name = self.columns.get(role)
+        return column_values(self.dataset, name) if name else None
+
+    def ids(self) -> list[Any]:
+        """Row ids: the id column, else a hash of the hypothesis (as the perturbations use)."""
+        from blindspot.perturbations.base import text_row_id
+
+        return self.column("id") or [text_row_id(t) for t in self.column("hypothesis")]
+
+    def fingerprint(self) -> str:
+        """A hash of exactly the columns a run reads, so a changed input never reuses state."""
+        used = [c for c in self.columns.values() if c]
+        table = self.dataset.select_columns(used).to_dict()
+        payload = json.dumps([self.columns, table], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _is_file_like(data: str) -> bool:
+    return Path(data).suffix.lower() in FORMATS or Path(data).exists()
+
+
+def _load_hub(data: str, split: str) -> Any:
+    """A Hub dataset's split; offline, a clear error saying what to do instead."""
+    import datasets
+
+    try:
+        return datasets.load_dataset(data, split=split)
+    except Exception as error:  # ConnectionError, FileNotFoundError, DatasetNotFoundError...
+        raise ValueError(f"could not load {data!r} from the Hugging Face Hub ({type(error).__name__}"
+                         f": {str(error)[:200]}); offline, pass a local jsonl/csv/parquet file or "
+                         "'demo'") from error
+
+
+def load_source(data: Any, task: str, split: str = "test") -> tuple[str, Any]:
+    """``(display name, Dataset)`` for a path, ``demo``, a Hub id or a Dataset / list of rows."""
+    import datasets
+
+    if isinstance(data, datasets.Dataset):
+        return "data", data
+    if isinstance(data, Mapping):
+        return "data", datasets.Dataset.from_dict(dict(data))
+    text = str(data)
+    if text == "demo":
+        from blindspot.demo import load_demo
+
+        return f"demo-{task}", load_demo(task)
+    if _is_file_like(text):
+        return Path(text).name, read_table(text)
+    return text, _load_hub(text, split)
+
+
+def _pick(role: str, given: str | None, names: list[str]) -> str | None:
+    if given:
+        if given not in names:
+            raise ValueError(f"{role} column {given!r} not found; the data has columns {names}; "
+                             f"choose one with --{role}-column")
+        return given
+    return next((c for c in ROLE_CANDIDATES[role] if c in names), None)
+
+
+def resolve_columns(dataset: Any, columns: Mapping[str, str | None] | None = None
+                    ) -> dict[str, str | None]:
+    """Each role's column: the one given, else the first conventional name present."""
+    names = list(dataset.column_names)
+    given = dict(columns or {})
+    unknown = sorted(set(given) - set(ROLE_CANDIDATES))
+    if unknown:
+        raise ValueError(f"unknown column role(s) {unknown}; roles are {list(ROLE_CANDIDATES)}")
+    roles = {role: _pick(role, given.get(role), names) for role in ROLE_CANDIDATES}
+    if roles["hypothesis"] is None:
+        raise ValueError(f"no hypothesis column: the data has columns {names}; name the text to "
+                         "perturb with --hypothesis-column (e.g. gold)")
+    return roles
+
+
+def load_gold_data(data: Any, task: str, columns: Mapping[str, str | None] | None = None,
+                   split: str = "test", name: str | None = None) -> GoldData:
+    """Load ``data`` and resolve its columns; an empty dataset is an error, not an empty report."""
+    shown, dataset = load_source(data, task, split)
+    if dataset.num_rows == 0:
+        raise ValueError(f"dataset {shown!r} has no rows; nothing to perturb or score")
+    return GoldData(name or shown, dataset, resolve_columns(dataset, columns))

@@ -1,0 +1,168 @@
+"""One test's entry of ``results.json`` from a metric's scores on the gold rows and on every
+(level, seed) cell of the test: its points, verdict, per-sample view and worst examples.
+
+The rank protocol itself (strict decrease, tolerance, noise cap) is :mod:`blindspot.protocols.rank`;
+this module only arranges a run's scores for it. A cell that failed or scored NaN makes the test
+an ``error`` with the reason, never a pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from statistics import fmean, pstdev
+from typing import Any
+
+from blindspot.protocols.rank import judge_curve, per_sample, summarise_point
+
+
+@dataclass
+class Cell:
+    """A metric's scores on one (test, level, seed) cell, direction-adjusted (higher = better)."""
+
+    test: str
+    level: str
+    seed: int
+    noise_ratios: list[float]
+    applied: list[bool]
+    perturbed: list[str]
+    scores: list[float] | None = None  # per row; None for corpus-level metrics
+    corpus_score: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class Gold:
+    """The gold rows and the metric's scores on them."""
+
+    ids: list[Any]
+    texts: list[str]
+    scores: list[float] | None = None
+    corpus_score: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    tolerance: float
+    noise_cap: float
+    worst_examples: int
+    bootstrap_seed: int
+
+
+def nan_error(scores: Sequence[float], ids: Sequence[Any]) -> str | None:
+    """A message naming the rows whose score is NaN, or None when every score is a number."""
+    bad = [i for i, s in enumerate(scores) if s is None or math.isnan(s)]
+    if not bad:
+        return None
+    shown = ", ".join(str(ids[i]) for i in bad[:5]) + (", ..." if len(bad) > 5 else "")
+    return f"the metric returned NaN on {len(bad)} of {len(scores)} rows (ids {shown})"
+
+
+def _cell_value(cell: Cell) -> float:
+    return cell.corpus_score if cell.scores is None else fmean(cell.scores)
+
+
+def _gold_value(gold: Gold) -> float:
+    return gold.corpus_score if gold.scores is None else fmean(gold.scores)
+
+
+def _levels(cells: Sequence[Cell]) -> dict[str, list[Cell]]:
+    by_level: dict[str, list[Cell]] = defaultdict(list)
+    for cell in cells:
+        by_level[cell.level].append(cell)
+    return by_level
+
+
+def _point(level: str, cells: list[Cell], gold_mean: float, rows: int) -> tuple[dict, float]:
+    """A level's summary: score mean / std over seeds, noise ratio mean / std over seeds."""
+    ratios = [fmean(c.noise_ratios) for c in cells]
+    ratio = fmean(ratios)
+    point = summarise_point(level, ratio, [_cell_value(c) for c in cells], gold_mean)
+    point["noise_ratio_std"] = pstdev(ratios)
+    point["n"] = rows * len(cells)
+    return point, ratio
+
+
+def _shape(point: dict[str, Any], judged: bool) -> dict[str, Any]:
+    """A point in the schema's field order."""
+    keys = ("level", "noise_ratio", "noise_ratio_std", "score_mean", "score_std", "n", "n_seeds",
+            "n_nan", "relative_change")
+    shaped = {key: point.get(key, 0.0 if key == "noise_ratio_std" else None) for key in keys}
+    shaped["level"] = str(shaped["level"])
+    shaped["judged"] = judged
+    return shaped
+
+
+def _per_sample(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
+                seed: int) -> list[dict[str, Any]]:
+    if gold.scores is None:
+        return []
+    out = []
+    for level in judged:
+        noised = [s for c in by_level[level] for s in c.scores]
+        paired = [g for _ in by_level[level] for g in gold.scores]
+        out.append({"level": level, **per_sample(paired, noised, seed=seed)})
+    return out
+
+
+def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
+           k: int) -> list[dict[str, Any]]:
+    """The k changed rows whose score the noise lowered least (or raised most)."""
+    if gold.scores is None or k <= 0:
+        return []
+    candidates = []
+    for rank, level in enumerate(judged):
+        for cell in by_level[level]:
+            for i, (score, changed) in enumerate(zip(cell.scores, cell.applied)):
+                if changed:
+                    candidates.append((-(score - gold.scores[i]), rank, cell.seed, i, cell))
+    candidates.sort(key=lambda c: c[:4])
+    return [{"id": gold.ids[i], "level": cell.level, "seed": cell.seed, "gold": gold.texts[i],
+             "perturbed": cell.perturbed[i], "gold_score": gold.scores[i],
+             "perturbed_score": cell.scores[i], "difference": cell.scores[i] - gold.scores[i]}
+            for _, _, _, i, cell in candidates[:k]]
+
+
+def error_entry(test: str, category: str, message: str) -> dict[str, Any]:
+    """A test that could not be judged because the metric failed."""
+    return {"test": test, "category": category, "status": "error", "passed": None,
+            "reason": None, "error": message, "relative_change": None, "points": [],
+            "per_sample": [], "worst_examples": []}
+
+
+def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
+               settings: JudgeSettings) -> dict[str, Any]:
+    """The results.json entry of one test."""
+    failed = [c for c in cells if c.error]
+    if failed:
+        first = failed[0]
+        return error_entry(test, category, f"level {first.level}, seed {first.seed}: "
+                                           f"{first.error}")
+    by_level = _levels(cells)
+    rows = len(gold.texts)
+    gold_mean = _gold_value(gold)
+    curve, shaped = [], {}
+    for level, level_cells in by_level.items():
+        point, ratio = _point(level, level_cells, gold_mean, rows)
+        shaped[level] = point
+        curve.append((level, ratio, [_cell_value(c) for c in level_cells]))
+    verdict = judge_curve(curve, gold_mean, tolerance=settings.tolerance,
+                          noise_cap=settings.noise_cap)
+    judged = [str(p["level"]) for p in verdict["points"][1:]]
+    gold_point = summarise_point("gold", 0.0, [gold_mean], gold_mean)
+    gold_point["n"] = rows
+    points = [_shape(gold_point, True)] + [_shape(shaped[level], True) for level in judged]
+    excluded = sorted((lv for lv in by_level if lv not in judged),
+                      key=lambda lv: shaped[lv]["noise_ratio"])
+    points += [_shape(shaped[level], False) for level in excluded]
+    passed = verdict["passed"]
+    return {"test": test, "category": category,
+            "status": "undecided" if passed is None else ("pass" if passed else "fail"),
+            "passed": passed, "reason": verdict["reason"], "error": None,
+            "relative_change": points[len(judged)]["relative_change"] if judged else None,
+            "points": points,
+            "per_sample": _per_sample(by_level, judged, gold, settings.bootstrap_seed),
+            "worst_examples": _worst(by_level, judged, gold, settings.worst_examples)}

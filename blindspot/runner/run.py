@@ -1,0 +1,357 @@
+"""The main job: perturb gold data, score it with each metric, judge every test, report.
+
+The matrix is datasets x tests x levels x seeds x metrics. Perturbation reuses the parse cache and
+runs in ``num_proc`` worker processes; scoring goes through the shared scoring layer (score cache,
+deduplication); every finished cell is kept in the run's state, so a killed run resumes where it
+stopped and ends with the same ``results.json`` as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blindspot.report.schema import SCHEMA_VERSION
+from blindspot.runner.data import GoldData, load_gold_data
+from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test, nan_error
+from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
+from blindspot.runner.scorers import make_scorer, reference_corpus
+from blindspot.runner.state import RunState, content_key
+
+DEFAULT_TESTS = "fluency,consistency"
+DEFAULT_SEEDS = (1, 2, 3, 4, 5)
+
+
+@dataclass
+class RunSettings:
+    """Everything about a run except its data and metrics."""
+
+    task: str = "summarization"
+    tests: str | Sequence[str] = DEFAULT_TESTS
+    seeds: Sequence[int] = DEFAULT_SEEDS
+    levels: Mapping[str, Sequence[Any]] | None = None
+    resources: Mapping[str, Any] = field(default_factory=dict)
+    noise_cap: float = 0.6
+    tolerance: float = 1e-5
+    worst_examples: int = 3
+    bootstrap_seed: int = 0
+    num_proc: int | None = None
+    batch_size: int | None = None
+    progress: bool = True
+
+    def judge(self) -> JudgeSettings:
+        return JudgeSettings(self.tolerance, self.noise_cap, self.worst_examples,
+                             self.bootstrap_seed)
+
+    def as_json(self, tests: list[str], metrics: list[MetricSpec]) -> dict[str, Any]:
+        return {"task": self.task, "tests": tests, "seeds": [int(s) for s in self.seeds],
+                "levels": {k: [str(v) for v in vs] for k, vs in (self.levels or {}).items()},
+                "noise_cap": self.noise_cap, "tolerance": self.tolerance,
+                "worst_examples": self.worst_examples, "bootstrap_seed": self.bootstrap_seed,
+                "metrics": [m.as_json() for m in metrics]}
+
+
+# -- perturbation ---------------------------------------------------------------------------------
+
+def default_resources(task: str, gold: GoldData, given: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tests may use: the given resources, else what this machine has offline
+    (SmolLM2's tokenizer for positioned error, the references as the open-ended n-gram corpus)."""
+    from blindspot.models import available_models
+    from blindspot.perturbations.base import canonical_task
+
+    resources: dict[str, Any] = {"mlm": None, "lm": None, "ngram_corpus": None}
+    resources.update({k: v for k, v in given.items() if v is not None})
+    if resources["lm"] is None and "smollm2" in available_models():
+        resources["lm"] = "smollm2"
+    refs = gold.columns["references"]
+    if resources["ngram_corpus"] is None and canonical_task(task) == "open_ended" and refs:
+        resources["ngram_corpus"] = reference_corpus(gold.column("references"))
+    return resources
+
+
+def describe_resources(resources: Mapping[str, Any]) -> dict[str, Any]:
+    """Resources as they go into results.json and keys: a corpus list becomes its hash."""
+    return {k: (f"{len(v)} texts, sha256 {content_key(list(v))[:16]}"
+                if isinstance(v, (list, tuple)) else v) for k, v in resources.items()}
+
+
+def _plan_versions(items: Sequence[Any]) -> dict[str, str]:
+    from blindspot.perturbations.base import REGISTRY
+
+    return {item.test: REGISTRY[item.test].version for item in items}
+
+
+def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[str, Any],
+                    state: RunState) -> tuple[Any, Any]:
+    """The suite of ``gold`` (from the state when a previous run completed it) and its plan."""
+    from blindspot.perturbations.dataset import plan_suite, run_suite
+
+    cols = gold.columns
+    plan = plan_suite(settings.tests, settings.task, settings.seeds, settings.levels, resources,
+                      has_source=bool(cols["source"]))
+    key = content_key("suite", gold.fingerprint(), settings.task,
+                      [(i.test, str(i.level), i.seed) for i in plan.items],
+                      _plan_versions(plan.items), describe_resources(resources))
+    suite = state.load_suite(key)
+    if suite is None:
+        suite, plan = run_suite(gold.dataset.select_columns([c for c in cols.values() if c]),
+                                settings.tests, settings.task, settings.seeds,
+                                column=cols["hypothesis"], id_column=cols["id"],
+                                source_column=cols["source"], levels=settings.levels,
+                                resources=resources, num_proc=settings.num_proc,
+                                progress=settings.progress)
+        state.save_suite(key, suite)
+    return suite, plan
+
+
+def suite_cells(suite: Any, plan: Any, rows: int) -> list[Cell]:
+    """The suite's cells in plan order (each is ``rows`` consecutive rows of the suite)."""
+    table = suite.select_columns(["perturbed", "applied", "noise_ratio"]).to_dict()
+    cells = []
+    for k, item in enumerate(plan.items):
+        span = slice(k * rows, (k + 1) * rows)
+        cells.append(Cell(item.test, str(item.level), int(item.seed),
+                          noise_ratios=[float(x) for x in table["noise_ratio"][span]],
+                          applied=[bool(x) for x in table["applied"][span]],
+                          perturbed=table["perturbed"][span]))
+    return cells
+
+
+# -- scoring --------------------------------------------------------------------------------------
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {str(error).strip()[:500]}"
+
+
+class MetricRun:
+    """One metric on one dataset: its scorer, inputs, and cell scores kept in the run state."""
+
+    def __init__(self, spec: MetricSpec, gold: GoldData, state: RunState, settings: RunSettings):
+        self.spec, self.gold, self.state, self.settings = spec, gold, state, settings
+        self.references = gold.column("references")
+        self.sources = gold.column("source")
+        self.scorer = self._build_scorer()
+        self.identity = self.scorer.identity()
+        self.sign = 1.0 if spec.higher_is_better else -1.0
+
+    def _build_scorer(self) -> Any:
+        if self.spec.module is not None:
+            from blindspot.runner.module_scorer import ModuleScorer
+
+            return ModuleScorer(self.spec.module, self.spec.output, **self.spec.options)
+        idf = reference_corpus(self.references) if self.references is not None else None
+        return make_scorer(self.spec.metric, self.spec.options, idf_references=idf)
+
+    def check_inputs(self) -> str | None:
+        """Why this metric cannot score this data (a missing references/source column), or None."""
+        needs = {"references": self.scorer.uses_references, "source": self.scorer.uses_source}
+        for role, use in needs.items():
+            if use == "required" and not self.gold.columns[role]:
+                return (f"metric {self.spec.name!r} needs {role}; the data has no {role} column "
+                        f"(columns: {self.gold.dataset.column_names}); name it with "
+                        f"--{role}-column")
+        return None
+
+    def _inputs(self) -> dict[str, Any]:
+        return {"references": self.references if self.scorer.uses_references != "none" else None,
+                "sources": self.sources if self.scorer.uses_source != "none" else None}
+
+    def score(self, texts: list[str]) -> tuple[list[float] | None, float | None]:
+        """Per-row scores (or the corpus score) of ``texts``, from the state when already done."""
+        from blindspot.scoring.engine import score_corpus, score_rows
+
+        inputs = self._inputs()
+        key = content_key("scores", self.identity, self.spec.output, texts, inputs)
+        kept = self.state.get_scores(key)
+        if kept is None:
+            output = self.spec.output or self.scorer.outputs[0]
+            if self.scorer.corpus_level:
+                corpus = float(score_corpus(self.scorer, texts, **inputs)[output])
+                self.state.put_scores(key, corpus=corpus)
+                kept = {"corpus": corpus}
+            else:
+                rows = score_rows(self.scorer, texts, batch_size=self.settings.batch_size,
+                                  **inputs)[output]
+                self.state.put_scores(key, scores=[float(x) for x in rows])
+                kept = {"scores": [float(x) for x in rows]}
+        if "corpus" in kept:
+            return None, self.sign * kept["corpus"]
+        return [self.sign * s for s in kept["scores"]], None
+
+
+def _fill_cell(run: MetricRun, cell: Cell, ids: list[Any]) -> Cell:
+    """The cell with this metric's scores, or its error."""
+    scored = Cell(cell.test, cell.level, cell.seed, cell.noise_ratios, cell.applied,
+                  cell.perturbed)
+    try:
+        scored.scores, scored.corpus_score = run.score(cell.perturbed)
+    except Exception as error:  # a metric failing on a test's rows is reported, not fatal
+        scored.error = _error_text(error)
+        return scored
+    values = scored.scores if scored.scores is not None else [scored.corpus_score]
+    scored.error = nan_error(values, ids if scored.scores is not None else ["(corpus)"])
+    return scored
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="scoring", unit="cell", disable=not enabled, file=sys.stderr)
+
+
+# -- one dataset ----------------------------------------------------------------------------------
+
+def _metric_entry(spec: MetricSpec, scorer: Any | None) -> dict[str, Any]:
+    return {"metric": spec.metric, "output": spec.output or (scorer.outputs[0] if scorer else ""),
+            "options": spec.as_json()["options"], "higher_is_better": spec.higher_is_better,
+            "corpus_level": bool(scorer.corpus_level) if scorer else False, "error": None,
+            "gold": None, "tests": {}}
+
+
+def _gold_summary(gold: Gold) -> dict[str, Any]:
+    from statistics import fmean
+
+    values = gold.scores if gold.scores is not None else [gold.corpus_score]
+    return {"score_mean": fmean(values), "score_std": 0.0, "n": len(gold.texts), "n_nan": 0}
+
+
+def _judge_metric(entry: dict[str, Any], gold: Gold, cells: list[Cell], categories: dict,
+                  settings: RunSettings) -> None:
+    by_test: dict[str, list[Cell]] = {}
+    for cell in cells:
+        by_test.setdefault(cell.test, []).append(cell)
+    for test, test_cells in by_test.items():
+        entry["tests"][test] = judge_test(test, categories[test], test_cells, gold,
+                                          settings.judge())
+
+
+def _fail_all(entry: dict[str, Any], tests: Sequence[str], categories: dict, message: str) -> None:
+    entry["error"] = message
+    for test in tests:
+        entry["tests"][test] = error_entry(test, categories[test], message)
+
+
+def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: RunState,
+               settings: RunSettings, bar: Any) -> dict[str, Any]:
+    """The results entry of one metric on one dataset."""
+    from blindspot.perturbations.base import REGISTRY
+
+    tests = list(dict.fromkeys(c.test for c in cells))
+    categories = {t: REGISTRY[t].category for t in tests}
+    ids = gold_data.ids()
+    texts = gold_data.column("hypothesis")
+    try:
+        run = MetricRun(spec, gold_data, state, settings)
+    except Exception as error:
+        entry = _metric_entry(spec, None)
+        _fail_all(entry, tests, categories, f"could not build the metric: {_error_text(error)}")
+        bar.update(len(cells) + 1)
+        return entry
+    entry = _metric_entry(spec, run.scorer)
+    problem = run.check_inputs()
+    if problem:
+        _fail_all(entry, tests, categories, problem)
+        bar.update(len(cells) + 1)
+        return entry
+    bar.set_postfix_str(f"{spec.name} gold")
+    gold_cell = _fill_cell(run, Cell("gold", "gold", 0, [0.0] * len(texts),
+                                     [False] * len(texts), list(texts)), ids)
+    bar.update()
+    if gold_cell.error:
+        _fail_all(entry, tests, categories, f"on the gold rows: {gold_cell.error}")
+        bar.update(len(cells))
+        return entry
+    gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
+    entry["gold"] = _gold_summary(gold)
+    scored = []
+    for cell in cells:
+        bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}")
+        scored.append(_fill_cell(run, cell, ids))
+        bar.update()
+    _judge_metric(entry, gold, scored, categories, settings)
+    return entry
+
+
+def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
+                state: RunState) -> dict[str, Any]:
+    """The results entry of one dataset: perturb once, then every metric."""
+    resources = default_resources(settings.task, gold, settings.resources)
+    suite, plan = perturbed_suite(gold, settings, resources, state)
+    cells = suite_cells(suite, plan, gold.dataset.num_rows)
+    entry: dict[str, Any] = {
+        "task": settings.task, "rows": gold.dataset.num_rows, "fingerprint": gold.fingerprint(),
+        "columns": dict(gold.columns), "resources": describe_resources(resources),
+        "skipped_tests": dict(plan.skipped), "metrics": {}}
+    bar = _progress(len(metrics) * (len(cells) + 1), settings.progress)
+    try:
+        for spec in metrics:
+            entry["metrics"][spec.name] = run_metric(spec, gold, cells, state, settings, bar)
+    finally:
+        bar.close()
+    return entry
+
+
+# -- the whole run --------------------------------------------------------------------------------
+
+def _as_sources(data: Any) -> list[Any]:
+    return list(data) if isinstance(data, (list, tuple)) else [data]
+
+
+def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
+                  tests: str | Sequence[str] = DEFAULT_TESTS, seeds: Sequence[int] = DEFAULT_SEEDS,
+                  columns: Mapping[str, str | None] | None = None, out: str | Path | None = None,
+                  state_dir: str | Path | None = None, split: str = "test",
+                  metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+                  **settings: Any) -> dict[str, Any]:
+    """Judge ``metrics`` on ``data`` (one source or a list: paths, ``"demo"``, Hub ids, Datasets).
+
+    Returns the results dict (``blindspot.report.schema``); with ``out``, also writes the report
+    folder there. ``state_dir`` (default ``<out>/.state``, else the cache) keeps finished work.
+    Bad input (unknown test or metric, a missing column, an empty dataset) fails before any work.
+    """
+    from blindspot.perturbations.base import canonical_task
+    from blindspot.perturbations.catalogue import suite_tests
+
+    config = RunSettings(task=canonical_task(task), tests=tests, seeds=list(seeds), **settings)
+    specs = resolve_metrics(metrics, metric_options)
+    test_names = suite_tests(tests, config.task)
+    if not test_names:
+        raise ValueError(f"no test selected by {tests!r} for task {config.task!r}")
+    config.tests = test_names
+    golds = [load_gold_data(source, config.task, columns, split) for source in _as_sources(data)]
+    names = [g.name for g in golds]
+    for i, g in enumerate(golds):
+        if names.count(g.name) > 1:
+            g.name = f"{g.name}#{i + 1}"
+    state = RunState(_state_folder(out, state_dir))
+    results = {"schema_version": SCHEMA_VERSION, "tool": _tool(),
+               "config": config.as_json(test_names, specs), "datasets": {}}
+    for gold in golds:
+        results["datasets"][gold.name] = run_dataset(gold, specs, config, state)
+    if out is not None:
+        from blindspot.report.writer import write_report
+
+        write_report(results, Path(out))
+    return results
+
+
+def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
+    if state_dir is not None:
+        return Path(state_dir)
+    if out is not None:
+        return Path(out) / ".state"
+    from blindspot.paths import cache_dir
+
+    return cache_dir() / "runs"
+
+
+def _tool() -> dict[str, str]:
+    from blindspot import __version__
+
+    return {"name": "blindspot", "version": __version__}
+
+
+__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "run_blindspot"]

@@ -1,0 +1,45 @@
+"""Building the scorer behind a :class:`MetricSpec`, with what the run's data provides.
+
+Metrics whose idf weights come from a reference corpus (BERTScore with idf, MoverScore) get the
+run's references, as their evaluate modules give them the call's references.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from blindspot.scorers._encoders import reference_corpus
+from blindspot.scoring.base import Scorer, get_scorer
+
+__all__ = ["make_scorer", "reference_corpus"]
+
+
+def _idf_on(metric: str, options: Mapping[str, Any]) -> bool:
+    """Whether the scorer would weight by idf: the option given, else its default."""
+    from blindspot.scoring.base import SCORERS
+
+    parameters = inspect.signature(SCORERS[metric].__init__).parameters
+    if "idf_references" not in parameters:
+        return False
+    default = parameters["idf"].default if "idf" in parameters else False
+    return bool(options.get("idf", default)) and options.get("idf_references") is None
+
+
+def make_scorer(metric: str, options: Mapping[str, Any],
+                idf_references: Sequence[str] | None = None) -> Scorer:
+    """The scorer of ``metric``; an idf corpus it needs comes from ``idf_references``.
+
+    Without references (only the outputs are wanted), idf is switched off: the outputs are the same.
+    """
+    import blindspot.scorers  # noqa: F401  (registers every scorer)
+
+    chosen = dict(options)
+    if _idf_on(metric, chosen):
+        if idf_references is None:
+            chosen["idf"] = False
+        else:
+            chosen["idf_references"] = list(idf_references)
+    return get_scorer(metric, **chosen)
+

@@ -1,0 +1,99 @@
+"""What a run has already computed, so a killed run continues where it stopped.
+
+Two things are kept under the run's state folder (``<out>/.state`` by default):
+
+* each dataset's perturbed suite, saved once it is complete (written to a temporary folder and
+  renamed, so a half-written suite is never read back);
+* each metric's scores per (gold | test, level, seed) cell, keyed by the scorer's identity and
+  the exact texts scored, one SQLite transaction per cell.
+
+Keys are content hashes, so a changed input, seed or metric setting never reuses a stale entry,
+and the final results of a resumed run are those of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from blindspot.sqlite_utils import KeyValueStore
+
+
+def content_key(*parts: Any) -> str:
+    """A sha256 of JSON-encoded parts."""
+    payload = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _encode(scores: Sequence[float]) -> list[float | None]:
+    return [None if s is None or math.isnan(s) else float(s) for s in scores]
+
+
+def _decode(scores: Sequence[float | None]) -> list[float]:
+    return [float("nan") if s is None else float(s) for s in scores]
+
+
+class RunState:
+    """The run's resumable state in ``folder``."""
+
+    def __init__(self, folder: Path | str):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._cells = KeyValueStore(self.folder / "state.sqlite", "cells_v1")
+
+    # -- scores ----------------------------------------------------------------------------------
+
+    def get_scores(self, key: str) -> dict[str, Any] | None:
+        """``{"scores": [...]}`` or ``{"corpus": x}`` stored for ``key``, or None."""
+        found = self._cells.get_many([key])
+        if key not in found:
+            return None
+        value = json.loads(found[key])
+        if "scores" in value:
+            value["scores"] = _decode(value["scores"])
+        if "corpus" in value:
+            value["corpus"] = float("nan") if value["corpus"] is None else value["corpus"]
+        return value
+
+    def put_scores(self, key: str, scores: Sequence[float] | None = None,
+                   corpus: float | None = None) -> None:
+        value = {"scores": _encode(scores)} if scores is not None else {
+            "corpus": _encode([corpus])[0]}
+        self._cells.put_many([(key, json.dumps(value))])
+
+    # -- perturbed suites ------------------------------------------------------------------------
+
+    def suite_path(self, key: str) -> Path:
+        return self.folder / "suites" / key[:32]
+
+    def load_suite(self, key: str) -> Any | None:
+        """The saved suite, or None when it was never completed."""
+        import datasets
+
+        path = self.suite_path(key)
+        if not (path / "dataset_info.json").is_file():
+            return None
+        return datasets.load_from_disk(str(path), keep_in_memory=True)
+
+    def save_suite(self, key: str, suite: Any) -> None:
+        """Save atomically: a temporary folder renamed into place."""
+        from datasets.utils.logging import (disable_progress_bar, enable_progress_bar,
+                                            is_progress_bar_enabled)
+
+        path = self.suite_path(key)
+        partial = path.with_name(path.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        shown = is_progress_bar_enabled()
+        disable_progress_bar()  # a bar for a sub-second save is noise next to the run's own bars
+        try:
+            suite.save_to_disk(str(partial))
+        finally:
+            if shown:
+                enable_progress_bar()
+        shutil.rmtree(path, ignore_errors=True)
+        partial.rename(path)

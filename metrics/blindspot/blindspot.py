@@ -1,0 +1,129 @@
+"""Blind spots of a text-generation metric: perturb gold hypotheses, score them, judge each test.
+
+This is the main job of blindspot as one ``evaluate`` module. Given a metric (a name such as
+``"rouge"`` or ``"bertscore@minilm"``, or a loaded evaluate module), gold hypotheses and, as the
+task needs, their references and sources, it builds every stress test of the chosen suites at the
+paper's levels and seeds (He et al., 2023), scores gold and noised sets with the metric, and
+judges each test with the rank and monotonicity protocol: the metric passes only if its mean score
+strictly decreases as the noise ratio grows (tolerance 1e-5, points with noise ratio >= 0.6 left
+out). Each test comes with its curve, the per-sample view (fraction of rows the noise did not
+lower, paired Wilcoxon p-value, bootstrap CI) and the examples the metric penalised least.
+
+Examples:
+    >>> import evaluate
+    >>> blindspot = evaluate.load("metrics/blindspot")
+    >>> golds = ["The council approved the new budget on Monday. Spending on schools rises by 4 percent.",
+    ...          "Heavy rain closed the coastal road for two days. Engineers say repairs will take a week."]
+    >>> refs = ["On Monday the council passed the budget, raising school spending by 4 percent.",
+    ...         "Repairs to the coastal road, shut for two days by rain, will take a week."]
+    >>> out = blindspot.compute(predictions=golds, references=refs, metric="rouge",
+    ...                         tests="truncation,negation", seeds=[1], progress=False)
+    >>> out["metric"], sorted(out["verdicts"])
+    ('rouge.rougeL', ['negation', 'truncation'])
+    >>> out["verdicts"]["negation"]
+    'pass'
+    >>> [p["level"] for p in out["tests"]["truncation"]["points"]][:3]
+    ['gold', '0.1', '0.2']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import datasets
+import evaluate
+
+from blindspot.runner import run_blindspot
+
+_CITATION = """\
+@inproceedings{he-etal-2023-blind,
+    title = "On the Blind Spots of Model-Based Evaluation Metrics for Text Generation",
+    author = "He, Tianxing and Zhang, Jingyu and Wang, Tianle and Kumar, Sachin and
+      Cho, Kyunghyun and Glass, James and Tsvetkov, Yulia",
+    booktitle = "Proceedings of the 61st Annual Meeting of the Association for Computational
+      Linguistics (Volume 1: Long Papers)",
+    year = "2023",
+    publisher = "Association for Computational Linguistics",
+    pages = "12067--12097",
+}
+"""
+
+_INPUTS = """
+Args:
+    predictions (list of str): the gold hypotheses to perturb (e.g. reference summaries).
+    references (list of str or list of list of str, optional): what the metric compares with.
+    sources (list of str, optional): source documents (copy-source, COMET, UniEval...).
+    ids (list, optional): row ids (default: a hash of each hypothesis).
+    metric (str or evaluate module): the metric to judge, ``metric[.output][@model]`` or a
+        loaded module (ours use their scorer; others are called per batch).
+    task (str): summarization (default), translation, translation_paragraph or open_ended.
+    tests (str or list): suites (fluency, consistency, targeted, all) and/or test names
+        (default "fluency,consistency").
+    seeds (list of int): seeds of the random tests (default 1..5).
+    metric_options (dict): extra options of the metric's scorer.
+    report_dir (str, optional): also write results.json, report.md, plots and report.html there.
+    Further keywords: noise_cap (0.6), tolerance (1e-5), worst_examples (3), levels, resources
+    (mlm=, lm=, ngram_corpus=), num_proc, progress, state_dir.
+Returns:
+    metric (its display name), gold (gold score summary), verdicts ({test: pass|fail|error|
+    undecided}), failed (tests the metric fails), errors ({test: message}), skipped_tests
+    ({test: why}), tests ({test: curve points, per_sample, worst_examples, ...}) and results
+    (the whole results.json dict).
+"""
+
+
+def _rows(predictions: Sequence[Any], references: Sequence[Any] | None,
+          sources: Sequence[Any] | None, ids: Sequence[Any] | None) -> datasets.Dataset:
+    """The inputs as one Dataset with conventional column names, checked for equal lengths."""
+    columns: dict[str, list[Any]] = {"gold": list(predictions)}
+    given = (("references", "references", references), ("sources", "source", sources),
+             ("ids", "id", ids))
+    for argument, column, values in given:
+        if values is None:
+            continue
+        if isinstance(values, str) or len(values) != len(predictions):
+            got = "a string" if isinstance(values, str) else f"{len(values)} items"
+            raise ValueError(f"`{argument}` must have one item per prediction: "
+                             f"{len(predictions)} predictions but {got}")
+        columns[column] = list(values)
+    return datasets.Dataset.from_dict(columns)
+
+
+class Blindspot(evaluate.Metric):
+    """The blind-spot report of one metric on gold data, as an evaluate module."""
+
+    def _info(self) -> evaluate.MetricInfo:
+        return evaluate.MetricInfo(
+            description=__doc__, citation=_CITATION, inputs_description=_INPUTS,
+            features=[datasets.Features({"predictions": datasets.Value("string"),
+                                         "references": datasets.Sequence(datasets.Value("string"))}),
+                      datasets.Features({"predictions": datasets.Value("string"),
+                                         "references": datasets.Value("string")})])
+
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any
+                ) -> dict[str, Any]:
+        """Perturb, score and judge in one call (the inputs are texts, not scores, so evaluate's
+        batching and feature encoding are bypassed: references and sources are optional)."""
+        if predictions is None or isinstance(predictions, str) or not len(predictions):
+            raise ValueError("predictions must be a non-empty list of gold hypotheses (strings)")
+        return self._compute(list(predictions), references, **kwargs)
+
+    def _compute(self, predictions: list[str], references: Any = None,
+                 sources: Sequence[str] | None = None, ids: Sequence[Any] | None = None,
+                 metric: Any = None, task: str = "summarization", report_dir: Any = None,
+                 **settings: Any) -> dict[str, Any]:
+        if metric is None:
+            raise ValueError("name the metric to judge: metric='rouge' (or a loaded module)")
+        if not isinstance(metric, str) and isinstance(metric, (list, tuple)):
+            raise ValueError("one metric per call; for several use `blindspot run --metrics a,b`")
+        data = _rows(predictions, references, sources, ids)
+        results = run_blindspot(data, [metric], task=task, out=report_dir, **settings)
+        (entry_name, entry), = next(iter(results["datasets"].values()))["metrics"].items()
+        dataset = next(iter(results["datasets"].values()))
+        tests = entry["tests"]
+        return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
+                "verdicts": {t: r["status"] for t, r in tests.items()},
+                "failed": [t for t, r in tests.items() if r["status"] == "fail"],
+                "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
+                "skipped_tests": dataset["skipped_tests"], "tests": tests, "results": results}
