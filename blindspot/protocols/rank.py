@@ -27,7 +27,7 @@ def _finite(values: Sequence[float]) -> tuple[list[float], int]:
     return kept, len(values) - len(kept)
 
 
-def _summary(level: Any, noise_ratio: float, scores: Sequence[float],
+def summarise_point(level: Any, noise_ratio: float, scores: Sequence[float],
              gold_mean: float | None) -> dict[str, Any]:
     """One curve point: mean, population std over seeds and relative change vs. gold."""
     kept, n_nan = _finite(scores)
@@ -64,8 +64,8 @@ def judge_curve(points: Sequence[Point], gold: float | Sequence[float],
     ordered = sorted(points, key=lambda p: float(p[1]))  # noise ratio, not level order
     kept = [p for p in ordered if float(p[1]) < noise_cap]
     excluded = [p[0] for p in ordered if float(p[1]) >= noise_cap]
-    summaries = [_summary("gold", 0.0, gold_scores, gold_mean)]
-    summaries += [_summary(level, ratio, scores, gold_mean) for level, ratio, scores in kept]
+    summaries = [summarise_point("gold", 0.0, gold_scores, gold_mean)]
+    summaries += [summarise_point(level, ratio, scores, gold_mean) for level, ratio, scores in kept]
     result: dict[str, Any] = {"passed": None, "reason": None, "points": summaries,
                               "excluded": excluded}
     if gold_mean is None:

@@ -39,7 +39,8 @@ class MetricSpec:
     def name(self) -> str:
         """The display name: ``metric.output`` plus ``@model`` when a model is chosen."""
         model = self.options.get(_model_option(self.metric)) if self.module is None else None
-        return f"{self.metric}.{self.output}" + (f"@{model}" if model else "")
+        base = f"{self.metric}.{self.output}" if self.output else self.metric
+        return base + (f"@{model}" if model else "")
 
     @property
     def higher_is_better(self) -> bool:

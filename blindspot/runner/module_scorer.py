@@ -25,6 +25,13 @@ def _script_hash(module: Any) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 
+def _feature_names(module: Any) -> set[str]:
+    """The input columns a module declares (its features, or a list of alternatives)."""
+    features = getattr(module, "features", None)
+    alternatives = features if isinstance(features, list) else [features]
+    return {name for f in alternatives if f for name in f}
+
+
 def _as_float(value: Any, key: str) -> float:
     try:
         return float(value)
@@ -49,16 +56,20 @@ class ModuleScorer(Scorer):
                          script=_script_hash(module), **options)
         self.module = module
         self.output = output
+        declared = _feature_names(module)
+        # what the module takes, as its features say (a module without features gets everything)
+        self.uses_references = "required" if "references" in declared or not declared else "none"
+        self.uses_source = "optional" if "sources" in declared or not declared else "none"
         self.outputs = (output or "score",)
         self.options = options
 
     def _call(self, batch: Sequence[ScoreInput], **extra: Any) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"predictions": [i.hypothesis for i in batch], **self.options,
                                   **extra}
-        if any(i.references for i in batch):
+        if self.uses_references != "none":
             kwargs["references"] = [list(i.references) if len(i.references) > 1 else
                                     i.references[0] for i in batch]
-        if any(i.source is not None for i in batch):
+        if self.uses_source != "none" and any(i.source is not None for i in batch):
             kwargs["sources"] = [i.source or "" for i in batch]
         result = self.module.compute(**kwargs)
         if not isinstance(result, dict) or not result:
