@@ -112,10 +112,10 @@ def perturb(
 
 
 @app.command()
-def demo(out: Path = typer.Option(Path("out/demo"), help="output folder"),
-         seeds: str = typer.Option("1,2,3,4,5", help="seeds"),
+def demo(out: Path = typer.Option(Path("out/demo"), help="output folder (one report per task)"),
+         seeds: str = typer.Option("1,2,3", help="seeds of the random tests"),
          num_proc: Optional[int] = typer.Option(None, help="worker processes")) -> None:
-    """The main job on the embedded demo corpus: every test at the paper levels, summarised."""
+    """The main job on the embedded demo corpus: offline metrics judged on every test, reported."""
     from blindspot.demo_job import run_demo
 
     run_demo(out, _parse_seeds(seeds), num_proc=num_proc, console=console)

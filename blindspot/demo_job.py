@@ -1,68 +1,67 @@
-"""The main job on the embedded demo corpus (``make demo``).
+"""The main job on the embedded demo corpus (``make demo``): the meta-evaluator, end to end.
 
-Until the meta-evaluator exists, the job builds the full stress-test suite for each demo task at
-the paper's levels and seeds, writes it next to a summary, and prints a table of tests x levels
-with their noise ratios and an example output each.
+For each demo task, a representative set of metrics that run offline (lexical metrics, BERTScore
+on MiniLM, GPT-PPL on SmolLM2) is judged on every test the paper runs for that task, and a report
+folder is written per task. Each finished cell is kept, so a second ``make demo`` only re-judges.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from blindspot.models import available_models
 
 
-def _shorten(text: str, width: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else "..." + text[-(width - 3):]
+@dataclass(frozen=True)
+class DemoRun:
+    """One task of the demo: which metrics are judged, and which need an offline model."""
+
+    task: str
+    metrics: tuple[str, ...]
+    needs: tuple[str, ...] = ()  # offline short model names the metrics use
 
 
-def demo_resources(task: str, ds: Any) -> dict[str, Any]:
-    """Resources the offline machine has: SmolLM2's tokenizer, the demo references as corpus."""
-    resources: dict[str, Any] = {"mlm": None, "lm": None, "ngram_corpus": None}
-    if "smollm2" in available_models():
-        resources["lm"] = "smollm2"
-    if task == "open_ended" and "reference" in ds.column_names:
-        resources["ngram_corpus"] = list(ds["reference"])
-    return resources
+DEMO_PLAN: tuple[DemoRun, ...] = (
+    DemoRun("summarization", ("rouge", "chrf", "bertscore.f1@minilm"), needs=("minilm",)),
+    DemoRun("translation", ("chrf", "bleu", "gpt_ppl@smollm2"), needs=("smollm2",)),
+    DemoRun("open_ended", ("rep_ngram", "ngram_entropy")),
+)
+DEMO_SEEDS = (1, 2, 3)
 
 
-def run_demo(out: Path, seeds: list[int], num_proc: int | None = None,
-             console: Console | None = None) -> Path:
-    """Run every demo task's suite; returns the output folder."""
-    from blindspot.demo import DEMO_TASKS, demo_columns, load_demo
-    from blindspot.io import write_table
-    from blindspot.perturbations import run_suite
-    from blindspot.perturbations.summary import summarise_suite
+def _metrics(run: DemoRun, installed: Sequence[str], console: Console) -> list[str]:
+    """The run's metrics, leaving out (and saying so) those whose model is not installed."""
+    missing = [m for m in run.needs if m not in installed]
+    if not missing:
+        return list(run.metrics)
+    console.print(f"[yellow]{run.task}: model(s) {', '.join(missing)} not installed (make env); "
+                  "judging the lexical metrics only[/]")
+    return [m for m in run.metrics if not any(f"@{name}" in m for name in missing)]
+
+
+def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None = None,
+             console: Console | None = None, tasks: Sequence[str] | None = None) -> dict[str, Path]:
+    """Judge the demo metrics on every demo task; returns each task's report folder."""
+    from blindspot.runner import run_blindspot
+    from blindspot.runner.summary import print_summary
 
     console = console or Console()
-    out.mkdir(parents=True, exist_ok=True)
-    for task in DEMO_TASKS:
-        ds = load_demo(task)
-        roles = demo_columns(task)
-        suite, plan = run_suite(ds, "all", task, seeds, column=roles["hypothesis"],
-                                source_column=roles.get("source"),
-                                resources=demo_resources(task, ds), num_proc=num_proc)
-        write_table(suite, out / f"{task}.jsonl")
-        cells = summarise_suite(suite, roles["hypothesis"])
-        (out / f"{task}_summary.json").write_text(json.dumps(
-            {"task": task, "rows": ds.num_rows, "seeds": seeds, "skipped": plan.skipped,
-             "cells": [asdict(c) for c in cells]}, indent=2, ensure_ascii=False) + "\n")
-        table = Table(title=f"{task}: {ds.num_rows} demo rows, seeds {seeds}")
-        for col in ("test", "level", "noise ratio", "applied", "example (end of text)"):
-            table.add_column(col, overflow="fold")
-        for c in cells:
-            std = f" ± {c.noise_ratio_std:.3f}" if c.seeds > 1 else ""
-            table.add_row(c.test, c.level, f"{c.noise_ratio:.3f}{std}", f"{c.applied:.0%}",
-                          _shorten(c.example_perturbed))
-        console.print(table)
-        for name, why in plan.skipped.items():
-            console.print(f"[yellow]skipped[/] {name}: {why}")
-    console.print(f"[bold]demo output:[/] {out.resolve()}")
-    return out
+    installed = available_models()
+    folders: dict[str, Path] = {}
+    for run in DEMO_PLAN:
+        if tasks is not None and run.task not in tasks:
+            continue
+        folder = out / run.task
+        console.rule(f"{run.task}: {', '.join(_metrics(run, installed, console))}")
+        results = run_blindspot("demo", _metrics(run, installed, console), task=run.task,
+                                tests="all", seeds=list(seeds), out=folder, num_proc=num_proc)
+        print_summary(results, console)
+        folders[run.task] = folder
+    for task, folder in folders.items():
+        console.print(f"[bold]{task} report:[/] {(folder / 'report.md').resolve()} "
+                      f"(and report.html, results.json, plots/)")
+    return folders

@@ -1,4 +1,4 @@
-"""The main job (`make demo`): every test runs on the embedded corpus, nothing is lost."""
+"""The main job (`make demo`): the meta-evaluator on the embedded corpus, with a report per task."""
 
 from __future__ import annotations
 
@@ -7,23 +7,30 @@ from pathlib import Path
 
 from rich.console import Console
 
-from blindspot.demo import DEMO_TASKS, load_demo
-from blindspot.demo_job import run_demo
-from blindspot.perturbations import REGISTRY
+from blindspot.demo_job import DEMO_PLAN, run_demo
+from blindspot.perturbations import REGISTRY, suite_tests
 
 
-def test_demo_runs_every_applicable_test(tmp_path: Path) -> None:
+def test_demo_plan_covers_every_test() -> None:
+    covered = {test for run in DEMO_PLAN for test in suite_tests("all", run.task)}
+    assert covered == set(REGISTRY)
+
+
+def test_demo_task_writes_a_judged_report(tmp_path: Path) -> None:
     console = Console(file=open(tmp_path / "console.txt", "w"), width=200)
-    run_demo(tmp_path, [1], console=console)
-    ran: set[str] = set()
-    for task in DEMO_TASKS:
-        summary = json.loads((tmp_path / f"{task}_summary.json").read_text())
-        rows = load_demo(task).num_rows
-        for cell in summary["cells"]:
-            assert cell["rows"] == rows
-            ran.add(cell["test"])
-        lines = (tmp_path / f"{task}.jsonl").read_text().splitlines()
-        assert len(lines) == rows * len(summary["cells"])
-    # only the masked-LM test cannot run offline; it is reported, not silently dropped
-    assert ran == set(REGISTRY) - {"bert_diverge"}
-    assert "skipped bert_diverge" in (tmp_path / "console.txt").read_text()
+    folders = run_demo(tmp_path, [1], console=console, tasks=["open_ended"])
+    folder = folders["open_ended"]
+    results = json.loads((folder / "results.json").read_text())
+    data = results["datasets"]["demo-open_ended"]
+    assert data["rows"] == 30
+    assert data["skipped_tests"] == {}  # every open-ended test runs offline
+    ran = set(suite_tests("all", "open_ended"))
+    for metric in ("rep_ngram.rep_ngram", "ngram_entropy.ngram_entropy"):
+        tests = data["metrics"][metric]["tests"]
+        assert set(tests) == ran
+        assert all(t["status"] in ("pass", "fail", "undecided") for t in tests.values())
+    # repeating content is exactly what negated rep-4 penalises
+    assert data["metrics"]["rep_ngram.rep_ngram"]["tests"]["repetition"]["status"] == "pass"
+    printed = (tmp_path / "console.txt").read_text()
+    assert f"open_ended report: {(folder / 'report.md').resolve()}" in printed.replace("\n", "")
+    assert (folder / "report.html").is_file() and any((folder / "plots").iterdir())
