@@ -114,3 +114,40 @@ def test_list_json_has_every_test() -> None:
     assert {e["name"] for e in entries} == set(REGISTRY)
     truncation = next(e for e in entries if e["name"] == "truncation")
     assert truncation["levels"]["summarization"] == ["0.1", "0.2", "0.3", "0.4", "0.5"]
+
+
+# -- blindspot run: the main job ----------------------------------------------------------------
+
+def test_run_writes_a_report_with_column_mapping(tmp_path: Path) -> None:
+    data = tmp_path / "mine.csv"
+    rows = [{"doc": r["id"], "summary": r["gold"], "ref": r["references"][0]}
+            for r in cnndm_rows(6)]
+    datasets.Dataset.from_list(rows).to_csv(str(data), index=False)
+    out = tmp_path / "report"
+    result = runner.invoke(app, ["run", "--data", str(data), "--metrics", "rouge.rouge1,chrf",
+                                 "--tests", "truncation,negation", "--seeds", "1",
+                                 "--hypothesis-column", "summary", "--references-column", "ref",
+                                 "--id-column", "doc", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text())
+    data_entry = results["datasets"]["mine.csv"]
+    assert data_entry["columns"] == {"hypothesis": "summary", "references": "ref",
+                                     "source": None, "id": "doc"}
+    assert list(data_entry["metrics"]) == ["rouge.rouge1", "chrf.chrf"]
+    assert "truncation" in result.output and "report:" in result.output
+    examples = data_entry["metrics"]["chrf.chrf"]["tests"]["truncation"]["worst_examples"]
+    assert {e["id"] for e in examples} <= {r["doc"] for r in rows}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--metrics", "rouge,bleurtx"], "unknown metric 'bleurtx'"),
+    (["--metrics", "rouge", "--tests", "negations"], "unknown test 'negations'"),
+    (["--metrics", "rouge", "--references-column", "nope"], "references column 'nope' not found"),
+    (["--metrics", "rouge", "--option", "rouge"], "must look like metric.key=value"),
+    (["--metrics", "rouge", "--option", "rouge.measure=\"area\""], "measure must be one of"),
+])
+def test_run_clear_errors(gold_file: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["run", "--data", str(gold_file), "--out", str(tmp_path / "r"),
+                                 *args])
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.split())

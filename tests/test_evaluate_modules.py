@@ -48,3 +48,31 @@ def test_registering_twice_keeps_one_copy_per_version(tmp_path: Path) -> None:
 def test_unknown_module_name() -> None:
     with pytest.raises(ValueError, match="unknown metric module 'nope'.*rouge"):
         module_path("nope")
+
+
+BLINDSPOT_SCRIPT = """
+import json, evaluate
+from blindspot.demo import read_demo
+rows = read_demo("translation")
+blindspot = evaluate.load("blindspot")
+out = blindspot.compute(predictions=[r["gold"] for r in rows], references=[r["reference"] for r in rows],
+                        metric="chrf", task="translation", tests="truncation,noun_switching", seeds=[1],
+                        progress=False)
+print(json.dumps({"module": type(blindspot).__module__, "metric": out["metric"],
+                  "verdicts": out["verdicts"], "points": len(out["tests"]["truncation"]["points"])}))
+"""
+
+
+def test_blindspot_loads_by_name_offline_from_a_temporary_directory(tmp_path: Path) -> None:
+    modules = tmp_path / "hf-modules"
+    install_modules(modules / "evaluate_modules")
+    env = dict(os.environ, HF_MODULES_CACHE=str(modules), HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-c", BLINDSPOT_SCRIPT], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "evaluate-metric--blindspot" in out["module"]
+    assert out["metric"] == "chrf.chrf"
+    assert set(out["verdicts"]) == {"truncation", "noun_switching"}
+    assert set(out["verdicts"].values()) <= {"pass", "fail"}
+    assert out["points"] == 6  # gold + the five truncation levels
