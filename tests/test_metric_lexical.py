@@ -18,6 +18,7 @@ import sacrebleu
 from rouge_score import rouge_scorer
 
 from blindspot.scoring import ScoreCache, ScoreInput, score_corpus, score_rows
+from blindspot.scorers.rouge import MEASURES
 from blindspot.scoring.base import Scorer, get_scorer
 from conftest import SHARED_DATA
 from engine_support import cnndm_rows
@@ -148,6 +149,131 @@ def test_rouge_stemming_matters() -> None:
     plain = score_rows(get_scorer("rouge", use_stemmer=False), hyp, ref, cache=None)["rouge1"][0]
     # stemmed: the, cat, run match out of 4 tokens each; unstemmed: the, running
     assert stem == pytest.approx(0.75) and plain == pytest.approx(0.5)
+
+
+
+# -- the fast LCS (rapidfuzz) gives rouge-score's rougeL / rougeLsum exactly -----------------------
+
+#: (test, level) cells on CNN/DM golds: deterministic truncation, random drops and swaps, noised
+#: punctuation and repetition; every perturbed text stays on one line (Lsum's fast path too)
+_CELLS = (("truncation", 0.1), ("truncation", 0.5), ("token_drop", 0.2), ("token_drop", 0.5),
+          ("local_swap", 0.3), ("local_swap", 0.6), ("noised_punctuation", 1.0),
+          ("repetition", 30))
+
+
+@pytest.fixture(scope="module")
+def cnndm_perturbed(cnndm) -> list[tuple[str, list[str]]]:
+    """(hypothesis, references) pairs: 12 golds and each of their perturbed versions, seeds 1-2."""
+    from blindspot.perturbations import get_perturbation
+
+    pairs = []
+    for gold, refs in zip(cnndm["gold"][:12], cnndm["references"][:12]):
+        pairs.append((gold, refs))
+        for test, level in _CELLS:
+            for seed in (1, 2):
+                result = get_perturbation(test).apply(gold, level, seed=seed)
+                if result.applied:
+                    pairs.append((result.perturbed, refs))
+    return pairs
+
+
+def _as_floats(score: Any) -> tuple[float, float, float]:
+    return (float(score.precision), float(score.recall), float(score.fmeasure))
+
+
+@pytest.mark.parametrize("use_stemmer", [True, False])
+def test_fast_rouge_l_equals_rouge_score_on_perturbed_cnndm(use_stemmer: bool,
+                                                            cnndm_perturbed) -> None:
+    """Precision, recall and F of every type are rouge-score's to the bit (same float ops), for
+    each reference alone and for the best of ten; no tolerance is needed."""
+    assert len(cnndm_perturbed) > 150
+    assert all("\n" not in h for h, _ in cnndm_perturbed)
+    ours = get_scorer("rouge", use_stemmer=use_stemmer)
+    direct = rouge_scorer.RougeScorer(ROUGE_KEYS, use_stemmer=use_stemmer)
+    for hyp, refs in cnndm_perturbed:
+        got, expected = ours.best_scores(refs, hyp), direct.score_multi(refs, hyp)
+        for key in ROUGE_KEYS:
+            assert _as_floats(got[key]) == _as_floats(expected[key]), (key, hyp)
+    only_l = get_scorer("rouge", rouge_types=["rougeL"], use_stemmer=use_stemmer)
+    for hyp, refs in cnndm_perturbed[::5]:
+        for ref in refs:  # each pair on its own, not only the best one
+            assert _as_floats(only_l.best_scores([ref], hyp)["rougeL"]) == \
+                _as_floats(direct.score(ref, hyp)["rougeL"])
+
+
+def test_fast_rouge_rows_equal_rouge_score_rows(cnndm_perturbed) -> None:
+    """Through the scoring engine, every measure: the rows are rouge-score's score_multi ones."""
+    hyps = [h for h, _ in cnndm_perturbed]
+    refs = [r for _, r in cnndm_perturbed]
+    direct = rouge_scorer.RougeScorer(["rougeL", "rougeLsum"], use_stemmer=True)
+    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs)]
+    for measure in MEASURES:
+        rows = score_rows(get_scorer("rouge", rouge_types=["rougeL", "rougeLsum"],
+                                     measure=measure), hyps, refs, cache=None)
+        for key in ("rougeL", "rougeLsum"):
+            assert rows[key] == [float(getattr(e[key], measure)) for e in expected], \
+                (measure, key)
+
+
+#: (references, hypothesis) edge cases: empty and punctuation-only sides, single tokens,
+#: repeated tokens, stemming, several lines on one side or both, and F-measure ties between
+#: references with different precision / recall (the first best reference wins, as np.argmax)
+_EDGE_CASES = [
+    ([""], "the cat sat"),
+    (["the cat sat"], ""),
+    ([""], ""),
+    (["!!! ... ?"], "the cat sat"),
+    (["the cat sat"], "-- ; !"),
+    (["?!"], "..."),
+    (["cat"], "cat"),
+    (["cat"], "dog"),
+    (["a"], "a b a"),
+    (["the the the"], "the"),
+    (["The cats were running."], "The cat was running quickly."),
+    (["", "!!!", "the cat sat on the mat"], "cat sat the mat"),
+    (["a b", "a b c d e f g h"], "a b c d"),
+    (["a b c d e f g h", "a b"], "a b c d"),
+    (["b a", "a b"], "a b"),
+    (["Line one here.\nLine two there."], "line two there. line one here."),
+    (["One line only."], "Line one.\nOnly one line."),
+    (["x\n\n", "\n"], "x"),
+    (["first part.\nsecond part.", "second part first part"], "\nfirst part second part\n"),
+]
+
+
+@pytest.mark.parametrize("use_stemmer", [True, False])
+@pytest.mark.parametrize("refs,hyp", _EDGE_CASES)
+def test_fast_rouge_edge_cases(refs: list[str], hyp: str, use_stemmer: bool) -> None:
+    got = get_scorer("rouge", use_stemmer=use_stemmer).best_scores(refs, hyp)
+    expected = rouge_scorer.RougeScorer(ROUGE_KEYS, use_stemmer=use_stemmer).score_multi(refs, hyp)
+    for key in ROUGE_KEYS:
+        assert _as_floats(got[key]) == _as_floats(expected[key]), key
+
+
+def test_fast_rouge_tie_keeps_first_best_reference() -> None:
+    """Both references have F = 2/3; score_multi keeps the first, so precision follows order."""
+    precision = [score_rows(get_scorer("rouge", rouge_types=["rougeL"], measure="precision"),
+                            ["a b c d"], [refs], cache=None)["rougeL"][0]
+                 for refs in (["a b", "a b c d e f g h"], ["a b c d e f g h", "a b"])]
+    assert precision == [0.5, 1.0]
+
+
+def test_fast_rouge_skips_the_python_lcs_table(monkeypatch, cnndm) -> None:
+    """Single-line texts never reach rouge-score's O(n*m) Python table (the cost removed)."""
+    def boom(*args: Any) -> None:
+        raise AssertionError("rouge_score's Python LCS table was used")
+
+    monkeypatch.setattr(rouge_scorer, "_lcs_table", boom)
+    rows = score_rows(get_scorer("rouge"), cnndm["gold"][:5], cnndm["references"][:5],
+                      cache=None)
+    assert all(0 < v < 1 for v in rows["rougeL"]) and rows["rougeLsum"] == rows["rougeL"]
+
+
+def test_fast_rouge_empty_references_raise_as_rouge_score() -> None:
+    with pytest.raises(ValueError, match="empty sequence"):
+        rouge_scorer.RougeScorer(["rougeL"]).score_multi([], "a b")
+    with pytest.raises(ValueError, match="empty sequence"):
+        get_scorer("rouge", rouge_types=["rougeL"]).best_scores([], "a b")
 
 
 # -- rep-n and n-gram entropy by hand ------------------------------------------------------------

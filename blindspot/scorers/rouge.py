@@ -7,8 +7,17 @@ rouge-score defines multi-reference ROUGE). ``rougeLsum`` splits texts into sent
 ("\\n"), as rouge-score expects; a text without newlines is one sentence, and Lsum then equals L.
 
 Stemming (Porter, on words longer than three characters) is on by default, as in the
-blind-spots paper's setting. Tokenising and stemming dominate the cost, so tokens are memoised
-per text and stems per word: the scores are exactly rouge-score's, since both are pure functions.
+blind-spots paper's setting. Tokens are memoised per text and stems per word: the scores are
+exactly rouge-score's, since both are pure functions.
+
+rougeL (and rougeLsum where both texts are one sentence, the usual case) take their LCS length
+from rapidfuzz's bit-parallel ``LCSseq`` on the token lists instead of rouge-score's pure-Python
+table, which dominated the cost. Tokens are first mapped to small integer ids (one vocabulary per
+scorer), so equal ids mean equal tokens and the length is exact, not hash-based. Precision, recall
+and F-measure are then the same float operations as rouge-score's ``_score_lcs`` (``scoring.fmeasure``
+itself), and the best reference is chosen as ``score_multi`` does (first highest F-measure), so
+every score is bit-for-bit rouge-score's. rouge1/rouge2/... and multi-sentence rougeLsum still go
+through rouge-score.
 """
 
 from __future__ import annotations
@@ -51,9 +60,41 @@ class _MemoTokenizer:
         stemmer = porter.PorterStemmer() if use_stemmer else None
         self._stemmer = _CachedStemmer(stemmer) if stemmer is not None else None
         self.tokenize = functools.lru_cache(maxsize=max_texts)(self._tokenize_uncached)
+        #: token -> id; never evicted, so a cached id list stays valid for the scorer's life
+        self._vocab: dict[str, int] = {}
+        self.token_ids = functools.lru_cache(maxsize=max_texts)(self._token_ids_uncached)
 
     def _tokenize_uncached(self, text: str) -> list[str]:
         return self._tokenize(text, self._stemmer)
+
+    def _token_ids_uncached(self, text: str) -> list[int]:
+        """The text's tokens as integer ids: equal ids exactly when the tokens are equal."""
+        vocab = self._vocab
+        return [vocab.setdefault(token, len(vocab)) for token in self.tokenize(text)]
+
+
+def _lcs_score(ref_ids: list[int], hyp_ids: list[int]) -> Any:
+    """rouge-score's ``_score_lcs(target_tokens, prediction_tokens)``, with a fast exact LCS."""
+    from rapidfuzz.distance import LCSseq
+    from rouge_score import scoring
+
+    if not ref_ids or not hyp_ids:
+        return scoring.Score(precision=0, recall=0, fmeasure=0)
+    lcs_length = LCSseq.similarity(ref_ids, hyp_ids)
+    precision = lcs_length / len(hyp_ids)
+    recall = lcs_length / len(ref_ids)
+    return scoring.Score(precision=precision, recall=recall,
+                         fmeasure=scoring.fmeasure(precision, recall))
+
+
+def _sentences(text: str) -> list[str]:
+    """rouge-score's rougeLsum sentences (``split_summaries=False``): non-empty lines."""
+    return [line for line in text.split("\n") if len(line)]
+
+
+def _best(scores: Sequence[Any]) -> Any:
+    """``score_multi``'s choice: the first score with the highest F-measure (``np.argmax``)."""
+    return scores[max(range(len(scores)), key=lambda i: scores[i].fmeasure)]
 
 
 class _CachedStemmer:
@@ -87,23 +128,61 @@ class Rouge(Scorer):
             raise ValueError(f"use_stemmer must be True or False, got {use_stemmer!r}")
         super().__init__(rouge_types=list(types), use_stemmer=use_stemmer, measure=measure)
         self.outputs = types  # per instance: the keys follow the requested types
-        self._scorer: Any = None
+        self._tokenizer: _MemoTokenizer | None = None
+        self._scorers: dict[tuple[str, ...], Any] = {}
 
-    def _rouge_scorer(self) -> Any:
-        """rouge-score's scorer with the memoising tokenizer, built on first use."""
-        if self._scorer is None:
+    def _memo_tokenizer(self) -> _MemoTokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = _MemoTokenizer(self.config["use_stemmer"])
+        return self._tokenizer
+
+    def _rouge_scorer(self, types: Sequence[str]) -> Any:
+        """rouge-score's scorer for ``types``, sharing the memoising tokenizer, built on first use."""
+        key = tuple(types)
+        if key not in self._scorers:
             from rouge_score import rouge_scorer
 
-            self._scorer = rouge_scorer.RougeScorer(
-                list(self.outputs), use_stemmer=self.config["use_stemmer"],
-                tokenizer=_MemoTokenizer(self.config["use_stemmer"]))
-        return self._scorer
+            self._scorers[key] = rouge_scorer.RougeScorer(
+                list(key), use_stemmer=self.config["use_stemmer"],
+                tokenizer=self._memo_tokenizer())
+        return self._scorers[key]
+
+    def _rouge_lsum(self, reference: str, hypothesis: str) -> Any:
+        """rougeLsum of one pair: one sentence each is rougeL of the two sentences, exactly.
+
+        With one reference sentence r and one candidate sentence c, rouge-score's
+        ``_summary_level_lcs`` counts every token of the (single) LCS as a hit: a common
+        subsequence never uses a token more often than either sentence holds it, so its
+        token-count clipping removes nothing and hits = LCS length, over the same token totals.
+        Anything else (several lines, an empty side) goes to rouge-score itself.
+        """
+        refs, hyps = _sentences(reference), _sentences(hypothesis)
+        if len(refs) == 1 and len(hyps) == 1:
+            ids = self._memo_tokenizer().token_ids
+            return _lcs_score(ids(refs[0]), ids(hyps[0]))
+        return self._rouge_scorer(("rougeLsum",)).score(reference, hypothesis)["rougeLsum"]
+
+    def best_scores(self, references: Sequence[str], hypothesis: str) -> dict[str, Any]:
+        """``RougeScorer(types).score_multi(references, hypothesis)``: a Score per ROUGE type."""
+        references = list(references)
+        ngram_types = [t for t in dict.fromkeys(self.outputs) if t not in ("rougeL", "rougeLsum")]
+        if not references:  # rouge-score's own error (argmax of an empty sequence)
+            return self._rouge_scorer(self.outputs).score_multi(references, hypothesis)
+        best = (self._rouge_scorer(ngram_types).score_multi(references, hypothesis)
+                if ngram_types else {})
+        if "rougeL" in self.outputs:
+            ids = self._memo_tokenizer().token_ids
+            hyp_ids = ids(hypothesis)
+            best["rougeL"] = _best([_lcs_score(ids(ref), hyp_ids) for ref in references])
+        if "rougeLsum" in self.outputs:
+            best["rougeLsum"] = _best([self._rouge_lsum(ref, hypothesis) for ref in references])
+        return best
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        scorer, measure = self._rouge_scorer(), self.config["measure"]
+        measure = self.config["measure"]
         rows = []
         for item in batch:
-            best = scorer.score_multi(list(item.references), item.hypothesis)
+            best = self.best_scores(item.references, item.hypothesis)
             rows.append({key: float(getattr(best[key], measure)) for key in self.outputs})
         return rows
 
