@@ -14,10 +14,10 @@ rougeL (and rougeLsum where both texts are one sentence, the usual case) take th
 from rapidfuzz's bit-parallel ``LCSseq`` on the token lists instead of rouge-score's pure-Python
 table, which dominated the cost. Tokens are first mapped to small integer ids (one vocabulary per
 scorer), so equal ids mean equal tokens and the length is exact, not hash-based. Precision, recall
-and F-measure are then the same float operations as rouge-score's ``_score_lcs`` (``scoring.fmeasure``
-itself), and the best reference is chosen as ``score_multi`` does (first highest F-measure), so
-every score is bit-for-bit rouge-score's. rouge1/rouge2/... and multi-sentence rougeLsum still go
-through rouge-score.
+and F-measure are then the same float operations as rouge-score's ``_score_lcs`` (its
+``scoring.fmeasure`` itself), and the best reference is chosen as ``score_multi`` does (the first
+highest F-measure), so every score is bit-for-bit rouge-score's. rouge1/rouge2/... and
+multi-sentence rougeLsum still go through rouge-score.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ class Rouge(Scorer):
         return self._tokenizer
 
     def _rouge_scorer(self, types: Sequence[str]) -> Any:
-        """rouge-score's scorer for ``types``, sharing the memoising tokenizer, built on first use."""
+        """rouge-score's scorer for ``types`` with the shared memoising tokenizer, built once."""
         key = tuple(types)
         if key not in self._scorers:
             from rouge_score import rouge_scorer
