@@ -20,7 +20,10 @@ import pytest
 from blindspot.demo import read_demo
 from blindspot.runner import parse_metric_spec, resolve_metrics, run_blindspot
 from blindspot.runner.data import load_gold_data
+from conftest import SHARED_DATA
 from runner_support import write_module
+
+CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 
 
 def _demo_rows(task: str = "summarization", n: int = 30) -> list[dict]:
@@ -32,6 +35,7 @@ def _demo_rows(task: str = "summarization", n: int = 30) -> list[dict]:
 def test_metric_spec_defaults_outputs_and_models() -> None:
     rouge = parse_metric_spec("rouge")
     assert (rouge.metric, rouge.output, rouge.name) == ("rouge", "rougeL", "rouge.rougeL")
+    assert rouge.options == {"rouge_types": ["rougeL"]}  # only the judged type is computed
     bert = parse_metric_spec("bertscore.f1@minilm")
     assert bert.options == {"model_type": "minilm"} and bert.name == "bertscore.f1@minilm"
     assert parse_metric_spec("gpt_ppl@smollm2").options == {"model": "smollm2"}
@@ -127,6 +131,21 @@ def test_rouge_on_demo_report_is_consistent(tmp_path: Path) -> None:
     assert json.loads((out / "results.json").read_text()) == results
     assert (out / "plots" / "demo-summarization--truncation.png").is_file()
     assert "| truncation | fluency |" in (out / "report.md").read_text()
+
+
+def test_rouge_l_blind_spots_on_cnndm_as_in_the_paper(tmp_path: Path) -> None:
+    """The blind-spots paper (App. I): on its 100 CNN/DM documents, ROUGE-L fails truncation and
+    noised punctuation and passes every other fluency and consistency test."""
+    results = run_blindspot(str(CNNDM), "rouge", task="summarization",
+                            tests="fluency,consistency", out=tmp_path / "r", progress=False)
+    data = results["datasets"][CNNDM.name]
+    assert data["rows"] == 100 and set(data["skipped_tests"]) == {"bert_diverge"}
+    tests = data["metrics"]["rouge.rougeL"]["tests"]
+    assert {t for t, r in tests.items() if r["status"] == "fail"} == {"truncation",
+                                                                      "noised_punctuation"}
+    assert {r["status"] for t, r in tests.items()} == {"pass", "fail"}
+    assert len(tests) == 17
+    assert tests["negation"]["points"][1]["n_seeds"] == 5
 
 
 def test_same_seed_same_results_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
