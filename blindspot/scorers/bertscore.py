@@ -1,10 +1,20 @@
 """BERTScore (Zhang et al., 2020) precision / recall / F1 through the ``bert_score`` package.
 
 The computation is bert_score's own: the encoder cut after ``num_layers`` layers by
-``bert_score.utils.get_model``, its tokenizer from ``get_tokenizer``, idf from ``get_idf_dict``
-and the greedy cosine matching of ``bert_cos_score_idf``, so a row scores what a direct
-``bert_score.score(...)`` call gives it. What differs is around it:
+``bert_score.utils.get_model``, its tokenizer from ``get_tokenizer``, idf from ``get_idf_dict``,
+the token embeddings and idf weights of ``get_bert_embedding`` and the greedy cosine matching of
+``greedy_cos_idf``, the two steps ``bert_cos_score_idf`` chains, in its order and batching, so a
+row scores what a direct ``bert_score.score(...)`` call gives it (to float rounding, ~1e-7: the
+encoder's padding follows which texts share a batch). What differs is around it:
 
+* each distinct text is **encoded once per scorer**: its embeddings (the layer's token vectors,
+  cut to the text's length) and idf weights are kept, as CPU tensors, in a least-recently-used
+  cache of at most ``embedding_cache_texts`` texts and ``embedding_cache_bytes`` bytes (50,000
+  and 1 GiB). ``bert_cos_score_idf`` encodes every text of every call again, so the
+  meta-evaluator, which scores hundreds of perturbed variants of each document against the same
+  references (10 per CNN/DM document), encoded each reference hundreds of times; now a cell costs
+  the encoding of its new hypotheses and the matching of its pairs. ``encoded_texts`` counts the
+  texts the scorer has run through the encoder;
 * the model and tokenizer are loaded once per process and shared by every scorer on the same
   checkpoint and layer (:func:`blindspot.models.load_bertscore_encoder`), instead of once per
   call;
@@ -17,7 +27,10 @@ and the greedy cosine matching of ``bert_cos_score_idf``, so a row scores what a
   model is used;
 * idf weights come from ``idf_references`` (the evaluate module passes all references of the call,
   flattened, as bert_score computes them); ``get_idf_dict`` runs without a process pool, because
-  forking a process in which torch's threads have run can hang.
+  forking a process in which torch's threads have run can hang. The idf weights are fixed for a
+  scorer, so caching them with the embeddings is exact.
+
+``batch_size`` is bert_score's: texts per encoder pass and pairs per matching step.
 
 Any encoder works: a Hub id (paper default ``roberta-large``, layer 17 from bert_score's table of
 tuned layers), a local folder, or an offline short name (``minilm``). Models outside bert_score's
@@ -26,6 +39,7 @@ table use their last layer unless ``num_layers`` is given.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -97,6 +111,9 @@ class BertScore(Scorer):
     version = "1"
     #: inputs per ``score_batch`` call; the model's own batch is the ``batch_size`` option
     default_batch_size = 256
+    #: bounds of the embedding cache (texts, bytes of tensors); set on an instance to change them
+    embedding_cache_texts = 50_000
+    embedding_cache_bytes = 1 << 30
 
     def __init__(self, model_type: str = DEFAULT_MODEL, num_layers: int | None = None,
                  idf: bool = False, idf_references: Sequence[str] | None = None,
@@ -117,6 +134,12 @@ class BertScore(Scorer):
         self.batch_size = int(batch_size)
         self.device = device
         self._idf_dict: Any = None
+        #: text -> (token embeddings, idf weights), CPU tensors, least recently used first
+        self._embedding_cache: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
+        self._embedding_bytes = 0
+        #: how many texts this scorer has run through the encoder (each distinct text once while
+        #: it stays in the cache)
+        self.encoded_texts = 0
 
     # -- model -----------------------------------------------------------------------------------
 
@@ -152,21 +175,82 @@ class BertScore(Scorer):
                 self._idf_dict = weights
         return self._idf_dict
 
+    # -- embeddings ------------------------------------------------------------------------------
+
+    def embeddings(self, texts: Sequence[str]) -> dict[str, tuple[Any, Any]]:
+        """(token embeddings, idf weights) of each distinct text, both CPU tensors trimmed to the
+        text's real length, from the cache or computed now.
+
+        Missing texts are encoded as ``bert_cos_score_idf`` encodes its sentences: sorted by word
+        count, longest first, ``batch_size`` at a time through bert_score's
+        ``get_bert_embedding`` (its ``collate_idf`` and ``bert_encode``), then cut to the length
+        of each text's attention mask.
+        """
+        from bert_score.utils import get_bert_embedding
+
+        found: dict[str, tuple[Any, Any]] = {}
+        for text in dict.fromkeys(texts):
+            hit = self._embedding_cache.get(text)
+            if hit is not None:
+                self._embedding_cache.move_to_end(text)
+                found[text] = hit
+        missing = sorted((t for t in dict.fromkeys(texts) if t not in found),
+                         key=lambda text: len(text.split(" ")), reverse=True)
+        if missing:
+            model, tokenizer, idf_dict = self.model(), self.tokenizer(), self.idf_dict()
+            for start in range(0, len(missing), self.batch_size):
+                chunk = missing[start: start + self.batch_size]
+                embs, masks, padded_idf = get_bert_embedding(chunk, model, tokenizer, idf_dict,
+                                                             device=self.device)
+                embs, masks, padded_idf = embs.cpu(), masks.cpu(), padded_idf.cpu()
+                self.encoded_texts += len(chunk)
+                for i, text in enumerate(chunk):
+                    length = int(masks[i].sum().item())
+                    # clone: a slice would keep the whole batch tensor alive in the cache
+                    found[text] = (embs[i, :length].clone(), padded_idf[i, :length].clone())
+            self._remember({text: found[text] for text in missing})
+        return found
+
+    def _remember(self, new: dict[str, tuple[Any, Any]]) -> None:
+        """Add ``new`` to the cache, then drop the least recently used texts over the budget."""
+        for text, stats in new.items():
+            self._embedding_cache[text] = stats
+            self._embedding_bytes += _nbytes(stats)
+        while self._embedding_cache and (
+                len(self._embedding_cache) > self.embedding_cache_texts
+                or self._embedding_bytes > self.embedding_cache_bytes):
+            _, stats = self._embedding_cache.popitem(last=False)
+            self._embedding_bytes -= _nbytes(stats)
+
     # -- scoring ---------------------------------------------------------------------------------
 
     def pair_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> Any:
-        """(N, 3) tensor of P, R, F for aligned hypothesis/reference pairs, rescaled if asked."""
-        import torch
-        from bert_score.utils import bert_cos_score_idf
+        """(N, 3) tensor of P, R, F for aligned hypothesis/reference pairs, rescaled if asked.
 
-        model = self.model()
-        preds = bert_cos_score_idf(model, list(references), list(hypotheses), self.tokenizer(),
-                                   self.idf_dict(), batch_size=self.batch_size,
-                                   device=self.device).cpu()
+        What ``bert_cos_score_idf`` computes, with the embeddings from :meth:`embeddings`: the
+        pairs, ``batch_size`` at a time in order, padded as its ``pad_batch_stats`` pads them and
+        matched by bert_score's ``greedy_cos_idf``.
+        """
+        import torch
+        from bert_score.utils import greedy_cos_idf
+
+        hypotheses, references = list(hypotheses), list(references)
+        if not hypotheses:
+            return torch.zeros((0, 3))
+        stats = self.embeddings(references + hypotheses)
+        device = next(self.model().parameters()).device
+        preds = []
+        with torch.no_grad():
+            for start in range(0, len(references), self.batch_size):
+                ref_stats = _padded(references[start: start + self.batch_size], stats, device)
+                hyp_stats = _padded(hypotheses[start: start + self.batch_size], stats, device)
+                P, R, F1 = greedy_cos_idf(*ref_stats, *hyp_stats, False)
+                preds.append(torch.stack((P, R, F1), dim=-1).cpu())
+        scores = torch.cat(preds, dim=0)
         if self._baseline is not None:
             baseline = torch.tensor(self._baseline, dtype=torch.float32)
-            preds = (preds - baseline) / (1 - baseline)
-        return preds
+            scores = (scores - baseline) / (1 - baseline)
+        return scores
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         hypotheses, references, owners = [], [], []
@@ -178,3 +262,26 @@ class BertScore(Scorer):
         preds = self.pair_scores(hypotheses, references).tolist()
         return [dict(zip(self.outputs, row))
                 for row in average_by_owner(preds, owners, len(batch))]
+
+
+def _nbytes(stats: tuple[Any, Any]) -> int:
+    return sum(t.numel() * t.element_size() for t in stats)
+
+
+def _padded(texts: Sequence[str], stats: dict[str, tuple[Any, Any]], device: Any
+            ) -> tuple[Any, Any, Any]:
+    """(embeddings, mask, idf) of ``texts`` padded to the longest, on ``device``: what
+    ``pad_batch_stats`` inside ``bert_score.utils.bert_cos_score_idf`` builds (embeddings padded
+    with 2.0, idf with 0, a boolean mask of the real tokens)."""
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    embs = [stats[text][0].to(device) for text in texts]
+    idfs = [stats[text][1].to(device) for text in texts]
+    lengths = torch.tensor([e.size(0) for e in embs], dtype=torch.long)
+    emb_pad = pad_sequence(embs, batch_first=True, padding_value=2.0)
+    idf_pad = pad_sequence(idfs, batch_first=True)
+    longest = int(lengths.max())
+    mask = torch.arange(longest, dtype=torch.long).expand(len(lengths), longest) \
+        < lengths.unsqueeze(1)
+    return emb_pad, mask.to(device), idf_pad
