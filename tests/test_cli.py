@@ -145,6 +145,8 @@ def test_run_writes_a_report_with_column_mapping(tmp_path: Path) -> None:
     (["--metrics", "rouge", "--references-column", "nope"], "references column 'nope' not found"),
     (["--metrics", "rouge", "--option", "rouge"], "must look like metric.key=value"),
     (["--metrics", "rouge", "--option", "rouge.measure=\"area\""], "measure must be one of"),
+    (["--metrics", "rouge", "--data", "no-such-org/no-such-set"],
+     "could not load 'no-such-org/no-such-set' from the Hugging Face Hub"),
 ])
 def test_run_clear_errors(gold_file: Path, tmp_path: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["run", "--data", str(gold_file), "--out", str(tmp_path / "r"),
