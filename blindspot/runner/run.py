@@ -258,7 +258,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         _fail_all(entry, tests, categories, problem)
         bar.update(len(cells) + 1)
         return entry
-    bar.set_postfix_str(f"{spec.name} gold")
+    bar.set_postfix_str(f"{spec.name} gold", refresh=False)
     gold_cell = _fill_cell(run, Cell("gold", "gold", 0, [0.0] * len(texts),
                                      [False] * len(texts), list(texts)), ids)
     bar.update()
@@ -270,7 +270,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
     entry["gold"] = _gold_summary(gold)
     scored = []
     for cell in cells:
-        bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}")
+        bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)
         scored.append(_fill_cell(run, cell, ids))
         bar.update()
     _judge_metric(entry, gold, scored, categories, settings)
