@@ -56,8 +56,9 @@ def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None 
         if tasks is not None and run.task not in tasks:
             continue
         folder = out / run.task
-        console.rule(f"{run.task}: {', '.join(_metrics(run, installed, console))}")
-        results = run_blindspot("demo", _metrics(run, installed, console), task=run.task,
+        metrics = _metrics(run, installed, console)
+        console.rule(f"{run.task}: {', '.join(metrics)}")
+        results = run_blindspot("demo", metrics, task=run.task,
                                 tests="all", seeds=list(seeds), out=folder, num_proc=num_proc)
         print_summary(results, console)
         folders[run.task] = folder

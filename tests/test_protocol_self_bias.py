@@ -175,6 +175,22 @@ def test_rows_form_matches_the_mapping_form() -> None:
     assert from_rows["self_preference"] == {} and from_rows["flagged"] == []
 
 
+def test_model_in_a_spec_reaches_the_scorers_own_model_option() -> None:
+    """``bertscore.f1@minilm`` means BERTScore's ``model_type``: the matrix scores with MiniLM
+    exactly as the scoring layer does when asked directly."""
+    from blindspot.scoring.base import get_scorer
+    from blindspot.scoring.engine import score_rows
+
+    short = [h[:25] for h in HUMAN]
+    result = self_bias_matrix({"copy": HUMAN, "short": short},
+                              [parse_evaluator("bertscore.f1@minilm=copy")], references=HUMAN,
+                              progress=False)
+    direct = score_rows(get_scorer("bertscore", model_type="minilm"), short, HUMAN)["f1"]
+    assert result["matrix"]["bertscore.f1@minilm"]["short"] == pytest.approx(
+        sum(direct) / len(direct))
+    assert result["flagged"] == ["bertscore.f1@minilm"]  # a copy of the references ranks first
+
+
 def test_nan_cell_is_an_error_never_ranked_or_flagged() -> None:
     # GPT-PPL of an empty text is NaN: the "short" system would otherwise win on 3 short rows
     broken = {"short": ["", "Yes.", "No.", "Yes."], "human": HUMAN}

@@ -43,10 +43,9 @@ from typing import Any
 
 import numpy as np
 
+from blindspot.runner.metric_spec import lower_is_better
+from blindspot.runner.scorers import make_scorer
 from blindspot.scoring.engine import score_rows
-
-#: scorers for which a lower score is better; every other scorer of the project is higher-better
-LOWER_IS_BETTER = frozenset({"ter"})
 
 FLAG = "⚑"
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -122,7 +121,7 @@ def parse_evaluator(spec: str) -> Evaluator:
                          f"(e.g. bertscore.f1) or drop the '.'")
     options = {"model": model.strip()} if model.strip() else {}
     return Evaluator(name=head.strip(), metric=metric, options=options, output=output or None,
-                     base_model=base, higher_is_better=metric not in LOWER_IS_BETTER)
+                     base_model=base, higher_is_better=not lower_is_better(metric, output or None))
 
 
 def parse_evaluators(text: str) -> list[Evaluator]:
@@ -256,15 +255,18 @@ def _check_evaluators(evaluators: Sequence[Evaluator], systems: Sequence[str]) -
 
 
 def _scorer_and_key(evaluator: Evaluator) -> tuple[Any, str]:
-    """The evaluator's scorer and the output key to read, or a ValueError naming the evaluator."""
+    """The evaluator's scorer and the output key to read, or a ValueError naming the evaluator.
+
+    Built as the runner builds its scorers: ``model`` goes to the scorer's own model option
+    (``bertscore@minilm`` sets ``model_type``)."""
     import blindspot.scorers  # noqa: F401  (registers every scorer)
-    from blindspot.scoring.base import SCORERS, get_scorer
+    from blindspot.scoring.base import SCORERS
 
     if evaluator.metric in SCORERS and SCORERS[evaluator.metric].corpus_level:
         raise ValueError(f"evaluator {evaluator.name!r}: metric {evaluator.metric!r} gives only "
                          f"corpus-level scores; the matrix needs per-row scores (e.g. gpt_ppl)")
     try:
-        scorer = get_scorer(evaluator.metric, **evaluator.options)
+        scorer = make_scorer(evaluator.metric, evaluator.options)
     except (TypeError, ValueError) as error:
         raise ValueError(f"evaluator {evaluator.name!r}: {error}") from error
     key = evaluator.output or scorer.outputs[0]

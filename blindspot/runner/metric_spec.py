@@ -24,6 +24,13 @@ OUTPUT_SELECTORS: dict[str, str] = {"rouge": "rouge_types"}
 #: (metric, output) pairs where a lower score is better; they are negated before judging.
 LOWER_IS_BETTER: frozenset[tuple[str, str]] = frozenset({("ter", "ter")})
 
+
+
+def lower_is_better(metric: str, output: str | None = None) -> bool:
+    """Whether a lower score of ``metric`` (its ``output``, or any output when None) is better."""
+    return any(m == metric and (output is None or o == output) for m, o in LOWER_IS_BETTER)
+
+
 _SPEC = re.compile(r"^(?P<metric>[A-Za-z0-9_\-]+)(?:\.(?P<output>[A-Za-z0-9_\-]+))?"
                    r"(?:@(?P<model>[^\s@]+))?$")
 
@@ -46,7 +53,7 @@ class MetricSpec:
 
     @property
     def higher_is_better(self) -> bool:
-        return (self.metric, self.output) not in LOWER_IS_BETTER
+        return not lower_is_better(self.metric, self.output)
 
     def as_json(self) -> dict[str, Any]:
         """The spec as it goes into results.json and into every state key."""

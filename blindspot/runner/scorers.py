@@ -27,15 +27,31 @@ def _idf_on(metric: str, options: Mapping[str, Any]) -> bool:
     return bool(options.get("idf", default)) and options.get("idf_references") is None
 
 
+def _named_model(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options with a generic ``model`` renamed to the scorer's own model option
+    (``model_type`` for BERTScore and MoverScore, ``feature_model`` for MAUVE...)."""
+    from blindspot.scoring.base import SCORERS
+
+    chosen = dict(options)
+    own = SCORERS[metric].model_option
+    if "model" in chosen and own not in (None, "model") and own not in chosen:
+        chosen[own] = chosen.pop("model")
+    return chosen
+
+
 def make_scorer(metric: str, options: Mapping[str, Any],
                 idf_references: Sequence[str] | None = None) -> Scorer:
-    """The scorer of ``metric``; an idf corpus it needs comes from ``idf_references``.
+    """The scorer of ``metric``; an idf corpus it needs comes from ``idf_references``, and a
+    generic ``model`` option goes to the scorer's own model option.
 
     Without references (only the outputs are wanted), idf is switched off: the outputs are the same.
     """
     import blindspot.scorers  # noqa: F401  (registers every scorer)
+    from blindspot.scoring.base import SCORERS
 
-    chosen = dict(options)
+    if metric not in SCORERS:
+        return get_scorer(metric, **options)  # raises, listing the valid metrics
+    chosen = _named_model(metric, options)
     if _idf_on(metric, chosen):
         if idf_references is None:
             chosen["idf"] = False
