@@ -123,20 +123,24 @@ def demo(out: Path = typer.Option(Path("out/demo"), help="output folder (one rep
 
 def _parse_options(items: list[str]) -> dict[str, dict[str, Any]]:
     """``metric.key=value`` items as ``{metric: {key: value}}``; values are JSON when they parse."""
-    import json
-
     options: dict[str, dict[str, Any]] = {}
     for item in items:
         name, sep, value = item.partition("=")
         metric, dot, key = name.partition(".")
         if not (sep and dot and metric and key):
             _fail(f"--option {item!r} must look like metric.key=value, e.g. bertscore.idf=true")
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = value
-        options.setdefault(metric, {})[key] = parsed
+        options.setdefault(metric, {})[key] = _json_or_text(value)
     return options
+
+
+def _json_or_text(value: str) -> Any:
+    """A command-line value as JSON when it parses (true, 3, [1,2]), else the text itself."""
+    import json
+
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 @app.command()
@@ -166,23 +170,40 @@ def run(
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
     num_proc: Optional[int] = typer.Option(None, help="worker processes for the perturbations"),
+    protocol: str = typer.Option("rank", help="meta-evaluation protocol: "
+                                 "rank (default) or another registered one"),
+    protocol_option: list[str] = typer.Option([], "--protocol-option", help="a setting of the "
+                                              "protocol, key=value (repeatable)"),
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
-    from blindspot.runner import run_blindspot
-    from blindspot.runner.summary import print_summary
+    from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
     try:
-        results = run_blindspot(data, metrics, task=task, tests=tests, seeds=_parse_seeds(seeds),
-                                columns=columns, out=out, split=split,
-                                metric_options=_parse_options(option),
-                                resources=_resources(mlm, lm, ngram_corpus), noise_cap=noise_cap,
-                                num_proc=num_proc)
+        chosen = get_protocol(protocol)
+        request = ProtocolRequest(data=data, metrics=metrics, task=task, tests=tests,
+                                  seeds=_parse_seeds(seeds), columns=columns, out=out, split=split,
+                                  metric_options=_parse_options(option),
+                                  resources=_resources(mlm, lm, ngram_corpus),
+                                  noise_cap=noise_cap, num_proc=num_proc,
+                                  options=_parse_settings(protocol_option))
+        results = chosen.run(request)
     except (ValueError, KeyError, FileNotFoundError) as error:
         _fail(str(error).strip("'\""))
-    print_summary(results, console)
+    chosen.summarise(results, console)
     console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+
+
+def _parse_settings(items: list[str]) -> dict[str, Any]:
+    """``key=value`` items as a dict; values are JSON when they parse, else strings."""
+    settings: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not (sep and key.strip()):
+            _fail(f"--protocol-option {item!r} must look like key=value")
+        settings[key.strip()] = _json_or_text(value)
+    return settings
 
 
 @app.command("install-modules")

@@ -127,9 +127,11 @@ def test_run_writes_a_report_with_column_mapping(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", "--data", str(data), "--metrics", "rouge.rouge1,chrf",
                                  "--tests", "truncation,negation", "--seeds", "1",
                                  "--hypothesis-column", "summary", "--references-column", "ref",
-                                 "--id-column", "doc", "--out", str(out)])
+                                 "--id-column", "doc", "--out", str(out),
+                                 "--protocol-option", "worst_examples=1"])
     assert result.exit_code == 0, result.output
     results = json.loads((out / "results.json").read_text())
+    assert results["protocol"] == "rank" and results["config"]["worst_examples"] == 1
     data_entry = results["datasets"]["mine.csv"]
     assert data_entry["columns"] == {"hypothesis": "summary", "references": "ref",
                                      "source": None, "id": "doc"}
@@ -147,6 +149,10 @@ def test_run_writes_a_report_with_column_mapping(tmp_path: Path) -> None:
     (["--metrics", "rouge", "--option", "rouge.measure=\"area\""], "measure must be one of"),
     (["--metrics", "rouge", "--data", "no-such-org/no-such-set"],
      "could not load 'no-such-org/no-such-set' from the Hugging Face Hub"),
+    (["--metrics", "rouge", "--protocol", "ranking"], "unknown protocol 'ranking'; choose one of"),
+    (["--metrics", "rouge", "--protocol-option", "tolerance"], "must look like key=value"),
+    (["--metrics", "rouge", "--protocol-option", "tolerence=0.1"],
+     "'tolerence' is not an option of the rank protocol; valid options: batch_size,"),
 ])
 def test_run_clear_errors(gold_file: Path, tmp_path: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["run", "--data", str(gold_file), "--out", str(tmp_path / "r"),

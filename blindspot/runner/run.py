@@ -329,7 +329,7 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
         if names.count(g.name) > 1:
             g.name = f"{g.name}#{i + 1}"
     state = RunState(_state_folder(out, state_dir))
-    results = {"schema_version": SCHEMA_VERSION, "tool": _tool(),
+    results = {"schema_version": SCHEMA_VERSION, "protocol": "rank", "tool": _tool(),
                "config": config.as_json(test_names, specs), "datasets": {}}
     for gold in golds:
         results["datasets"][gold.name] = run_dataset(gold, specs, config, state)
@@ -338,6 +338,36 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
 
         write_report(results, Path(out))
     return results
+
+
+def run_request(request: Any) -> dict[str, Any]:
+    """The rank protocol's entry in the protocol registry: :func:`run_blindspot` on a request."""
+    from blindspot.protocols.registry import check_options
+
+    check_options("rank", request.options, _RANK_OPTIONS)
+    settings = {k: request.options[k] for k in _RANK_OPTIONS if k in request.options}
+    return run_blindspot(request.data, request.metrics, task=request.task, tests=request.tests,
+                         seeds=request.seeds, columns=request.columns, out=request.out,
+                         split=request.split, metric_options=request.metric_options,
+                         resources=request.resources, noise_cap=request.noise_cap,
+                         num_proc=request.num_proc, progress=request.progress, **settings)
+
+
+#: Settings of the rank protocol beyond the request's common fields (``--protocol-option``).
+_RANK_OPTIONS = ("levels", "tolerance", "worst_examples", "bootstrap_seed", "batch_size",
+                 "state_dir")
+
+
+def module_view(results: dict[str, Any]) -> dict[str, Any]:
+    """What ``evaluate.load("blindspot").compute`` returns for a one-metric rank run."""
+    dataset = next(iter(results["datasets"].values()))
+    (entry_name, entry), = dataset["metrics"].items()
+    tests = entry["tests"]
+    return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
+            "verdicts": {t: r["status"] for t, r in tests.items()},
+            "failed": [t for t, r in tests.items() if r["status"] == "fail"],
+            "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
+            "skipped_tests": dataset["skipped_tests"], "tests": tests, "results": results}
 
 
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
@@ -356,4 +386,5 @@ def _tool() -> dict[str, str]:
     return {"name": "blindspot", "version": __version__}
 
 
-__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "run_blindspot"]
+__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "module_view", "run_blindspot",
+           "run_request"]

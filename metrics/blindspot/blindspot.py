@@ -34,7 +34,7 @@ from typing import Any
 import datasets
 import evaluate
 
-from blindspot.runner import run_blindspot
+from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,
@@ -63,8 +63,11 @@ Args:
     seeds (list of int): seeds of the random tests (default 1..5).
     metric_options (dict): extra options of the metric's scorer.
     report_dir (str, optional): also write results.json, report.md, plots and report.html there.
-    Further keywords: noise_cap (0.6), tolerance (1e-5), worst_examples (3), levels, resources
-    (mlm=, lm=, ngram_corpus=), num_proc, progress, state_dir.
+    protocol (str): the meta-evaluation protocol, "rank" (default) or another registered one
+        (``blindspot.protocols.registry``); its own settings go in ``protocol_options`` (dict)
+        or as further keywords.
+    Further keywords (rank): noise_cap (0.6), tolerance (1e-5), worst_examples (3), levels,
+    resources (mlm=, lm=, ngram_corpus=), num_proc, progress, state_dir.
 Returns:
     metric (its display name), gold (gold score summary), verdicts ({test: pass|fail|error|
     undecided}), failed (tests the metric fails), errors ({test: message}), skipped_tests
@@ -112,18 +115,20 @@ class Blindspot(evaluate.Metric):
     def _compute(self, predictions: list[str], references: Any = None,
                  sources: Sequence[str] | None = None, ids: Sequence[Any] | None = None,
                  metric: Any = None, task: str = "summarization", report_dir: Any = None,
-                 **settings: Any) -> dict[str, Any]:
+                 protocol: str = "rank", **settings: Any) -> dict[str, Any]:
         if metric is None:
             raise ValueError("name the metric to judge: metric='rouge' (or a loaded module)")
         if not isinstance(metric, str) and isinstance(metric, (list, tuple)):
             raise ValueError("one metric per call; for several use `blindspot run --metrics a,b`")
+        chosen = get_protocol(protocol)
         data = _rows(predictions, references, sources, ids)
-        results = run_blindspot(data, [metric], task=task, out=report_dir, **settings)
-        (entry_name, entry), = next(iter(results["datasets"].values()))["metrics"].items()
-        dataset = next(iter(results["datasets"].values()))
-        tests = entry["tests"]
-        return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
-                "verdicts": {t: r["status"] for t, r in tests.items()},
-                "failed": [t for t, r in tests.items() if r["status"] == "fail"],
-                "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
-                "skipped_tests": dataset["skipped_tests"], "tests": tests, "results": results}
+        common = {k: settings.pop(k) for k in _COMMON if k in settings}
+        options = dict(settings.pop("protocol_options", None) or {})
+        options.update(settings)  # the protocol's own settings (noise_cap, levels, tolerance...)
+        request = ProtocolRequest(data=data, metrics=[metric], task=task, out=report_dir,
+                                  options=options, **common)
+        return chosen.view(chosen.run(request))
+
+
+#: ProtocolRequest fields that may be given to compute() as keywords.
+_COMMON = ("tests", "seeds", "metric_options", "resources", "noise_cap", "num_proc", "progress")
