@@ -18,8 +18,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
 
-SUITES = ("fluency", "consistency", "targeted", "all")
-
 
 def _fail(message: str) -> None:
     err.print(f"[bold red]error:[/] {message}")
@@ -88,11 +86,12 @@ def perturb(
     """Perturb a file: one test at one level, or a whole suite at the task's paper levels."""
     from blindspot.io import read_table, write_table
     from blindspot.perturbations import perturb_dataset, run_suite
+    from blindspot.perturbations.catalogue import suite_names
 
     resources = _resources(mlm, lm, ngram_corpus)
     try:
         ds = read_table(input)
-        if level is not None and test not in SUITES and "," not in test:
+        if level is not None and test not in suite_names() and "," not in test:
             out = perturb_dataset(ds, test, level, seed if seed is not None else 1, column=column,
                                   id_column=id_column, source_column=source_column,
                                   num_proc=num_proc, task=task, **resources)

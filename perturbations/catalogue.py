@@ -1,4 +1,10 @@
-"""The catalogue: listing the tests, and the named suites (fluency, consistency, targeted, all)."""
+"""The catalogue: listing the tests, and the named suites.
+
+A suite is a category: every registered test names one (``fluency``, ``consistency`` and
+``targeted`` for the blind-spots paper; other papers' tests bring their own, e.g. ``menli``), and
+``all`` is the blind-spots paper's core suite (its three categories), so adding another paper's
+tests never changes what ``all`` runs.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +13,27 @@ from typing import Any
 
 from blindspot.perturbations.base import REGISTRY, canonical_name, canonical_task
 
+#: The blind-spots paper's categories, in report order; ``all`` selects these.
 CATEGORIES = ("fluency", "consistency", "targeted")
 
 
+def suite_names() -> list[str]:
+    """Every suite name: the core categories, the other registered categories, then ``all``."""
+    extra = sorted({cls.category for cls in REGISTRY.values()} - set(CATEGORIES))
+    return [*CATEGORIES, *extra, "all"]
+
+
 def suite_tests(selection: str | Iterable[str], task: str | None = None) -> list[str]:
-    """Canonical test names for a suite name (fluency/consistency/targeted/all) or names.
+    """Canonical test names for a suite name (a category, or ``all``) or test names.
 
     ``selection`` may be a comma-separated string mixing suites and test names. With ``task``,
     tests the paper does not run on that task are left out of suites (never out of explicit names).
     """
     items = selection.split(",") if isinstance(selection, str) else list(selection)
+    suites = suite_names()
     names: list[str] = []
     for item in (i.strip() for i in items if i and i.strip()):
-        if item in CATEGORIES or item == "all":
+        if item in suites:
             cats = CATEGORIES if item == "all" else (item,)
             chosen = [n for n, cls in REGISTRY.items() if cls.category in cats]
             if task is not None:
