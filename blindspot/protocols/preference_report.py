@@ -19,15 +19,19 @@ bytes; dict keys keep the run's order)::
       },
       "datasets": {
         "<set name, e.g. the file name>": {
-          "rows": 2400, "fingerprint": "<sha256 of the columns read>",
+          "rows": 2400,                       # rows in the set
+          "judged": 2400,                     # rows of the error types asked for
+          "fingerprint": "<sha256 of the judged rows' columns read>",
           "error_types": {"add": 200, ...},   # rows judged per type, MENLI's order
           "metrics": {
             "<metric display name, e.g. bleu.bleu | 0.2*N+0.8*M for a combination>": {
-              "metric": "bleu", "output": "bleu", "options": {...},
+              "metric": "bleu", "output": "bleu", "options": {...},   # as given
+              "scorer_config": {...} | null,  # every scorer setting, defaults included
+                                              # (rouge: rouge_types, use_stemmer, measure)
               "higher_is_better": true,       # false: negated before comparing (TER)
               "combination": null | {"other": N, "metric": M, "weight": w},
               "error": null | "message",      # the metric could not score: no figures
-              "mean": 0.41,                   # unweighted mean of the per-type accuracies
+              "mean": 0.21,                   # unweighted mean of the per-type accuracies
               "adequacy": .., "fluency": ..,  # means over the adequacy / fluency types present
               "kendall_like": ..,             # (hits - misses) / (hits + misses), all pairs
               "error_types": 12, "n": 2400, "hits": .., "misses": .., "ties": .., "n_nan": ..,
@@ -52,8 +56,7 @@ from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
 from blindspot.report.views import MISSING, number
 
-SUMMARY_ROWS = (("mean", "mean (all types)"), ("adequacy", "adequacy (9 types)"),
-                ("fluency", "fluency (3 types)"), ("kendall_like", "Kendall-like"))
+SUMMARY_ROWS = ("mean", "adequacy", "fluency", "kendall_like")
 PLOT_FOLDER = "plots"
 DECIMALS = 3
 
@@ -74,9 +77,27 @@ def accuracy_table(data: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]
         rows.append([type_label(error_type), *(
             number(e["per_type"][error_type]["accuracy"], DECIMALS)
             if error_type in e["per_type"] else MISSING for e in metrics.values())])
-    for key, label in SUMMARY_ROWS:
-        rows.append([label, *(number(e[key], DECIMALS) for e in metrics.values())])
+    for key in SUMMARY_ROWS:
+        rows.append([summary_label(key, data["error_types"]),
+                     *(number(e[key], DECIMALS) for e in metrics.values())])
     return header, rows
+
+
+def summary_label(key: str, error_types: Mapping[str, int]) -> str:
+    """``adequacy (mean of 9 types)``: a summary row's label with the types behind it."""
+    groups = {"mean": list(error_types),
+              "adequacy": [t for t in error_types if t in ADEQUACY_TYPES],
+              "fluency": [t for t in error_types if t in FLUENCY_TYPES]}
+    if key not in groups:
+        return "Kendall-like (all pairs, ties excluded)"
+    count = len(groups[key])
+    return f"{key} (mean of {count} type{'' if count == 1 else 's'})"
+
+
+def rows_line(data: Mapping[str, Any]) -> str:
+    """``2400 rows`` or ``2400 rows, 400 judged``."""
+    judged = data.get("judged", data["rows"])
+    return f"{data['rows']} rows" + (f", {judged} judged" if judged != data["rows"] else "")
 
 
 def count_lines(data: Mapping[str, Any]) -> list[str]:
@@ -86,8 +107,10 @@ def count_lines(data: Mapping[str, Any]) -> list[str]:
         if entry["error"]:
             lines.append(f"{name}: ERROR {entry['error']}")
         else:
+            settings = ", ".join(f"{k}={v}" for k, v in (entry["scorer_config"] or {}).items())
             lines.append(f"{name}: {entry['n']} pairs, {entry['hits']} hits, {entry['misses']} "
-                         f"misses, {entry['ties']} ties, {entry['n_nan']} with a NaN score")
+                         f"misses, {entry['ties']} ties, {entry['n_nan']} with a NaN score"
+                         + (f" (scorer settings: {settings})" if settings else ""))
     return lines
 
 
@@ -118,7 +141,7 @@ def render_markdown(results: Mapping[str, Any], plots: Mapping[str, str]) -> str
     parts = ["# Preference accuracy report (MENLI protocol)", "",
              *(f"- {line}" for line in config_lines(results)), ""]
     for name, data in results["datasets"].items():
-        parts += [f"## {name} ({data['rows']} rows)", "", "Accuracy (hits / pairs):", "",
+        parts += [f"## {name} ({rows_line(data)})", "", "Accuracy (hits / pairs):", "",
                   _md_table(*accuracy_table(data)), "", *(f"- {x}" for x in count_lines(data)),
                   ""]
         if name in plots:
@@ -173,7 +196,7 @@ def render_html(results: Mapping[str, Any], plots: Mapping[str, str], base: Path
     for name, data in results["datasets"].items():
         image = (f'<p><img alt="{html.esc(name)}" src="{html.data_uri(base / plots[name])}"></p>'
                  if name in plots else "")
-        sections.append(f"<section><h2>{html.esc(name)} ({data['rows']} rows)</h2>"
+        sections.append(f"<section><h2>{html.esc(name)} ({html.esc(rows_line(data))})</h2>"
                         f"{html.table(*accuracy_table(data))}"
                         f"{html.lines_list(count_lines(data))}{image}</section>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -207,7 +230,7 @@ def print_summary(results: dict[str, Any], console: Any = None) -> None:
         console.print(line)
     for name, data in results["datasets"].items():
         header, rows = accuracy_table(data)
-        table = Table(title=f"{name} ({data['rows']} rows): preference accuracy")
+        table = Table(title=f"{name} ({rows_line(data)}): preference accuracy")
         for index, column in enumerate(header):
             table.add_column(column, justify="left" if index == 0 else "right")
         for row in rows:

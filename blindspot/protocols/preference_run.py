@@ -153,9 +153,20 @@ def score_pairs(scorer: Any, spec: Any, mode: Mode, dataset: Any, batch_size: in
 
 # -- results ---------------------------------------------------------------------------------------
 
-def _metric_entry(spec: Any, figures: dict[str, Any] | None, error: str | None) -> dict[str, Any]:
+def _scorer_config(scorer: Any | None) -> dict[str, Any] | None:
+    """Every setting the scorer ran with, defaults included (ROUGE's ``use_stemmer``...)."""
+    import json
+
+    if scorer is None:
+        return None
+    return json.loads(json.dumps(scorer.config, sort_keys=True, default=str))
+
+
+def _metric_entry(spec: Any, figures: dict[str, Any] | None, error: str | None,
+                  scorer: Any | None = None) -> dict[str, Any]:
     entry = {"metric": spec.metric, "output": spec.output, "options": spec.as_json()["options"],
-             "higher_is_better": spec.higher_is_better, "combination": None, "error": error}
+             "scorer_config": _scorer_config(scorer), "higher_is_better": spec.higher_is_better,
+             "combination": None, "error": error}
     entry.update(figures or _empty_figures())
     return entry
 
@@ -176,9 +187,10 @@ def combination_name(other: str, metric: str, weight: float) -> str:
 
 
 def _combined_entries(scored: dict[str, tuple[list[float], list[float]]], specs: list[Any],
-                      other: Any, weight: float, error_types: list[str],
-                      include: list[str] | None) -> dict[str, dict[str, Any]]:
-    """The ``w * minmax(N) + (1 - w) * minmax(M)`` entries of every metric M scored."""
+                      other: Any, weight: float, error_types: list[str]
+                      ) -> dict[str, dict[str, Any]]:
+    """The ``w * minmax(N) + (1 - w) * minmax(M)`` entries of every metric M scored (the batch
+    of the min-max is every judged row)."""
     entries: dict[str, dict[str, Any]] = {}
     if other.name not in scored:
         return entries
@@ -186,7 +198,7 @@ def _combined_entries(scored: dict[str, tuple[list[float], list[float]]], specs:
         if spec.name == other.name or spec.name not in scored:
             continue
         para, adv = combine_pairs(*scored[other.name], *scored[spec.name], weight)
-        figures = preference_accuracy(para, adv, error_types, include)
+        figures = preference_accuracy(para, adv, error_types)
         entry = _metric_entry(spec, figures, None)
         entry["combination"] = {"other": other.name, "metric": spec.name, "weight": weight}
         entries[combination_name(other.name, spec.name, weight)] = entry
@@ -200,6 +212,20 @@ def _fingerprint(dataset: Any, mode: Mode) -> str:
     return content_key(used, dataset.select_columns(used).to_dict())
 
 
+def select_types(dataset: Any, include: list[str] | None) -> Any:
+    """The rows of the error types asked for (all rows when None); a type with no row is an
+    error naming the types the set has."""
+    if include is None:
+        return dataset
+    present = set(dataset["error"])
+    missing = [t for t in include if t not in present]
+    if missing:
+        raise ValueError(f"error type(s) {missing} have no row in this set; it has "
+                         f"{sorted(present)}")
+    wanted = set(include)
+    return dataset.select([i for i, t in enumerate(dataset["error"]) if t in wanted])
+
+
 def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other: Any | None,
                 progress: bool) -> dict[str, Any]:
     """One set's entry: every metric's figures (and the combinations)."""
@@ -207,31 +233,28 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
 
     mode: Mode = settings["mode"]
     check_columns(dataset, mode)
+    rows = dataset.num_rows
+    dataset = select_types(dataset, settings["error_types"])
     error_types = list(dataset["error"])
-    include = settings["error_types"]
-    missing = [t for t in include or () if t not in set(error_types)]
-    if missing:
-        raise ValueError(f"error type(s) {missing} have no row in this set; it has "
-                         f"{sorted(set(error_types))}")
     counts = {t: error_types.count(t) for t in (*ADEQUACY_TYPES, *FLUENCY_TYPES)
-              if t in set(error_types) and (include is None or t in include)}
+              if t in set(error_types)}
     idf = list(dict.fromkeys(dataset[mode.anchor]))
     metrics: dict[str, dict[str, Any]] = {}
     scored: dict[str, tuple[list[float], list[float]]] = {}
     for spec in tqdm(specs, desc="metrics", unit="metric", disable=not progress):
+        scorer = None
         try:
             scorer = build_scorer(spec, idf)
             scored[spec.name] = score_pairs(scorer, spec, mode, dataset,
                                             settings["batch_size"], progress)
         except Exception as error:  # one metric failing is reported, the others still run
-            metrics[spec.name] = _metric_entry(spec, None, _error_text(error))
+            metrics[spec.name] = _metric_entry(spec, None, _error_text(error), scorer)
             continue
-        figures = preference_accuracy(*scored[spec.name], error_types, include)
-        metrics[spec.name] = _metric_entry(spec, figures, None)
+        figures = preference_accuracy(*scored[spec.name], error_types)
+        metrics[spec.name] = _metric_entry(spec, figures, None, scorer)
     if other is not None:
-        metrics.update(_combined_entries(scored, specs, other, settings["weight"], error_types,
-                                         include))
-    return {"rows": dataset.num_rows, "fingerprint": _fingerprint(dataset, mode),
+        metrics.update(_combined_entries(scored, specs, other, settings["weight"], error_types))
+    return {"rows": rows, "judged": dataset.num_rows, "fingerprint": _fingerprint(dataset, mode),
             "error_types": counts, "metrics": metrics}
 
 
