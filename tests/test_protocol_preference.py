@@ -339,3 +339,31 @@ def test_blindspot_module_runs_the_preference_protocol(slice_csv: Path,
         module.compute(data=str(slice_csv), predictions=["a"], metric="chrf",
                        protocol="preference")
 
+
+
+def test_a_failing_metric_is_reported_and_the_others_run(slice_csv: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import blindspot.protocols.preference_run as run
+
+    real = run.build_scorer
+
+    def broken_chrf(spec, idf):
+        if spec.metric == "chrf":
+            raise RuntimeError("weights missing")
+        return real(spec, idf)
+
+    monkeypatch.setattr(run, "build_scorer", broken_chrf)
+    results = run_preference(str(slice_csv), "chrf,bleu", examples=2, progress=False)
+    metrics = results["datasets"]["slice.csv"]["metrics"]
+    assert metrics["chrf.chrf"]["error"] == "RuntimeError: weights missing"
+    assert metrics["chrf.chrf"]["mean"] is None and metrics["chrf.chrf"]["per_type"] == {}
+    bleu = metrics["bleu.bleu"]
+    assert bleu["error"] is None and bleu["n"] == 24
+    # the kept examples are failed pairs, the attack's largest win first, at most 2 per type
+    for error_type, examples in bleu["examples"].items():
+        failed = bleu["per_type"][error_type]["misses"] + bleu["per_type"][error_type]["ties"]
+        assert len(examples) == min(2, failed)
+        margins = [e["adv_score"] - e["para_score"] for e in examples]
+        assert all(m >= 0 for m in margins) and margins == sorted(margins, reverse=True)
+    with pytest.raises(ValueError, match="examples must be a whole number"):
+        run_preference(str(slice_csv), "bleu", examples=-1, progress=False)

@@ -15,6 +15,7 @@ bytes; dict keys keep the run's order)::
         "error_types": null | ["add", ...],   # the types asked for (null: all present)
         "adequacy_types": [9 types], "fluency_types": ["typo", "jumble", "subject_verb_dis"],
         "combine_with": null | "<metric N>", "weight": null | w,
+        "examples": 1,                        # failed pairs kept per error type and metric
         "metrics": [<metric spec>, ...]       # as blindspot.runner.metric_spec.MetricSpec.as_json
       },
       "datasets": {
@@ -36,7 +37,10 @@ bytes; dict keys keep the run's order)::
               "kendall_like": ..,             # (hits - misses) / (hits + misses), all pairs
               "error_types": 12, "n": 2400, "hits": .., "misses": .., "ties": .., "n_nan": ..,
               "per_type": {"add": {"n": 200, "hits": .., "misses": .., "ties": .., "n_nan": ..,
-                                   "accuracy": .., "kendall_like": ..}, ...}
+                                   "accuracy": .., "kendall_like": ..}, ...},
+              "examples": {"add": [           # failed pairs, largest win of the attack first
+                {"id": .., "anchor": "...", "paraphrase": "...", "adversarial": "...",
+                 "para_score": .., "adv_score": ..}], ...}
             }}}}
     }
 
@@ -54,7 +58,7 @@ from matplotlib.figure import Figure
 
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
-from blindspot.report.views import MISSING, number
+from blindspot.report.views import MISSING, number, shorten
 
 SUMMARY_ROWS = ("mean", "adequacy", "fluency", "kendall_like")
 PLOT_FOLDER = "plots"
@@ -114,6 +118,17 @@ def count_lines(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+EXAMPLE_HEADER = ("error type", "id", "paraphrase score", "adversarial score", "paraphrase",
+                  "adversarial")
+
+
+def example_rows(entry: Mapping[str, Any]) -> list[list[str]]:
+    """One row per kept failed pair of a metric: its scores and both candidates (shortened)."""
+    return [[error_type, str(e["id"]), number(e["para_score"]), number(e["adv_score"]),
+             shorten(e["paraphrase"]), shorten(e["adversarial"])]
+            for error_type, examples in entry.get("examples", {}).items() for e in examples]
+
+
 def config_lines(results: Mapping[str, Any]) -> list[str]:
     """The run's settings as sentences."""
     config = results["config"]
@@ -146,6 +161,11 @@ def render_markdown(results: Mapping[str, Any], plots: Mapping[str, str]) -> str
                   ""]
         if name in plots:
             parts += [f"![{name}]({plots[name]})", ""]
+        for metric, entry in data["metrics"].items():
+            rows = example_rows(entry)
+            if rows:
+                parts += [f"### {metric}: failed pairs (the attack won by most)", "",
+                          _md_table(list(EXAMPLE_HEADER), rows), ""]
     return "\n".join(parts)
 
 
@@ -196,9 +216,13 @@ def render_html(results: Mapping[str, Any], plots: Mapping[str, str], base: Path
     for name, data in results["datasets"].items():
         image = (f'<p><img alt="{html.esc(name)}" src="{html.data_uri(base / plots[name])}"></p>'
                  if name in plots else "")
+        examples = "".join(
+            f"<details><summary>{html.esc(metric)}: failed pairs</summary>"
+            f"{html.table(EXAMPLE_HEADER, example_rows(entry))}</details>"
+            for metric, entry in data["metrics"].items() if example_rows(entry))
         sections.append(f"<section><h2>{html.esc(name)} ({html.esc(rows_line(data))})</h2>"
                         f"{html.table(*accuracy_table(data))}"
-                        f"{html.lines_list(count_lines(data))}{image}</section>")
+                        f"{html.lines_list(count_lines(data))}{image}{examples}</section>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Preference accuracy report</title><style>{html.STYLE}</style></head><body>"
             "<h1>Preference accuracy report (MENLI protocol)</h1>"

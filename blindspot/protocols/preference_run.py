@@ -23,7 +23,9 @@ Options (``--protocol-option key=value``): ``mode`` (ref-based | ref-free, defau
 ``fixed`` (read the ``*_fixed`` columns, default false), ``error_types`` (comma-separated or a
 list, default all present), ``combine_with`` (a metric spec N, e.g. ``menli``) with ``weight``
 (w in [0, 1], default 0.2, MENLI's best MT weight): each other metric M is also reported as
-``w * minmax(N) + (1 - w) * minmax(M)``; ``batch_size``.
+``w * minmax(N) + (1 - w) * minmax(M)``; ``examples`` (how many failed pairs to keep per error
+type and metric, those with the largest margin for the attack first, default 1);
+``batch_size``.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.protocols.preference import (
-    ADEQUACY_TYPES, FLUENCY_TYPES, Mode, check_error_types, combine_pairs, get_mode,
+    ADEQUACY_TYPES, ERROR_TYPES, FLUENCY_TYPES, Mode, check_error_types, combine_pairs, get_mode,
     preference_accuracy,
 )
 from blindspot.protocols.preference_data import (
@@ -43,7 +45,8 @@ from blindspot.protocols.preference_data import (
 PROTOCOL = "preference"
 SCHEMA_VERSION = 1
 DEFAULT_WEIGHT = 0.2
-OPTIONS = ("mode", "fixed", "error_types", "combine_with", "weight", "batch_size")
+DEFAULT_EXAMPLES = 1
+OPTIONS = ("mode", "fixed", "error_types", "combine_with", "weight", "examples", "batch_size")
 
 
 # -- options ---------------------------------------------------------------------------------------
@@ -93,7 +96,12 @@ def parse_options(options: dict[str, Any]) -> dict[str, Any]:
     if "weight" in options and not options.get("combine_with"):
         raise ValueError("--protocol-option weight needs combine_with=<metric> (the metric N of "
                          "w * minmax(N) + (1 - w) * minmax(M))")
+    examples = options.get("examples", DEFAULT_EXAMPLES)
+    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 0:
+        raise ValueError(f"--protocol-option examples must be a whole number >= 0, got "
+                         f"{examples!r}")
     return {"mode": mode, "fixed": fixed, "error_types": _as_types(options.get("error_types")),
+            "examples": examples,
             "combine_with": options.get("combine_with") or None,
             "weight": _as_weight(options.get("weight", DEFAULT_WEIGHT)),
             "batch_size": options.get("batch_size")}
@@ -168,6 +176,7 @@ def _metric_entry(spec: Any, figures: dict[str, Any] | None, error: str | None,
              "scorer_config": _scorer_config(scorer), "higher_is_better": spec.higher_is_better,
              "combination": None, "error": error}
     entry.update(figures or _empty_figures())
+    entry["examples"] = {}
     return entry
 
 
@@ -187,8 +196,8 @@ def combination_name(other: str, metric: str, weight: float) -> str:
 
 
 def _combined_entries(scored: dict[str, tuple[list[float], list[float]]], specs: list[Any],
-                      other: Any, weight: float, error_types: list[str]
-                      ) -> dict[str, dict[str, Any]]:
+                      other: Any, weight: float, error_types: list[str], dataset: Any,
+                      mode: Mode, examples: int) -> dict[str, dict[str, Any]]:
     """The ``w * minmax(N) + (1 - w) * minmax(M)`` entries of every metric M scored (the batch
     of the min-max is every judged row)."""
     entries: dict[str, dict[str, Any]] = {}
@@ -200,9 +209,36 @@ def _combined_entries(scored: dict[str, tuple[list[float], list[float]]], specs:
         para, adv = combine_pairs(*scored[other.name], *scored[spec.name], weight)
         figures = preference_accuracy(para, adv, error_types)
         entry = _metric_entry(spec, figures, None)
+        entry["examples"] = worst_examples(dataset, mode, para, adv, examples)
         entry["combination"] = {"other": other.name, "metric": spec.name, "weight": weight}
         entries[combination_name(other.name, spec.name, weight)] = entry
     return entries
+
+
+def worst_examples(dataset: Any, mode: Mode, para: list[float], adv: list[float],
+                   k: int) -> dict[str, list[dict[str, Any]]]:
+    """Per error type, the ``k`` failed pairs (misses and ties) where the attack beat the
+    paraphrase by most, ties in row order; pairs with a NaN score are not examples."""
+    import math
+
+    from blindspot.protocols.preference_data import row_ids
+
+    if k == 0:
+        return {}
+    ids = row_ids(dataset)
+    failed: dict[str, list[int]] = {}
+    for index, (kind, p, a) in enumerate(zip(dataset["error"], para, adv)):
+        if not (math.isnan(p) or math.isnan(a)) and p <= a:
+            failed.setdefault(kind, []).append(index)
+    examples = {}
+    for kind in ERROR_TYPES:
+        chosen = sorted(failed.get(kind, []), key=lambda i: (para[i] - adv[i], i))[:k]
+        if chosen:
+            examples[kind] = [{"id": ids[i], "anchor": dataset[i][mode.anchor],
+                               "paraphrase": dataset[i][mode.good],
+                               "adversarial": dataset[i][mode.bad],
+                               "para_score": para[i], "adv_score": adv[i]} for i in chosen]
+    return examples
 
 
 def _fingerprint(dataset: Any, mode: Mode) -> str:
@@ -252,8 +288,11 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
             continue
         figures = preference_accuracy(*scored[spec.name], error_types)
         metrics[spec.name] = _metric_entry(spec, figures, None, scorer)
+        metrics[spec.name]["examples"] = worst_examples(dataset, mode, *scored[spec.name],
+                                                        settings["examples"])
     if other is not None:
-        metrics.update(_combined_entries(scored, specs, other, settings["weight"], error_types))
+        metrics.update(_combined_entries(scored, specs, other, settings["weight"], error_types,
+                                         dataset, mode, settings["examples"]))
     return {"rows": rows, "judged": dataset.num_rows, "fingerprint": _fingerprint(dataset, mode),
             "error_types": counts, "metrics": metrics}
 
@@ -267,6 +306,7 @@ def _config(settings: dict[str, Any], specs: list[Any], other: Any | None) -> di
             "adequacy_types": list(ADEQUACY_TYPES), "fluency_types": list(FLUENCY_TYPES),
             "combine_with": other.name if other is not None else None,
             "weight": settings["weight"] if other is not None else None,
+            "examples": settings["examples"],
             "metrics": [s.as_json() for s in specs]}
 
 
