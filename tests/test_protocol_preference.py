@@ -367,3 +367,16 @@ def test_a_failing_metric_is_reported_and_the_others_run(slice_csv: Path,
         assert all(m >= 0 for m in margins) and margins == sorted(margins, reverse=True)
     with pytest.raises(ValueError, match="examples must be a whole number"):
         run_preference(str(slice_csv), "bleu", examples=-1, progress=False)
+
+
+def test_fixed_run_reads_the_fixed_columns(slice_csv: Path) -> None:
+    import sacrebleu
+
+    results = run_preference(str(slice_csv), "chrf", fixed=True, progress=False)
+    assert results["config"]["columns"] == {"anchor": "ref", "paraphrase": "hyp_para_fixed",
+                                            "adversarial": "hyp_adv_based_fixed"}
+    rows = list(csv.DictReader(open(slice_csv, encoding="utf-8", newline="")))
+    expected = sum(sacrebleu.sentence_chrf(r["hyp_para_fixed"], [r["ref"]]).score
+                   > sacrebleu.sentence_chrf(r["hyp_adv_based_fixed"], [r["ref"]]).score
+                   for r in rows)
+    assert results["datasets"]["slice.csv"]["metrics"]["chrf.chrf"]["hits"] == expected

@@ -12,6 +12,7 @@ bytes; dict keys keep the run's order)::
         "preference": "m(ref, hyp_para) > m(ref, hyp_adv_based)",   # what a hit is
         "fixed": false,                       # true: hyp_para/hyp_adv_based from *_fixed
         "columns": {"anchor": "ref", "paraphrase": "hyp_para", "adversarial": "hyp_adv_based"},
+                                              # the file's columns read (hyp_para_fixed... when fixed)
         "error_types": null | ["add", ...],   # the types asked for (null: all present)
         "adequacy_types": [9 types], "fluency_types": ["typo", "jumble", "subject_verb_dis"],
         "combine_with": null | "<metric N>", "weight": null | w,

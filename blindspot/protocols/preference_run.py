@@ -39,7 +39,7 @@ from blindspot.protocols.preference import (
     preference_accuracy,
 )
 from blindspot.protocols.preference_data import (
-    check_columns, dataset_name, load_preference_set,
+    FIXED_COLUMNS, check_columns, dataset_name, load_preference_set,
 )
 
 PROTOCOL = "preference"
@@ -299,9 +299,13 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
 
 def _config(settings: dict[str, Any], specs: list[Any], other: Any | None) -> dict[str, Any]:
     mode: Mode = settings["mode"]
+
+    def read(column: str) -> str:  # the file's column behind a candidate
+        return FIXED_COLUMNS.get(column, column) if settings["fixed"] else column
+
     return {"mode": mode.name, "preference": mode.description, "fixed": settings["fixed"],
-            "columns": {"anchor": mode.anchor, "paraphrase": mode.good,
-                        "adversarial": mode.bad},
+            "columns": {"anchor": mode.anchor, "paraphrase": read(mode.good),
+                        "adversarial": read(mode.bad)},
             "error_types": settings["error_types"],
             "adequacy_types": list(ADEQUACY_TYPES), "fluency_types": list(FLUENCY_TYPES),
             "combine_with": other.name if other is not None else None,
