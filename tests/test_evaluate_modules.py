@@ -17,10 +17,14 @@ SCRIPT = """
 import json, evaluate
 chrf = evaluate.load("chrf")
 rouge = evaluate.load("rouge")
+preference = evaluate.load("preference_accuracy")
 print(json.dumps({"module": type(chrf).__module__,
                   "chrf": chrf.compute(predictions=["The cat sat on the mat."],
                                        references=[["The cat is on the mat."]])["chrf"],
-                  "rouge_keys": sorted(rouge.compute(predictions=["a b c"], references=["a b d"]))}))
+                  "rouge_keys": sorted(rouge.compute(predictions=["a b c"], references=["a b d"])),
+                  "preference": [type(preference).__module__, preference.compute(
+                      para_scores=[0.9, 0.1], adv_scores=[0.2, 0.1],
+                      error_types=["num", "num"])["accuracy"]]}))
 """
 
 
@@ -37,6 +41,8 @@ def test_load_by_name_from_another_directory_offline(tmp_path: Path) -> None:
     expected = sacrebleu.sentence_chrf("The cat sat on the mat.", ["The cat is on the mat."]).score
     assert out["chrf"] == pytest.approx(expected)
     assert out["rouge_keys"] == ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    assert "evaluate-metric--preference_accuracy" in out["preference"][0]
+    assert out["preference"][1] == {"num": 0.5}  # one hit, one tie (a failure)
 
 
 def test_registering_twice_keeps_one_copy_per_version(tmp_path: Path) -> None:

@@ -102,3 +102,12 @@ register_protocol(Protocol(
     summary="blindspot.runner.summary:print_summary",
     module_view="blindspot.runner.run:module_view",
 ))
+
+register_protocol(Protocol(
+    name="preference",
+    description="preference accuracy (Chen and Eger, 2023, MENLI): the metric must score the "
+                "paraphrase strictly above the adversarial candidate, per error type",
+    runner="blindspot.protocols.preference_run:run_request",
+    summary="blindspot.protocols.preference_report:print_summary",
+    module_view="blindspot.protocols.preference_run:module_view",
+))

@@ -24,6 +24,22 @@ Examples:
     'pass'
     >>> [p["level"] for p in out["tests"]["truncation"]["points"]][:3]
     ['gold', '0.1', '0.2']
+
+Protocols that read their own columns take the whole set as ``data=`` (a path, a Dataset or a
+dict of columns) instead of predictions: the MENLI preference protocol reads a MENLI-style set
+(columns error, source, ref, hyp_para, hyp_adv_based, hyp_adv_free) and reports how often the
+metric scores the paraphrase strictly above the adversarial candidate, per error type:
+
+    >>> pairs = {"error": ["neg", "neg", "typo"],
+    ...          "ref": ["The road is open.", "He sold the car.", "She likes tea."],
+    ...          "hyp_para": ["The road has been opened.", "The car was sold by him.",
+    ...                       "She is fond of tea."],
+    ...          "hyp_adv_based": ["The road is not open.", "He did not sell the car.",
+    ...                            "She likes tee."]}
+    >>> out = blindspot.compute(data=pairs, metric="chrf", protocol="preference",
+    ...                         protocol_options={"mode": "ref-based"}, progress=False)
+    >>> out["metric"], out["accuracy"]
+    ('chrf.chrf', {'neg': 0.0, 'typo': 0.0})
 """
 
 from __future__ import annotations
@@ -63,6 +79,9 @@ Args:
     seeds (list of int): seeds of the random tests (default 1..5).
     metric_options (dict): extra options of the metric's scorer.
     report_dir (str, optional): also write results.json, report.md, plots and report.html there.
+    data (path, Dataset or dict of columns, optional): the whole input set, for protocols that
+        read their own columns (``protocol="preference"``: a MENLI-style set); then give no
+        predictions or references.
     protocol (str): the meta-evaluation protocol, "rank" (default) or another registered one
         (``blindspot.protocols.registry``); its own settings go in ``protocol_options`` (dict)
         or as further keywords.
@@ -108,20 +127,27 @@ class Blindspot(evaluate.Metric):
                 ) -> dict[str, Any]:
         """Perturb, score and judge in one call (the inputs are texts, not scores, so evaluate's
         batching and feature encoding are bypassed: references and sources are optional)."""
+        if kwargs.get("data") is not None:
+            if predictions is not None or references is not None:
+                raise ValueError("give either data= (the whole set, e.g. a MENLI-style set for "
+                                 "protocol='preference') or predictions/references, not both")
+            return self._compute(None, None, **kwargs)
         if predictions is None or isinstance(predictions, str) or not len(predictions):
-            raise ValueError("predictions must be a non-empty list of gold hypotheses (strings)")
+            raise ValueError("predictions must be a non-empty list of gold hypotheses (strings), "
+                             "or give the whole set as data=")
         return self._compute(list(predictions), references, **kwargs)
 
-    def _compute(self, predictions: list[str], references: Any = None,
+    def _compute(self, predictions: list[str] | None, references: Any = None,
                  sources: Sequence[str] | None = None, ids: Sequence[Any] | None = None,
                  metric: Any = None, task: str = "summarization", report_dir: Any = None,
-                 protocol: str = "rank", **settings: Any) -> dict[str, Any]:
+                 protocol: str = "rank", data: Any = None, **settings: Any) -> dict[str, Any]:
         if metric is None:
             raise ValueError("name the metric to judge: metric='rouge' (or a loaded module)")
         if not isinstance(metric, str) and isinstance(metric, (list, tuple)):
             raise ValueError("one metric per call; for several use `blindspot run --metrics a,b`")
         chosen = get_protocol(protocol)
-        data = _rows(predictions, references, sources, ids)
+        if data is None:
+            data = _rows(predictions, references, sources, ids)
         common = {k: settings.pop(k) for k in _COMMON if k in settings}
         options = dict(settings.pop("protocol_options", None) or {})
         options.update(settings)  # the protocol's own settings (noise_cap, levels, tolerance...)
