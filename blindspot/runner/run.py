@@ -274,7 +274,19 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         scored.append(_fill_cell(run, cell, ids))
         bar.update()
     _judge_metric(entry, gold, scored, categories, settings)
+    _add_expectations(entry, gold, scored, settings)
     return entry
+
+
+def _add_expectations(entry: dict[str, Any], gold: Gold, scored: list[Cell],
+                      settings: RunSettings) -> None:
+    """The examination paper's expectations, when the run has its tests (schema: ``expectations``)."""
+    from blindspot.protocols.expectations import applied_drops, check_expectations
+
+    drops = applied_drops(scored, gold.scores, gold.corpus_score)
+    checks = check_expectations(entry["tests"], drops, settings.tolerance)
+    if checks:
+        entry["expectations"] = checks
 
 
 def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
