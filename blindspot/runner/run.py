@@ -379,7 +379,8 @@ def module_view(results: dict[str, Any]) -> dict[str, Any]:
             "verdicts": {t: r["status"] for t, r in tests.items()},
             "failed": [t for t, r in tests.items() if r["status"] == "fail"],
             "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
-            "skipped_tests": dataset["skipped_tests"], "tests": tests, "results": results}
+            "skipped_tests": dataset["skipped_tests"], "tests": tests,
+            "expectations": entry.get("expectations", []), "results": results}
 
 
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
