@@ -340,3 +340,19 @@ def test_evaluate_module_returns_the_expectations() -> None:
                      "det_drop_hurts_least"]
     assert out["expectations"] == next(iter(out["results"]["datasets"].values()))[
         "metrics"]["chrf.chrf"]["expectations"]
+
+
+def test_paper_setup_scores_each_impaired_text_against_its_original(tmp_path: Path) -> None:
+    """--references-column gold: one column in two roles (the paper's reference = the original)."""
+    from blindspot.runner import run_blindspot
+
+    data = tmp_path / "wmt6.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in wmt_golds(6)), encoding="utf-8")
+    results = run_blindspot(str(data), "chrf", task="translation", tests="pos_drop", seeds=[1],
+                            columns={"references": "gold"}, progress=False)
+    (entry,) = results["datasets"].values()
+    assert entry["columns"]["references"] == entry["columns"]["hypothesis"] == "gold"
+    chrf = entry["metrics"]["chrf.chrf"]
+    assert chrf["gold"]["score_mean"] == pytest.approx(100.0)  # each text against itself
+    (check,) = chrf["expectations"]
+    assert all(check["values"][f"{t}_drop"] > 0 for t in ("DET", "NOUN", "VERB"))

@@ -97,7 +97,7 @@ def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[st
                       _plan_versions(plan.items), describe_resources(resources))
     suite = state.load_suite(key)
     if suite is None:
-        suite, plan = run_suite(gold.dataset.select_columns([c for c in cols.values() if c]),
+        suite, plan = run_suite(gold.dataset.select_columns(gold.used_columns()),
                                 settings.tests, settings.task, settings.seeds,
                                 column=cols["hypothesis"], id_column=cols["id"],
                                 source_column=cols["source"], levels=settings.levels,
