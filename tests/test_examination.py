@@ -356,3 +356,22 @@ def test_paper_setup_scores_each_impaired_text_against_its_original(tmp_path: Pa
     assert chrf["gold"]["score_mean"] == pytest.approx(100.0)  # each text against itself
     (check,) = chrf["expectations"]
     assert all(check["values"][f"{t}_drop"] > 0 for t in ("DET", "NOUN", "VERB"))
+
+
+def test_report_rows_mark_undecided_and_unchecked_metrics() -> None:
+    from blindspot.report import views
+    from blindspot.report.markdown import expectations
+
+    neg = negation_drops_sharply(0.2, None)
+    data = {"metrics": {"a": {"expectations": [neg, det_drop_hurts_least({"DET": .1, "NOUN": .3,
+                                                                           "VERB": .2,
+                                                                           "ADJ": .2})]},
+                        "b": {"expectations": []}}}
+    rows = views.expectation_rows(data)
+    assert [(r.test, r.category, [c.text for c in r.cells]) for r in rows] == [
+        ("negation_drops_sharply", "root_negation, word_drop", ["n/a", "—"]),
+        ("det_drop_hurts_least", "pos_drop", ["✓", "—"])]
+    text = "\n".join(expectations(data))
+    assert "### Expectations of the examination paper" in text
+    assert "no score drop of word" in text  # the undecided line says why
+    assert expectations({"metrics": {"b": {}}}) == []

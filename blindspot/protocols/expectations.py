@@ -93,8 +93,9 @@ def negation_drops_sharply(negation: float | None, yardstick: float | None,
         return _check(name, tests, None, f"no score drop of {NEGATION_TEST} (no row negated, "
                                          f"or the metric failed)", values)
     if yardstick is None:
-        return _check(name, tests, None, f"needs {NEGATION_YARDSTICK} in the run to compare "
-                                         f"with (e.g. --tests examination)", values)
+        return _check(name, tests, None, f"no score drop of {yardstick_label} to compare with "
+                                         f"(run {NEGATION_YARDSTICK} too, e.g. --tests "
+                                         f"examination)", values)
     return _check(name, tests, negation > tolerance and negation >= yardstick, None, values)
 
 

@@ -138,7 +138,8 @@ def dataset_section(results: Mapping[str, Any], name: str, data: Mapping[str, An
     details = "".join(test_details(name, data, test, plots, base)
                       for test in views.dataset_tests(data))
     return (f"<section><h2>Dataset {esc(name)}</h2>{items(views.dataset_items(data))}"
-            f"{summary(results, data)}{expectations(data)}{problems(data)}<h3>Details</h3>{details}</section>")
+            f"{summary(results, data)}{expectations(data)}{problems(data)}"
+            f"<h3>Details</h3>{details}</section>")
 
 
 def render_html(results: dict, plots: Mapping[str, str | Path] | None,

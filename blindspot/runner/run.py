@@ -280,7 +280,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
 
 def _add_expectations(entry: dict[str, Any], gold: Gold, scored: list[Cell],
                       settings: RunSettings) -> None:
-    """The examination paper's expectations, when the run has its tests (schema: ``expectations``)."""
+    """The examination paper's expectations, when the run has its tests (``expectations``)."""
     from blindspot.protocols.expectations import applied_drops, check_expectations
 
     drops = applied_drops(scored, gold.scores, gold.corpus_score)
