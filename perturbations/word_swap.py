@@ -5,10 +5,11 @@ of tokens becomes, such that the original sequence should not be recognizable an
 
 An intensity p in (0, 1] (the paper's four steps are .25 .5 .75 1) works on the m candidate words:
 the whitespace words that hold a letter or digit, each distinct word (lower-cased) counted once at
-its first occurrence, as the paper's code does so that swapping "the" with "the" never wastes a
+its first occurrence, as the paper's released code does so that swapping "the" with "the" never wastes a
 pair. k = floor(p * m) of them, rounded up to an even number (at most the largest even number
 <= m), are drawn in random order and paired; each pair is swapped. At p = 1 every candidate (all
-but one when m is odd) moves: the random permutation of the paper's top level. Rows with fewer
+but one when m is odd) moves: the paper's top level ("a random permutation"), built from pairs as
+in the paper's released code. Rows with fewer
 than three candidates (the paper's minimum), or where k is 0, come back not applied.
 
 Differences from the paper, on purpose: words are whitespace words, the unit of the noise ratio
