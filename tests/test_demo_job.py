@@ -9,11 +9,13 @@ from rich.console import Console
 
 from blindspot.demo_job import DEMO_PLAN, run_demo
 from blindspot.perturbations import REGISTRY, suite_tests
+from blindspot.perturbations.catalogue import CATEGORIES
 
 
-def test_demo_plan_covers_every_test() -> None:
+def test_demo_plan_covers_every_core_test() -> None:
+    """Every blind-spots test (the ``all`` suite); other papers' suites are run by name."""
     covered = {test for run in DEMO_PLAN for test in suite_tests("all", run.task)}
-    assert covered == set(REGISTRY)
+    assert covered == {name for name, cls in REGISTRY.items() if cls.category in CATEGORIES}
 
 
 def test_demo_task_writes_a_judged_report(tmp_path: Path) -> None:

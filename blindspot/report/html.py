@@ -67,6 +67,19 @@ def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     return table(header, texts, classes) + f'<div class="note">{legend}</div>'
 
 
+def expectations(data: Mapping[str, Any]) -> str:
+    """The examination paper's expectations per metric, when the run checked any."""
+    rows = views.expectation_rows(data)
+    if not rows:
+        return ""
+    header = [*views.EXPECTATION_HEADER, *data.get("metrics", {})]
+    texts = [[row.test, row.category, *(c.text for c in row.cells)] for row in rows]
+    classes = [["", "", *(c.status for c in row.cells)] for row in rows]
+    notes = lines_list(views.expectations_legend() + views.expectation_lines(data))
+    return (f"<h3>{esc(views.EXPECTATIONS_TITLE)}</h3>" + table(header, texts, classes)
+            + f'<div class="note">{notes}</div>')
+
+
 def problems(data: Mapping[str, Any]) -> str:
     """The skipped tests and the metric-level errors, with why."""
     parts = []
@@ -125,7 +138,8 @@ def dataset_section(results: Mapping[str, Any], name: str, data: Mapping[str, An
     details = "".join(test_details(name, data, test, plots, base)
                       for test in views.dataset_tests(data))
     return (f"<section><h2>Dataset {esc(name)}</h2>{items(views.dataset_items(data))}"
-            f"{summary(results, data)}{problems(data)}<h3>Details</h3>{details}</section>")
+            f"{summary(results, data)}{expectations(data)}{problems(data)}"
+            f"<h3>Details</h3>{details}</section>")
 
 
 def render_html(results: dict, plots: Mapping[str, str | Path] | None,

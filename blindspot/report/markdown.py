@@ -57,6 +57,18 @@ def problems(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def expectations(data: Mapping[str, Any]) -> list[str]:
+    """The examination paper's expectations per metric, when the run checked any."""
+    rows = views.expectation_rows(data)
+    if not rows:
+        return []
+    header = [*views.EXPECTATION_HEADER, *data.get("metrics", {})]
+    return [f"### {views.EXPECTATIONS_TITLE}", "",
+            *table(header, [[r.test, r.category, *(c.text for c in r.cells)] for r in rows]), "",
+            *(f"- {escape(line)}" for line in views.expectations_legend()), "",
+            *(f"- {escape(line)}" for line in views.expectation_lines(data)), ""]
+
+
 def plot_image(name: str, test: str, plots: Mapping[str, str] | None) -> list[str]:
     """The markdown image of the test's plot, when there is one."""
     path = (plots or {}).get(f"{name}/{test}")
@@ -99,7 +111,7 @@ def dataset_section(results: Mapping[str, Any], name: str, data: Mapping[str, An
                     plots: Mapping[str, str] | None) -> list[str]:
     """Everything about one dataset."""
     lines = [f"## Dataset {escape(name)}", "", *bullets(views.dataset_items(data)), "",
-             *summary(results, data), *problems(data)]
+             *summary(results, data), *expectations(data), *problems(data)]
     for test in views.dataset_tests(data):
         lines += test_details(name, data, test, plots)
     return lines

@@ -45,13 +45,22 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
                   "worst_examples": [             # rows the noise lowered least (or raised)
                     {"id": .., "level": "0.1", "seed": 1, "gold": "...", "perturbed": "...",
                      "gold_score": .., "perturbed_score": .., "difference": ..}]
-                }}}}}}
+                }},
+              "expectations": [                   # only when the run has examination tests
+                {"expectation": "decreasing_with_intensity" | "negation_drops_sharply"
+                                | "det_drop_hurts_least",
+                 "tests": ["word_swap"], "passed": true | false | null,
+                 "reason": null | "why undecided (or which comparison failed)",
+                 "values": {"gold": .., "0.25": .., ...}}]   # the numbers compared
+            }}}}
     }
 
 ``status``: ``pass``/``fail`` follow the rank protocol (PROTOCOLS.md §1); ``undecided`` when the
 test cannot be judged (e.g. no level below the noise cap, ``reason`` says why); ``error`` when the
 metric failed or returned NaN on the test's rows (``error`` says what) -- never a pass.
-``level`` is always a string (the perturbation's level as written by ``level_str``).
+``expectations``: the examination paper's expected behaviours of the metric
+(:mod:`blindspot.protocols.expectations` says how each is decided); absent when none of its tests
+ran. ``level`` is always a string (the perturbation's level as written by ``level_str``).
 """
 
 from __future__ import annotations

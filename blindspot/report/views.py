@@ -235,3 +235,64 @@ def example_row(example: Mapping[str, Any]) -> list[str]:
             compact(example.get("seed")), number(example.get("gold_score")),
             number(example.get("perturbed_score")), number(example.get("difference")),
             shorten(example.get("gold", "")), shorten(example.get("perturbed", ""))]
+
+
+# --- expectations of the examination paper -------------------------------------------------
+
+EXPECTATIONS_TITLE = "Expectations of the examination paper"
+EXPECTATION_HEADER = ("expectation", "tests")
+
+
+def expectation_cell(check: Mapping[str, Any] | None) -> Cell:
+    """``✓``, ``✗``, ``n/a`` (undecided) or a dash (not checked for this metric)."""
+    if check is None:
+        return Cell("missing", MISSING)
+    passed = check.get("passed")
+    if passed is None:
+        return Cell("undecided", "n/a")
+    return Cell("pass", SYMBOLS["pass"]) if passed else Cell("fail", SYMBOLS["fail"])
+
+
+def _expectation_key(check: Mapping[str, Any]) -> tuple[str, str]:
+    return str(check.get("expectation")), ", ".join(check.get("tests", []))
+
+
+def expectation_rows(data: Mapping[str, Any]) -> list[SummaryRow]:
+    """One row per expectation checked on the dataset, one cell per metric (empty: none)."""
+    metrics = data.get("metrics", {})
+    keyed = {name: {_expectation_key(c): c for c in entry.get("expectations", [])}
+             for name, entry in metrics.items()}
+    keys = list(dict.fromkeys(k for checks in keyed.values() for k in checks))
+    return [SummaryRow(name, tests, tuple(expectation_cell(keyed[m].get((name, tests)))
+                                          for m in metrics))
+            for name, tests in keys]
+
+
+def expectation_value(value: Any) -> str:
+    return number(value) if isinstance(value, float) else compact(value)
+
+
+def expectation_lines(data: Mapping[str, Any]) -> list[str]:
+    """One line per metric and check: the verdict, the numbers compared and why undecided."""
+    lines = []
+    for metric, entry in data.get("metrics", {}).items():
+        for check in entry.get("expectations", []):
+            name, tests = _expectation_key(check)
+            values = ", ".join(f"{k} {expectation_value(v)}"
+                               for k, v in check.get("values", {}).items())
+            why = f" ({check['reason']})" if check.get("reason") else ""
+            lines.append(f"{metric}, {name} ({tests}): {expectation_cell(check).text}{why}; "
+                         f"{values}")
+    return lines
+
+
+def expectations_legend() -> list[str]:
+    """What the three expectations check (blindspot.protocols.expectations)."""
+    return ["decreasing_with_intensity: the score strictly falls at every intensity step, gold "
+            "first, all levels (no noise cap).",
+            "negation_drops_sharply: negating lowers the score at least as much as deleting a "
+            "quarter of the words (word_drop at its mildest level).",
+            "det_drop_hurts_least: dropping determiners lowers the score less than dropping "
+            "nouns, verbs or adjectives.",
+            "Drops are gold minus impaired scores over the rows the impairment changed; "
+            "n/a: undecided (the line below says why)."]

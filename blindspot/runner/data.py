@@ -46,10 +46,14 @@ class GoldData:
 
         return self.column("id") or [text_row_id(t) for t in self.column("hypothesis")]
 
+    def used_columns(self) -> list[str]:
+        """The distinct columns a run reads (one column may serve two roles: the examination
+        paper scores each impaired text against its own original, references = hypothesis)."""
+        return list(dict.fromkeys(c for c in self.columns.values() if c))
+
     def fingerprint(self) -> str:
         """A hash of exactly the columns a run reads, so a changed input never reuses state."""
-        used = [c for c in self.columns.values() if c]
-        table = self.dataset.select_columns(used).to_dict()
+        table = self.dataset.select_columns(self.used_columns()).to_dict()
         payload = json.dumps([self.columns, table], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 

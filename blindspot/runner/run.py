@@ -97,7 +97,7 @@ def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[st
                       _plan_versions(plan.items), describe_resources(resources))
     suite = state.load_suite(key)
     if suite is None:
-        suite, plan = run_suite(gold.dataset.select_columns([c for c in cols.values() if c]),
+        suite, plan = run_suite(gold.dataset.select_columns(gold.used_columns()),
                                 settings.tests, settings.task, settings.seeds,
                                 column=cols["hypothesis"], id_column=cols["id"],
                                 source_column=cols["source"], levels=settings.levels,
@@ -274,7 +274,19 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         scored.append(_fill_cell(run, cell, ids))
         bar.update()
     _judge_metric(entry, gold, scored, categories, settings)
+    _add_expectations(entry, gold, scored, settings)
     return entry
+
+
+def _add_expectations(entry: dict[str, Any], gold: Gold, scored: list[Cell],
+                      settings: RunSettings) -> None:
+    """The examination paper's expectations, when the run has its tests (``expectations``)."""
+    from blindspot.protocols.expectations import applied_drops, check_expectations
+
+    drops = applied_drops(scored, gold.scores, gold.corpus_score)
+    checks = check_expectations(entry["tests"], drops, settings.tolerance)
+    if checks:
+        entry["expectations"] = checks
 
 
 def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
@@ -367,7 +379,8 @@ def module_view(results: dict[str, Any]) -> dict[str, Any]:
             "verdicts": {t: r["status"] for t, r in tests.items()},
             "failed": [t for t, r in tests.items() if r["status"] == "fail"],
             "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
-            "skipped_tests": dataset["skipped_tests"], "tests": tests, "results": results}
+            "skipped_tests": dataset["skipped_tests"], "tests": tests,
+            "expectations": entry.get("expectations", []), "results": results}
 
 
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:

@@ -7,19 +7,35 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from blindspot.report.views import metric_errors, skipped_tests, summary_rows
+from blindspot.report.views import (
+    EXPECTATIONS_TITLE, SummaryRow, expectation_rows, metric_errors, skipped_tests, summary_rows,
+)
 
 _STYLES = {"pass": "green", "fail": "bold red", "error": "bold magenta", "undecided": "dim"}
 
 
 def summary_table(name: str, data: dict[str, Any]) -> Table:
     """test x metric: verdict and relative change of the noisiest judged point."""
-    table = Table(title=f"{name} ({data['task']}, {data['rows']} rows)")
-    table.add_column("test")
-    table.add_column("category")
+    return _verdict_table(f"{name} ({data['task']}, {data['rows']} rows)", ("test", "category"),
+                          data, summary_rows(data))
+
+
+def expectations_table(name: str, data: dict[str, Any]) -> Table | None:
+    """expectation x metric: the examination paper's checks (None when the run has none)."""
+    rows = expectation_rows(data)
+    if not rows:
+        return None
+    return _verdict_table(f"{EXPECTATIONS_TITLE} ({name})", ("expectation", "tests"), data, rows)
+
+
+def _verdict_table(title: str, first: tuple[str, str], data: dict[str, Any],
+                   rows: list[SummaryRow]) -> Table:
+    table = Table(title=title)
+    for column in first:
+        table.add_column(column)
     for metric in data["metrics"]:
         table.add_column(metric, justify="right")
-    for row in summary_rows(data):
+    for row in rows:
         cells = [f"[{_STYLES.get(c.status, '')}]{c.text}[/]" if c.status in _STYLES else c.text
                  for c in row.cells]
         table.add_row(row.test, row.category, *cells)
@@ -31,6 +47,9 @@ def print_summary(results: dict[str, Any], console: Console | None = None) -> No
     console = console or Console()
     for name, data in results["datasets"].items():
         console.print(summary_table(name, data))
+        expectations = expectations_table(name, data)
+        if expectations is not None:
+            console.print(expectations)
         for test, why in skipped_tests(data):
             console.print(f"[yellow]skipped[/] {test}: {why}")
         for metric, message in metric_errors(data):

@@ -74,8 +74,8 @@ Args:
     metric (str or evaluate module): the metric to judge, ``metric[.output][@model]`` or a
         loaded module (ours use their scorer; others are called per batch).
     task (str): summarization (default), translation, translation_paragraph or open_ended.
-    tests (str or list): suites (fluency, consistency, targeted, all) and/or test names
-        (default "fluency,consistency").
+    tests (str or list): suites (fluency, consistency, targeted, all; other papers' categories
+        such as examination) and/or test names (default "fluency,consistency").
     seeds (list of int): seeds of the random tests (default 1..5).
     metric_options (dict): extra options of the metric's scorer.
     report_dir (str, optional): also write results.json, report.md, plots and report.html there.
@@ -90,7 +90,8 @@ Args:
 Returns:
     metric (its display name), gold (gold score summary), verdicts ({test: pass|fail|error|
     undecided}), failed (tests the metric fails), errors ({test: message}), skipped_tests
-    ({test: why}), tests ({test: curve points, per_sample, worst_examples, ...}) and results
+    ({test: why}), tests ({test: curve points, per_sample, worst_examples, ...}),
+    expectations (the examination paper's checks when its tests ran, else []) and results
     (the whole results.json dict).
 """
 
