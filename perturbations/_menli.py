@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task, parse_of
+from blindspot.perturbations._word_lists import random_word
 from blindspot.perturbations.base import Level, LevelKind, NoLevel, Perturbation, Row
 from blindspot.perturbations.text_utils import replace_spans
 
@@ -63,3 +64,33 @@ class TokenEditAttack(MenliAttack):
             if new is not None and new != token.text:
                 edits.append((token.idx, token.idx + len(token.text), new))
         return replace_spans(parsed.text, edits) if edits else None
+
+
+class RandomWordAttack(MenliAttack):
+    """A MENLI attack at one random word of a part of speech, with a random word of that part of
+    speech from our lists (``_word_lists``): mismatch replaces the word, addition adds after it."""
+
+    needs_parse = True
+    #: spaCy coarse POS and fine tags of the words that may be attacked
+    upos: ClassVar[str]
+    tags: ClassVar[frozenset[str]]
+    #: the word list the new word comes from
+    word_list: ClassVar[str]
+
+    def is_target(self, token: Token) -> bool:
+        return token.pos == self.upos and token.tag in self.tags and token.text.isalpha()
+
+    def edit(self, target: Token, new: str) -> tuple[int, int, str]:
+        """The character edit that puts ``new`` at ``target``: here, replacing it."""
+        return target.idx, target.idx + len(target.text), new
+
+    def perturb(self, row: Row, level: Any, rng: random.Random) -> str | None:
+        parsed = row_parse(row)
+        if parsed is None:
+            return None
+        targets = [t for t in parsed.tokens if self.is_target(t)]
+        if not targets:
+            return None
+        target = rng.choice(targets)
+        new = random_word(self.word_list, target, rng)
+        return None if new is None else replace_spans(parsed.text, [self.edit(target, new)])

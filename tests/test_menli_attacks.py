@@ -13,6 +13,8 @@ import pytest
 
 from blindspot.noise import noise_ratio
 from blindspot.perturbations import REGISTRY, get_perturbation, perturb_dataset, suite_tests
+from blindspot.perturbations._word_lists import word_list
+from blindspot.perturbations.verb_switching import inflect
 from blindspot.perturbations.name_error import checklist_names, gender_of_first_name
 from conftest import SHARED_DATA
 
@@ -24,6 +26,7 @@ ERROR_TYPES = {"add": "addition", "drop": "omission", "name": "name_error", "neg
                "word_NN": "noun_mismatch", "word_VB": "verb_mismatch", "typo": "typo",
                "jumble": "jumble", "subject_verb_dis": "subject_verb_disagreement"}
 EARLY = ("typo", "jumble", "subject_verb_disagreement", "number_error", "name_error")
+ALL = tuple(ERROR_TYPES.values())
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +51,7 @@ def changed_words(a: str, b: str) -> list[tuple[str, str]]:
 
 # -- catalogue ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("alias", sorted(e for e, n in ERROR_TYPES.items() if n in EARLY))
+@pytest.mark.parametrize("alias", sorted(ERROR_TYPES))
 def test_menli_error_types_are_aliases(alias):
     name = ERROR_TYPES[alias]
     if name not in REGISTRY:
@@ -57,9 +60,9 @@ def test_menli_error_types_are_aliases(alias):
     assert REGISTRY[name].category == "menli"
 
 
-def test_the_menli_suite_is_the_early_attacks_and_more():
+def test_the_menli_suite_is_the_twelve_attacks():
     suite = suite_tests("menli", task="translation")
-    assert set(EARLY) <= set(suite)
+    assert sorted(suite) == sorted(ALL) and len(ALL) == 14 - 2  # noun/verb/adjective: 3 of 12
     assert all(REGISTRY[n].category == "menli" for n in suite)
     assert not set(suite) & set(suite_tests("all"))  # the core suite does not grow
 
@@ -176,9 +179,121 @@ def test_name_error_renames_every_mention_of_that_person_only():
     assert not noised("name_error", "The cat sat on the mat.").applied
 
 
+# -- pronoun error --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("Moreover, we should ensure that we provide international institutions with the needed "
+     "resources and responsibilities.", "Moreover, they should ensure that they provide "
+     "international institutions with the needed resources and responsibilities."),
+    ("He gave her his book and she gave him hers.", "She gave him her book and he gave her his."),
+    ("Their leaders told us.", "Our leaders told them."),
+    ("I told you the US would help us.", "I told you the US would help them."),
+    ("They hurt themselves.", "We hurt ourselves."),
+])
+def test_pronoun_error_by_hand(text, expected):
+    assert noised("pronoun_error", text).perturbed == expected
+
+
+def test_pronoun_error_keeps_pronouns_without_a_safe_partner():
+    out = noised("pronoun_error", "I think it is what you said to me.")
+    assert not out.applied and out.perturbed == "I think it is what you said to me."
+
+
+# -- negation -------------------------------------------------------------------------------------
+
+def test_menli_negation_is_the_negation_test_on_every_sentence():
+    # the shipped MENLI WMT20 row 5 has exactly this cand_adv (ref-based, "neg")
+    out = noised("menli_negation", GOLD)
+    assert out.perturbed == ("Since their articles appeared, the price of gold hasn't moved up "
+                             "still further.")
+    two = "He did not go. She is happy."
+    assert noised("menli_negation", two).perturbed == \
+        get_perturbation("negation").apply(two, 1.0, seed=7).perturbed == "He did go. She is not happy."
+
+
+# -- omission -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_omission_drops_one_contiguous_fifth(seed):
+    out = noised("omission", GOLD, seed=seed)
+    words, kept = GOLD.split(), out.perturbed.split()
+    assert len(kept) == 13 - 3  # ceil(0.2 * 13) = 3
+    assert any(words[:i] + words[i + 3:] == kept for i in range(11))
+    assert out.noise_ratio == pytest.approx(3 / 13)
+
+
+def test_omission_level_and_short_texts():
+    assert len(noised("omission", GOLD, level=0.5).perturbed.split()) == 13 - 7
+    assert noised("omission", "one two", level=1.0).perturbed in {"one", "two"}
+    assert not noised("omission", "Hi").applied
+
+
+# -- addition -------------------------------------------------------------------------------------
+
+def test_addition_inserts_and_a_noun_of_the_same_number():
+    out = noised("addition", "I love dogs.").perturbed
+    match = re.fullmatch(r"I love dogs and (\w+)\.", out)
+    assert match, out
+    added = match.group(1)
+    plurals = {inflect(w, "NNS") for w in word_list("noun")}
+    assert added in plurals and added != "dogs"
+
+
+def test_addition_on_a_menli_sentence_adds_two_words_after_a_noun():
+    text = "Since their articles appeared, the price of gold has moved up still further."
+    for seed in range(1, 6):
+        out = noised("addition", text, seed=seed)
+        words = out.perturbed.split()
+        i = words.index("and")
+        assert words[:i] + words[i + 2:] == text.split()
+        assert words[i - 1].strip(",") in {"articles", "price", "gold"}
+        assert out.noise_ratio == pytest.approx(2 / 13)
+    assert not noised("addition", "Hello there!").applied
+
+
+# -- noun, verb and adjective mismatch ------------------------------------------------------------
+
+def test_word_lists_are_big_real_open_class_lists():
+    nouns, verbs, adjectives = (word_list(p) for p in ("noun", "verb", "adjective"))
+    assert len(nouns) > 4000 and len(verbs) > 900 and len(adjectives) > 1500
+    assert {"time", "house", "water"} <= set(nouns) and {"know", "find"} <= set(verbs)
+    assert {"new", "small", "important"} <= set(adjectives)
+    assert not {"the", "be", "have", "something"} & (set(nouns) | set(verbs) | set(adjectives))
+
+
+def test_mismatch_replaces_the_one_word_of_that_pos():
+    plural_nouns = {inflect(w, "NNS") for w in word_list("noun")}
+    present_verbs = {inflect(w, "VBP") for w in word_list("verb")}
+    for seed in range(1, 6):
+        noun = re.fullmatch(r"I love (\w+)\.", noised("noun_mismatch", "I love dogs.", seed=seed).perturbed)
+        assert noun and noun.group(1) in plural_nouns - {"dogs"}
+        verb = re.fullmatch(r"I (\w+) dogs\.", noised("verb_mismatch", "I love dogs.", seed=seed).perturbed)
+        assert verb and verb.group(1) in present_verbs - {"love"}
+
+
+def test_verb_mismatch_inflects_to_the_replaced_tense():
+    text = "Last December, many gold bugs were arguing that the price was inevitably headed for $2,000."
+    for seed in range(1, 8):
+        out = noised("verb_mismatch", text, seed=seed).perturbed
+        (old, new), = changed_words(text, out)
+        assert old in {"arguing", "headed"}
+        assert new.endswith("ing") if old == "arguing" else new != old
+
+
+def test_adjective_mismatch_keeps_case_and_skips_texts_without_adjectives():
+    text = "Last December, many gold bugs were arguing that the price was inevitably headed for $2,000."
+    outs = [noised("adjective_mismatch", text, seed=s).perturbed for s in range(1, 8)]
+    for out in outs:
+        (old, new), = changed_words(text, out)
+        assert old in {"Last", "many", "gold"}  # spaCy tags this "gold" an adjective
+        assert new[0].isupper() == (old == "Last")
+        assert new.lower() in set(word_list("adjective"))
+    assert not noised("adjective_mismatch", "I love dogs.").applied
+
+
 # -- shared properties ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", EARLY)
+@pytest.mark.parametrize("name", ALL)
 def test_deterministic_per_row_and_seed(name, menli_rows):
     texts = [r["ref"] for r in menli_rows[:40]]
     ids = [f"row{i}" for i in range(len(texts))]
@@ -192,7 +307,7 @@ def test_deterministic_per_row_and_seed(name, menli_rows):
         assert forward != test.apply_rows(texts, ids, level, seed=4)["perturbed"]
 
 
-@pytest.mark.parametrize("name", EARLY)
+@pytest.mark.parametrize("name", ALL)
 def test_ref_free_perturbs_the_literal_translation_column(name, menli_rows):
     error = next(e for e, n in ERROR_TYPES.items() if n == name)
     rows = [r for r in menli_rows if r["error"] == error][:12]  # rows MENLI could attack
