@@ -22,6 +22,9 @@ from blindspot.perturbations.text_utils import replace_spans
 MENLI_PAPER = ("Chen & Eger 2023, MENLI: Robust Evaluation Metrics from Natural Language "
                "Inference (TACL)")
 CATEGORY = "menli"
+#: MENLI's error types in the order of its released sets
+MENLI_ERRORS = ("add", "drop", "name", "neg", "num", "pron", "word_JJ", "word_NN", "word_VB", "typo",
+                "jumble", "subject_verb_dis")
 #: the attacks without a level run once per row at the level "-", on every task
 NO_LEVEL = every_task(("-",))
 
@@ -41,8 +44,18 @@ class MenliAttack(Perturbation):
 
     category: ClassVar[str] = CATEGORY
     paper: ClassVar[str] = MENLI_PAPER
+    #: the error type's name in MENLI's released sets (``add``, ``word_NN``...); also an alias
+    menli_error: ClassVar[str]
     level_kind: ClassVar[LevelKind] = NoLevel()
     levels: ClassVar[Mapping[str, tuple[Level, ...]]] = NO_LEVEL
+
+
+def menli_error_types() -> dict[str, str]:
+    """MENLI error type -> the registered attack, for every MENLI attack in the catalogue."""
+    from blindspot.perturbations.base import REGISTRY
+
+    return {cls.menli_error: name for name, cls in REGISTRY.items()
+            if issubclass(cls, MenliAttack) and getattr(cls, "menli_error", None)}
 
 
 class TokenEditAttack(MenliAttack):

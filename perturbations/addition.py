@@ -19,6 +19,7 @@ from blindspot.perturbations.base import register
 @register
 class Addition(RandomWordAttack):
     name = "addition"
+    menli_error = "add"
     aliases = ("add", "add noun", "addition error", "menli add")
     description = "Insert 'and <noun>' after a random noun ('dogs' -> 'dogs and cats')."
     upos = "NOUN"

@@ -19,6 +19,7 @@ from blindspot.perturbations.negation import Negation
 @register
 class MenliNegation(MenliAttack):
     name = "menli_negation"
+    menli_error = "neg"
     aliases = ("neg", "menli neg", "negation error")
     description = "Negate every sentence, or remove its negation (CheckList, as the negation test)."
     deterministic = True

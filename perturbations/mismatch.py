@@ -20,6 +20,7 @@ from blindspot.perturbations.verb_switching import VERB_TAGS
 @register
 class NounMismatch(RandomWordAttack):
     name = "noun_mismatch"
+    menli_error = "word_NN"
     aliases = ("word_NN", "noun mismatch", "mismatch noun", "mismatched noun")
     description = "Replace one random noun by a random other noun (same number)."
     upos = "NOUN"
@@ -30,6 +31,7 @@ class NounMismatch(RandomWordAttack):
 @register
 class VerbMismatch(RandomWordAttack):
     name = "verb_mismatch"
+    menli_error = "word_VB"
     aliases = ("word_VB", "verb mismatch", "mismatch verb", "mismatched verb")
     description = "Replace one random verb by a random other verb (same tense/form)."
     upos = "VERB"
@@ -40,6 +42,7 @@ class VerbMismatch(RandomWordAttack):
 @register
 class AdjectiveMismatch(RandomWordAttack):
     name = "adjective_mismatch"
+    menli_error = "word_JJ"
     aliases = ("word_JJ", "adjective mismatch", "mismatch adjective", "mismatched adjective")
     description = "Replace one random adjective by a random other adjective."
     upos = "ADJ"

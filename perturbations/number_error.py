@@ -3,7 +3,8 @@
 MENLI: "We replace all numbers (except for those related to dates) in the sentence with random
 numbers in the same format (e.g., integer to integer, decimal to decimal)". A number is a spaCy
 token tagged ``CD`` that contains a digit and is not inside a DATE or TIME entity ("1980s",
-"2008", "10 a.m." stay). Same format is taken literally: every digit is redrawn and everything
+"2008", "10 a.m." stay) nor written with ":" or "/" ("21:30", "12/05": times and dates spaCy did
+not label). Same format is taken literally: every digit is redrawn and everything
 else is kept ("$2,000" -> "$7,351", "2.5" -> "9.1", "300%" -> "253%"), a leading digit stays
 non-zero, and the new number always differs from the old. Numbers written as words ("three") are
 not numbers in this sense. The level is "-".
@@ -18,6 +19,8 @@ from blindspot.perturbations._menli import TokenEditAttack
 from blindspot.perturbations.base import register
 
 DATE_LABELS = frozenset({"DATE", "TIME"})
+#: a clock time or a written date that spaCy did not label ("21:30", "12/05/2020")
+DATE_MARKS = frozenset(":/")
 
 
 def random_same_format(number: str, rng: random.Random) -> str:
@@ -48,12 +51,15 @@ def _first_digit(text: str) -> int:
 @register
 class NumberError(TokenEditAttack):
     name = "number_error"
+    menli_error = "num"
     aliases = ("num", "number", "change numbers", "number change")
     description = "Replace every non-date number by a random number of the same format."
 
     def new_text(self, token: Token, rng: random.Random) -> str | None:
-        if token.tag != "CD" or token.ent_type in DATE_LABELS:
-            return None
-        if not any(c.isdigit() for c in token.text):
-            return None
-        return random_same_format(token.text, rng)
+        return random_same_format(token.text, rng) if is_number(token) else None
+
+
+def is_number(token: Token) -> bool:
+    """Whether ``token`` is a number this attack changes: tagged CD, with a digit, not a date."""
+    return (token.tag == "CD" and token.ent_type not in DATE_LABELS
+            and any(c.isdigit() for c in token.text) and not DATE_MARKS & set(token.text))

@@ -30,6 +30,7 @@ def drop_span(text: str, p: float, rng: random.Random) -> str | None:
 @register
 class Omission(MenliAttack):
     name = "omission"
+    menli_error = "drop"
     aliases = ("drop", "drop phrase", "menli drop", "omission error")
     description = "Delete a random contiguous span of ceil(n*p) words (MENLI: p = 0.2)."
     level_kind = Ratio(0.0, 1.0)

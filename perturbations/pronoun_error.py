@@ -47,6 +47,7 @@ def swap_pronoun(text: str, tag: str) -> str | None:
 @register
 class PronounError(TokenEditAttack):
     name = "pronoun_error"
+    menli_error = "pron"
     aliases = ("pron", "pronoun", "pronoun swap", "change pronouns")
     description = "Swap every pronoun for its partner of the same case (he<->she, us<->them...)."
     deterministic = True

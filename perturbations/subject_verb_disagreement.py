@@ -25,6 +25,7 @@ FINITE_TAGS = frozenset({"VBZ", "VBP", "VBD"})
 @register
 class SubjectVerbDisagreement(TokenEditAttack):
     name = "subject_verb_disagreement"
+    menli_error = "subject_verb_dis"
     aliases = ("subject_verb_dis", "subject-verb disagreement", "svd", "sv disagreement")
     description = "Flip every finite was/were, is/are, has/have, does/do to break agreement."
     deterministic = True
