@@ -130,7 +130,7 @@ def numbers_in_words(parsed: ParsedText) -> str:
     text, tokens = parsed.text, parsed.tokens
     edits = []
     for k, tok in enumerate(tokens):
-        if not is_number(tok):
+        if not is_number(parsed, tok):
             continue
         try:
             value = float(tok.text.replace(",", ""))

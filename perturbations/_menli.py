@@ -63,8 +63,8 @@ class TokenEditAttack(MenliAttack):
 
     needs_parse = True
 
-    def new_text(self, token: Token, rng: random.Random) -> str | None:
-        """The token's replacement, or None to leave it."""
+    def new_text(self, parsed: ParsedText, token: Token, rng: random.Random) -> str | None:
+        """The replacement of ``token`` (of ``parsed``), or None to leave it."""
         raise NotImplementedError
 
     def perturb(self, row: Row, level: Any, rng: random.Random) -> str | None:
@@ -73,7 +73,7 @@ class TokenEditAttack(MenliAttack):
             return None
         edits = []
         for token in parsed.tokens:
-            new = self.new_text(token, rng)
+            new = self.new_text(parsed, token, rng)
             if new is not None and new != token.text:
                 edits.append((token.idx, token.idx + len(token.text), new))
         return replace_spans(parsed.text, edits) if edits else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from blindspot.parsing import Token
+from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._menli import TokenEditAttack
 from blindspot.perturbations.base import register
 from blindspot.perturbations.text_utils import match_case
@@ -52,5 +52,5 @@ class PronounError(TokenEditAttack):
     description = "Swap every pronoun for its partner of the same case (he<->she, us<->them...)."
     deterministic = True
 
-    def new_text(self, token: Token, rng: random.Random) -> str | None:
+    def new_text(self, parsed: ParsedText, token: Token, rng: random.Random) -> str | None:
         return swap_pronoun(token.text, token.tag)

@@ -23,6 +23,12 @@ def _files(folder: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
+def _load(folder: Path, config: str | None, cache: Path) -> datasets.Dataset:
+    """A config of a built folder, with a fresh cache (datasets would reuse one of a folder of the
+    same name built before)."""
+    return datasets.load_dataset(str(folder), config, split="test", cache_dir=str(cache / "hf"))
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     """The WMT21 de-en slice built once for the module."""
@@ -39,22 +45,22 @@ def test_rebuild_is_byte_identical(built, tmp_path):
     assert _files(other_seed)["data/typo/test.parquet"] != _files(built)["data/typo/test.parquet"]
 
 
-def test_load_dataset_reads_the_folder_offline(built):
-    rows = datasets.load_dataset(str(built), split="test")
+def test_load_dataset_reads_the_folder_offline(built, tmp_path):
+    rows = _load(built, None, tmp_path)
     record = json.loads((built / mb.BUILD_FILE).read_text(encoding="utf-8"))
     assert tuple(rows.column_names) == mb.COLUMNS
     assert rows.num_rows == sum(a["rows"] for a in record["attacks"]) > 8 * ROWS
     assert set(rows["error"]) == {a["error"] for a in record["attacks"]}
     assert len(record["attacks"]) == 12 and record["attacks"][0]["error"] == "add"
-    typos = datasets.load_dataset(str(built), "typo", split="test")
+    typos = _load(built, "typo", tmp_path)
     assert typos.num_rows == ROWS and set(typos["error"]) == {"typo"}
 
 
-def test_every_candidate_is_its_attack_on_ref_and_on_r(built):
+def test_every_candidate_is_its_attack_on_ref_and_on_r(built, tmp_path):
     source = [json.loads(line) for line in
               open(SHARED_DATA / "wmt21_de_en_translation.jsonl", encoding="utf-8")][:ROWS]
     by_id = {row["id"]: row for row in source}
-    rows = datasets.load_dataset(str(built), split="test")
+    rows = _load(built, None, tmp_path)
     for row in rows:
         gold = by_id[row["id"]]
         assert (row["source"], row["ref"]) == (gold["source"], gold["gold"])
@@ -69,8 +75,8 @@ def test_every_candidate_is_its_attack_on_ref_and_on_r(built):
             assert result.applied and result.perturbed == row[adversarial]
 
 
-def test_number_error_paraphrase_spells_the_numbers_out(built):
-    rows = datasets.load_dataset(str(built), "num", split="test")
+def test_number_error_paraphrase_spells_the_numbers_out(built, tmp_path):
+    rows = _load(built, "num", tmp_path)
     assert rows.num_rows >= 3
     mamming = next(r for r in rows if r["ref"].startswith("Mamming: Corona mass infection: 174"))
     assert mamming["hyp_para"] == ("Mamming: Corona mass infection: one hundred and seventy-four "
@@ -96,7 +102,7 @@ def test_without_r_the_set_is_ref_based_only(tmp_path):
         "gold": ["He came late.", "She has 3 cats."],
         "reference": ["He arrived late.", "She owns three cats."]})
     folder = mb.build_menli_dataset(data, tmp_path / "refonly", attacks="pron,num")
-    rows = datasets.load_dataset(str(folder), split="test")
+    rows = _load(folder, None, tmp_path)
     assert rows["r"] == [None] * rows.num_rows and rows["hyp_adv_free"] == [None] * rows.num_rows
     pron = {r["id"]: r["hyp_adv_based"] for r in rows if r["error"] == "pron"}
     assert pron == {"a": "She came late.", "b": "He has 3 cats."}
@@ -109,8 +115,8 @@ def test_without_r_the_set_is_ref_based_only(tmp_path):
 def test_per_error_keeps_the_first_rows(built, tmp_path):
     folder = mb.build_menli_dataset("wmt21_de_en", tmp_path / "capped", data_dir=str(SHARED_DATA),
                                     limit=ROWS, per_error=5, attacks="typo,jumble")
-    capped = datasets.load_dataset(str(folder), "typo", split="test")
-    full = datasets.load_dataset(str(built), "typo", split="test")
+    capped = _load(folder, "typo", tmp_path)
+    full = _load(built, "typo", tmp_path)
     assert capped.to_list() == full.select(range(5)).to_list()
 
 
