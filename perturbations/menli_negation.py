@@ -26,4 +26,7 @@ class MenliNegation(MenliAttack):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
-        return Negation().perturb(row, 1.0, rng)
+        return _NEGATION.perturb(row, 1.0, rng)
+
+
+_NEGATION = Negation()
