@@ -9,11 +9,15 @@ from rich.console import Console
 
 from blindspot.demo_job import DEMO_PLAN, run_demo
 from blindspot.perturbations import REGISTRY, suite_tests
+from blindspot.perturbations.catalogue import CATEGORIES
 
 
 def test_demo_plan_covers_every_test() -> None:
+    """Every test of the core suite ('all': the blind-spots paper's categories) runs in the demo;
+    other papers' suites (menli...) are not part of it."""
     covered = {test for run in DEMO_PLAN for test in suite_tests("all", run.task)}
-    assert covered == set(REGISTRY)
+    core = {name for name, cls in REGISTRY.items() if cls.category in CATEGORIES}
+    assert covered == core and len(core) >= 20
 
 
 def test_demo_task_writes_a_judged_report(tmp_path: Path) -> None:
