@@ -13,9 +13,11 @@ from blindspot.perturbations.catalogue import CATEGORIES
 
 
 def test_demo_plan_covers_every_core_test() -> None:
-    """Every blind-spots test (the ``all`` suite); other papers' suites are run by name."""
+    """Every test of the core suite ('all': the blind-spots paper's categories) runs in the demo;
+    other papers' suites (menli, examination...) are run by name."""
     covered = {test for run in DEMO_PLAN for test in suite_tests("all", run.task)}
-    assert covered == {name for name, cls in REGISTRY.items() if cls.category in CATEGORIES}
+    core = {name for name, cls in REGISTRY.items() if cls.category in CATEGORIES}
+    assert covered == core and len(core) >= 20
 
 
 def test_demo_task_writes_a_judged_report(tmp_path: Path) -> None:
