@@ -102,3 +102,12 @@ register_protocol(Protocol(
     summary="blindspot.runner.summary:print_summary",
     module_view="blindspot.runner.run:module_view",
 ))
+
+register_protocol(Protocol(
+    name="deviation",
+    description="deviation from human judgement (Sai et al., 2021, Eq. 1): per task, criterion "
+                "and checklist template, the metric's drop against the humans' drop",
+    runner="blindspot.protocols.deviation:run_deviation",
+    summary="blindspot.protocols.deviation:print_summary",
+    module_view="blindspot.protocols.deviation:module_view",
+))
