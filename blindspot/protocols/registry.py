@@ -111,3 +111,12 @@ register_protocol(Protocol(
     summary="blindspot.protocols.deviation:print_summary",
     module_view="blindspot.protocols.deviation:module_view",
 ))
+
+register_protocol(Protocol(
+    name="correlation",
+    description="correlation with human criteria (Kendall tau-b, Pearson, Spearman) at system "
+                "and summary level, e.g. SummEval's expert coherence/consistency/fluency/relevance",
+    runner="blindspot.protocols.correlation:run_correlation",
+    summary="blindspot.protocols.correlation:print_summary",
+    module_view="blindspot.protocols.correlation:module_view",
+))
