@@ -1,0 +1,65 @@
+"""What the MENLI attacks share: their paper, category, and the one-level "every task" setting.
+
+Chen & Eger (TACL 2023), "MENLI: Robust Evaluation Metrics from Natural Language Inference", §3
+define twelve attacks (nine on adequacy, three on fluency) that turn an anchor text (a reference,
+or a literal translation ``r`` of the source for reference-free metrics) into ``cand_adv``. Each
+attack is a test of category ``menli`` here, so ``--tests menli`` runs them as a suite, and keeps
+the MENLI set's error-type name (``add``, ``num``, ``word_NN``...) as an alias.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from blindspot.parsing import ParsedText, Token
+from blindspot.perturbations._fluency_edits import every_task, parse_of
+from blindspot.perturbations.base import Level, LevelKind, NoLevel, Perturbation, Row
+from blindspot.perturbations.text_utils import replace_spans
+
+MENLI_PAPER = ("Chen & Eger 2023, MENLI: Robust Evaluation Metrics from Natural Language "
+               "Inference (TACL)")
+CATEGORY = "menli"
+#: the attacks without a level run once per row at the level "-", on every task
+NO_LEVEL = every_task(("-",))
+
+
+def menli_levels(*levels: Level) -> dict[str, tuple[Level, ...]]:
+    """The same levels for every task (MENLI runs its attacks on MT and summarization alike)."""
+    return every_task(tuple(levels))
+
+
+def row_parse(row: Row) -> ParsedText | None:
+    """The row's parse when it belongs to the row's text (else the attack does not apply)."""
+    return parse_of(row.text, row.parsed)
+
+
+class MenliAttack(Perturbation):
+    """Base of the MENLI attacks: category ``menli``, MENLI's citation, no level by default."""
+
+    category: ClassVar[str] = CATEGORY
+    paper: ClassVar[str] = MENLI_PAPER
+    level_kind: ClassVar[LevelKind] = NoLevel()
+    levels: ClassVar[Mapping[str, tuple[Level, ...]]] = NO_LEVEL
+
+
+class TokenEditAttack(MenliAttack):
+    """A MENLI attack that rewrites single spaCy tokens in place (numbers, verbs, pronouns)."""
+
+    needs_parse = True
+
+    def new_text(self, token: Token, rng: random.Random) -> str | None:
+        """The token's replacement, or None to leave it."""
+        raise NotImplementedError
+
+    def perturb(self, row: Row, level: Any, rng: random.Random) -> str | None:
+        parsed = row_parse(row)
+        if parsed is None:
+            return None
+        edits = []
+        for token in parsed.tokens:
+            new = self.new_text(token, rng)
+            if new is not None and new != token.text:
+                edits.append((token.idx, token.idx + len(token.text), new))
+        return replace_spans(parsed.text, edits) if edits else None
