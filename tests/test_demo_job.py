@@ -9,11 +9,13 @@ from rich.console import Console
 
 from blindspot.demo_job import DEMO_PLAN, run_demo
 from blindspot.perturbations import REGISTRY, suite_tests
+from blindspot.perturbations.catalogue import CATEGORIES
 
 
 def test_demo_plan_covers_every_test() -> None:
     covered = {test for run in DEMO_PLAN for test in suite_tests("all", run.task)}
-    assert covered == set(REGISTRY)
+    # 'all' is the blind-spots core suite; other papers' suites (menli, checklist) are not demoed
+    assert covered == {name for name, cls in REGISTRY.items() if cls.category in CATEGORIES}
 
 
 def test_demo_task_writes_a_judged_report(tmp_path: Path) -> None:

@@ -102,6 +102,12 @@ def test_summeval_correlations_match_an_independent_recomputation(summeval, judg
                     assert got[criterion][level][coefficient] == pytest.approx(
                         expected[criterion][level][coefficient], abs=1e-9), \
                         (name, criterion, level, coefficient)
+    matrix = results["criteria_correlations"]
+    for a in CRITERIA:
+        assert matrix[a][a]["kendall"] == pytest.approx(1.0)
+        for b in CRITERIA:
+            direct = stats.kendalltau(summeval[a], summeval[b])[0]
+            assert matrix[a][b]["kendall"] == pytest.approx(direct, abs=1e-9)
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved == json.loads(json.dumps(results))
     assert "| rouge.rougeL | expert_relevance |" in (tmp_path / "report.md").read_text()

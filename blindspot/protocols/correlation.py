@@ -31,6 +31,7 @@ results.json (``"protocol": "correlation"``)::
      "config": {"metrics": [spec...], "criteria": [...], "reference_columns": [...],
                 "coefficients": {"kendall": "tau-b", ...}},
      "dataset": {"name", "rows", "documents", "systems", "fingerprint"},
+     "criteria_correlations": {criterion: {criterion: {"kendall", "pearson"}}},
      "metrics": {name: {"error", "mean_score",
                         "criteria": {criterion: {"system": {"kendall", "pearson", "spearman",
                                                             "n"},
@@ -105,6 +106,16 @@ def summary_level(documents: Sequence[str], metric: Sequence[float], human: Sequ
     out: dict[str, Any] = {name: fmean(v) if v else math.nan for name, v in per_doc.items()}
     out.update(n_documents=len(groups) - undefined, n_undefined=undefined)
     return out
+
+
+def criteria_matrix(rows: Sequence[Mapping[str, Any]], criteria: Sequence[str]
+                    ) -> dict[str, dict[str, dict[str, float]]]:
+    """Kendall tau-b and Pearson between every pair of human criteria over all outputs (the
+    paper's Figure 1 and Figure 6: how far apart the criteria themselves are)."""
+    columns = {c: [float(r[c]) for r in rows] for c in criteria}
+    return {a: {b: {"kendall": _coefficient("kendall")(columns[a], columns[b]),
+                    "pearson": _coefficient("pearson")(columns[a], columns[b])}
+                for b in criteria} for a in criteria}
 
 
 # -- data -----------------------------------------------------------------------------------------
@@ -273,6 +284,7 @@ def run_correlation(request: Any) -> dict[str, Any]:
                                     "spearman": "scipy.stats.spearmanr"}},
         "dataset": {"name": name, "rows": len(rows), "documents": len({r["id"] for r in rows}),
                     "systems": len({r[system] for r in rows}), "fingerprint": fingerprint},
+        "criteria_correlations": _nan_to_none(criteria_matrix(rows, criteria)),
         "metrics": {s.name: _nan_to_none(_metric_entry(s, rows, hyp, refs, criteria, system,
                                                        settings, request.progress))
                     for s in specs},
@@ -297,6 +309,16 @@ def correlation_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def criteria_table(results: dict[str, Any]) -> list[str]:
+    """Markdown lines: Kendall tau-b between the human criteria (over all outputs)."""
+    matrix = results["criteria_correlations"]
+    names = list(matrix)
+    lines = ["| Kendall tau-b | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    lines += [f"| {a} | " + " | ".join(_fmt(matrix[a][b]["kendall"]) for b in names) + " |"
+              for a in names]
+    return lines
+
+
 def _fmt(value: Any) -> str:
     return "-" if value is None else f"{value:.4f}"
 
@@ -312,7 +334,8 @@ def write_correlation_report(results: dict[str, Any], out: Path) -> None:
              f"{data['rows']} outputs: {data['documents']} documents x {data['systems']} systems. "
              "System level: correlation over systems of per-system means. Summary level: mean "
              "over documents of the correlation over that document's outputs (documents with a "
-             "constant side left out). Kendall is tau-b.", "", *correlation_table(results)]
+             "constant side left out). Kendall is tau-b.", "", *correlation_table(results), "",
+             "## Between the human criteria (all outputs)", "", *criteria_table(results)]
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / RESULTS_FILE, text)
     atomic_write_text(out / MARKDOWN_FILE, "\n".join(lines) + "\n")
@@ -349,5 +372,5 @@ def print_summary(results: dict[str, Any], console: Any = None) -> None:
     console.print(table)
 
 
-__all__ = ["correlations", "module_view", "print_summary", "run_correlation", "summary_level",
+__all__ = ["correlations", "criteria_matrix", "module_view", "print_summary", "run_correlation", "summary_level",
            "system_level"]
