@@ -32,10 +32,14 @@ def all_tasks(levels: tuple[Level, ...]) -> dict[str, tuple[Level, ...]]:
     return every_task(levels)
 
 
+@lru_cache(maxsize=1)
 def wordnet() -> Any:
-    """NLTK's WordNet reader; a clear error says how to install the offline copy."""
+    """NLTK's WordNet reader, over the offline copy (assembled, or repaired, on first use)."""
     from nltk.corpus import wordnet as wn
 
+    from blindspot.assets.wordnet import install_wordnet
+
+    install_wordnet()  # a no-op when the copy is complete and correct
     try:
         wn.ensure_loaded()
     except LookupError:

@@ -226,3 +226,19 @@ def test_checklist_is_a_suite_and_deterministic_on_real_summaries() -> None:
         assert once["perturbed"] == back["perturbed"][::-1]  # per row, not per order
         assert any(once["applied"]), name
         assert all(p == t for p, t, a in zip(once["perturbed"], texts, once["applied"]) if not a)
+
+
+def test_wordnet_noun_offsets_are_byte_offsets_and_a_broken_copy_is_repaired(tmp_path) -> None:
+    from blindspot.assets.wordnet import install_wordnet
+
+    noun = install_wordnet(tmp_path) / "data.noun"
+    good = noun.read_bytes()
+    # every synset line starts with its own byte offset (8 digits): check lines of both parts
+    lines = [i + 1 for i in range(len(good) - 1) if good[i] == 10][1000::20000]
+    assert len(lines) >= 3 and good.index(b"\n", lines[-1]) < len(good)
+    for start in lines:
+        if good[start:start + 2] != b"  ":  # the licence header lines start with spaces
+            assert good[start:start + 8] == b"%08d" % start
+    noun.write_bytes(good[:-40000])  # e.g. the old assembly, one byte short per missing newline
+    install_wordnet(tmp_path)
+    assert noun.read_bytes() == good

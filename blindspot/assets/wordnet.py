@@ -7,6 +7,7 @@ a ``wordnet_ic`` file pattern reads at import, and a ``sentiwordnet`` folder.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -52,7 +53,9 @@ def install_wordnet(target: Path | None = None) -> Path:
     for path in source.iterdir():
         if path.is_file() and not path.name.startswith("data.noun"):
             shutil.copyfile(path, wordnet / path.name)
-    (wordnet / "data.noun").write_bytes(noun)
+    partial = wordnet / f".data.noun.{os.getpid()}.tmp"
+    partial.write_bytes(noun)
+    os.replace(partial, wordnet / "data.noun")  # readers in other processes never see a part
     for pos in _POS:
         exc = wordnet / f"{pos}.exc"
         if not exc.exists():
