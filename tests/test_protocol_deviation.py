@@ -231,3 +231,22 @@ def test_evaluate_module_dispatches_to_deviation(cnndm_slice: Path) -> None:
                                       "invariance/expansions", "invariance/numerals_to_words"}
     assert "invariance/synonyms" in out["deviations"]
     assert set(out["verdicts"].values()) <= {"kept", "dropped"}
+
+
+def test_dialogue_templates_read_the_context() -> None:
+    data = {"gold": ["She is a very good student.", "Sure, see you at noon."],
+            "references": [["Your daughter is doing great."], ["Okay, noon works for me."]],
+            "source": ["Bot: I enjoy having your daughter in my class.\nUser: I'm glad to hear that.",
+                       "User: Lunch tomorrow?"]}
+    request = ProtocolRequest(data=data, metrics="chrf", task="dialogue", seeds=[1],
+                              progress=False, options={
+                                  "templates": "negate_previous_utterance,can_you_repeat"})
+    results = get_protocol("deviation").run(request)
+    negate, repeat = results["templates"]
+    assert (negate["applied"], repeat["applied"]) == (1, 2)  # one context has no earlier turn
+    assert negate["examples"][0]["perturbed"] == "I don't enjoy having your daughter in my class."
+    scores = results["metrics"]["chrf.chrf"]["templates"]
+    entry = scores["listening/can_you_repeat"]
+    assert entry["human_delta"] == pytest.approx(-0.9)
+    assert entry["deviation"] == pytest.approx(-0.9 - entry["metric_delta"], abs=1e-12)
+    assert entry["metric_delta"] < 0 and entry["verdict"] == "detected"
