@@ -225,6 +225,15 @@ def build_dataset(ctx: typer.Context) -> None:
     raise typer.Exit(code=build_main(list(ctx.args)) or 0)
 
 
+@app.command("build-menli", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def build_menli(ctx: typer.Context) -> None:
+    """Build a MENLI-style adversarial set folder (see `blindspot build-menli --help`)."""
+    from blindspot.datasets_scripts.menli_builder import main as menli_main
+
+    raise typer.Exit(code=menli_main(list(ctx.args)) or 0)
+
+
 app.command("self-bias")(self_bias)
 
 

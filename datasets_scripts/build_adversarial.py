@@ -177,6 +177,17 @@ def write_parquet(table: Any, features: Any, path: Path) -> None:
     pq.write_table(table, str(path), row_group_size=ROW_GROUP_ROWS, **PARQUET_OPTIONS)
 
 
+def write_config_file(out: Path, config: str, table: Any, features: Any,
+                      files: dict[str, dict[str, Any]]) -> str:
+    """Write config ``config``'s split to ``data/<config>/test.parquet``; record its hash, size and
+    rows in ``files``. Returns the file's path relative to ``out``."""
+    rel = f"{DATA_DIR}/{config}/{SPLIT}.parquet"
+    write_parquet(table, features, out / rel)
+    files[rel] = {"sha256": sha256_file(out / rel), "bytes": (out / rel).stat().st_size,
+                  "rows": table.num_rows}
+    return rel
+
+
 def _arrow_table(ds: Any) -> Any:
     """All rows of a Dataset as one Arrow table, in order (any ``select`` mapping applied)."""
     return ds.with_format("arrow")[:]
@@ -208,7 +219,7 @@ class ConfigInfo:
                 "noise_ratio_std_over_seeds": round(self.noise_ratio_std, 6), "path": self.path}
 
 
-def _prepare_out_dir(out: Path) -> None:
+def prepare_out_dir(out: Path) -> None:
     """Make ``out`` ready: new, empty, or a previous build of ours (whose files are replaced)."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"output path {out} exists and is not a folder")
@@ -299,18 +310,18 @@ def build_adversarial_dataset(
                             source_column=source_column, levels=_canonical_levels(levels),
                             resources=resources, num_proc=num_proc, progress=progress)
     out = Path(out_dir)
-    _prepare_out_dir(out)
+    prepare_out_dir(out)
     files, configs = _write_tables(out, ds, suite, bulky, column)
     input_sha = given.sha256 or files[f"{DATA_DIR}/{GOLD_CONFIG}/{SPLIT}.parquet"]["sha256"]
     params = _build_params(
         name or _default_name(given), version, task, tests, plan, seeds, column, id_column,
         source_column, bulky, resources, given, input_sha, ds.num_rows, limit,
         ds.column_names)
-    fingerprint = _fingerprint(params, files)
+    fingerprint = content_fingerprint(params, files)
     record = {**params, "fingerprint": fingerprint, "full_version": full_version(version,
                                                                               fingerprint),
               "files": files, "configs": [c.as_dict() for c in configs],
-              "software": _software()}
+              "software": software_versions()}
     (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True,
                                              ensure_ascii=False) + "\n", encoding="utf-8")
     card = render_card(record, source, license or _default_license(given))
@@ -328,11 +339,7 @@ def _write_tables(out: Path, ds: Any, suite: Any, bulky: list[str], column: str
     files: dict[str, dict[str, Any]] = {}
 
     def write(config: str, table: Any, features: Any) -> str:
-        rel = f"{DATA_DIR}/{config}/{SPLIT}.parquet"
-        write_parquet(table, features, out / rel)
-        files[rel] = {"sha256": sha256_file(out / rel), "bytes": (out / rel).stat().st_size,
-                      "rows": table.num_rows}
-        return rel
+        return write_config_file(out, config, table, features, files)
 
     write(GOLD_CONFIG, _arrow_table(ds), ds.features)
     keep = [c for c in suite.column_names if c not in bulky]
@@ -391,7 +398,7 @@ def _build_params(name: str, version: str, task: str, tests: str | Sequence[str]
     }
 
 
-def _fingerprint(params: Mapping[str, Any], files: Mapping[str, Mapping[str, Any]]) -> str:
+def content_fingerprint(params: Mapping[str, Any], files: Mapping[str, Mapping[str, Any]]) -> str:
     """sha256 over the build parameters and every data file's bytes (by their hashes)."""
     digest = hashlib.sha256(canonical_json(params).encode("utf-8"))
     for rel in sorted(files):
@@ -404,7 +411,7 @@ def full_version(version: str, fingerprint: str) -> str:
     return f"{version}+{fingerprint[:12]}"
 
 
-def _software() -> dict[str, str]:
+def software_versions() -> dict[str, str]:
     import datasets
     import pyarrow
 
@@ -413,7 +420,7 @@ def _software() -> dict[str, str]:
 
 # -- the dataset card -----------------------------------------------------------------------------
 
-def _size_category(rows: int) -> str:
+def size_category(rows: int) -> str:
     for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
                          (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
         if rows < bound:
@@ -437,7 +444,7 @@ def card_yaml(record: Mapping[str, Any], source: GoldSource | None, license: str
         "pretty_name": _pretty_name(record, source), "license": license,
         "language": list(source.languages) if source else ["en"],
         "task_categories": [task_category], "tags": list(TAGS),
-        "size_categories": [_size_category(total)], "configs": configs,
+        "size_categories": [size_category(total)], "configs": configs,
     }
     return yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000)
 

@@ -45,6 +45,7 @@ def jumble_words(text: str, rng: random.Random) -> str | None:
 @register
 class Jumble(MenliAttack):
     name = "jumble"
+    menli_error = "jumble"
     aliases = ("jumbling word order", "jumbled word order", "shuffle words", "word shuffle")
     description = "Shuffle the words of every sentence."
     swap = True

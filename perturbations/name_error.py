@@ -56,6 +56,7 @@ def other_name(name: str, gender: str, rng: random.Random) -> str:
 @register
 class PersonNameError(MenliAttack):
     name = "name_error"
+    menli_error = "name"
     aliases = ("name", "change names", "name change", "person name change")
     description = "Replace one person's first name by a random first name of the same gender."
     needs_parse = True

@@ -2,22 +2,34 @@
 
 MENLI: "We replace all numbers (except for those related to dates) in the sentence with random
 numbers in the same format (e.g., integer to integer, decimal to decimal)". A number is a spaCy
-token tagged ``CD`` that contains a digit and is not inside a DATE or TIME entity ("1980s",
-"2008", "10 a.m." stay). Same format is taken literally: every digit is redrawn and everything
-else is kept ("$2,000" -> "$7,351", "2.5" -> "9.1", "300%" -> "253%"), a leading digit stays
-non-zero, and the new number always differs from the old. Numbers written as words ("three") are
-not numbers in this sense. The level is "-".
+token tagged ``CD`` that contains a digit; it is left alone when it is part of a date or a time:
+written with ":" or "/" ("21:30", "12/05/2020"), or inside a DATE/TIME entity and either
+year-like ("2008", "1980s") or next to a calendar word ("May 5", "10 a.m."). spaCy also labels
+durations and ages DATE ("70 years later", "in 33 days"); those are quantities, not dates, and
+MENLI's own set changes them ("70 years" -> "53 years"), so they are changed here too. List
+markers ("1." tagged LS) and numbers written as words ("three") are not numbers in this sense.
+Same format is taken literally: every digit is redrawn and everything else is kept ("$2,000" ->
+"$7,351", "2.5" -> "9.1", "300%" -> "253%"), a leading digit stays non-zero, and the new number
+always differs from the old. The level is "-".
 """
 
 from __future__ import annotations
 
 import random
+import re
 
-from blindspot.parsing import Token
+from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._menli import TokenEditAttack
 from blindspot.perturbations.base import register
 
 DATE_LABELS = frozenset({"DATE", "TIME"})
+#: a clock time or a written date ("21:30", "12/05/2020")
+DATE_MARKS = frozenset(":/")
+_YEAR = re.compile(r"(1\d|20|21)\d\d(s|'s)?")
+CALENDAR_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday "
+    "saturday sunday a.m. p.m. am pm o'clock noon midnight bc ad".split())
 
 
 def random_same_format(number: str, rng: random.Random) -> str:
@@ -48,12 +60,26 @@ def _first_digit(text: str) -> int:
 @register
 class NumberError(TokenEditAttack):
     name = "number_error"
+    menli_error = "num"
     aliases = ("num", "number", "change numbers", "number change")
     description = "Replace every non-date number by a random number of the same format."
 
-    def new_text(self, token: Token, rng: random.Random) -> str | None:
-        if token.tag != "CD" or token.ent_type in DATE_LABELS:
-            return None
-        if not any(c.isdigit() for c in token.text):
-            return None
-        return random_same_format(token.text, rng)
+    def new_text(self, parsed: ParsedText, token: Token, rng: random.Random) -> str | None:
+        return random_same_format(token.text, rng) if is_number(parsed, token) else None
+
+
+def is_number(parsed: ParsedText, token: Token) -> bool:
+    """Whether ``token`` is a number this attack changes: tagged CD, with a digit, no date."""
+    if token.tag != "CD" or not any(c.isdigit() for c in token.text):
+        return False
+    return not (DATE_MARKS & set(token.text) or is_calendar_number(parsed, token))
+
+
+def is_calendar_number(parsed: ParsedText, token: Token) -> bool:
+    """Whether a number in a DATE/TIME entity is a year or sits next to a calendar word."""
+    if token.ent_type not in DATE_LABELS:
+        return False
+    if _YEAR.fullmatch(token.text):
+        return True
+    span = next(((s, e) for s, e, label in parsed.ents if s <= token.i < e), (token.i, token.i + 1))
+    return any(t.text.lower() in CALENDAR_WORDS for t in parsed.tokens[span[0]:span[1]])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from blindspot.parsing import Token
+from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._menli import TokenEditAttack
 from blindspot.perturbations.base import register
 from blindspot.perturbations.text_utils import match_case
@@ -25,11 +25,12 @@ FINITE_TAGS = frozenset({"VBZ", "VBP", "VBD"})
 @register
 class SubjectVerbDisagreement(TokenEditAttack):
     name = "subject_verb_disagreement"
+    menli_error = "subject_verb_dis"
     aliases = ("subject_verb_dis", "subject-verb disagreement", "svd", "sv disagreement")
     description = "Flip every finite was/were, is/are, has/have, does/do to break agreement."
     deterministic = True
 
-    def new_text(self, token: Token, rng: random.Random) -> str | None:
+    def new_text(self, parsed: ParsedText, token: Token, rng: random.Random) -> str | None:
         partner = AGREEMENT_PAIRS.get(token.text.lower())
         if partner is None or token.tag not in FINITE_TAGS:
             return None

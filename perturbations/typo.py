@@ -44,6 +44,7 @@ def add_typos(text: str, k: int, rng: random.Random) -> str | None:
 @register
 class Typo(MenliAttack):
     name = "typo"
+    menli_error = "typo"
     aliases = ("spelling error", "spelling errors", "add typos", "menli typo")
     description = "Swap two adjacent letters inside K random words (MENLI: one typo)."
     level_kind = Count(1)

@@ -32,6 +32,17 @@ from typing import Any
 from blindspot.scorers._lm_utils import check_options, length_chunks, max_positions, model_revision
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
+#: the MENLI paper (also cited by the MENLI adversarial-set builder's cards)
+MENLI_CITATION = """@article{chen-eger-2023-menli,
+    title = "{MENLI}: Robust Evaluation Metrics from Natural Language Inference",
+    author = "Chen, Yanran and Eger, Steffen",
+    journal = "Transactions of the Association for Computational Linguistics",
+    volume = "11",
+    year = "2023",
+    pages = "804--825",
+}
+"""
+
 NLI_R = "ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli"
 NLI_D = "microsoft/deberta-large-mnli"
 XNLI_D = "MoritzLaurer/mDeBERTa-v3-base-mnli-xnli"

@@ -47,16 +47,7 @@ from typing import Any
 import blindspot.scoring.module as base
 from blindspot.scorers import menli as nli
 
-_CITATION = """\
-@article{chen-eger-2023-menli,
-    title = "{MENLI}: Robust Evaluation Metrics from Natural Language Inference",
-    author = "Chen, Yanran and Eger, Steffen",
-    journal = "Transactions of the Association for Computational Linguistics",
-    volume = "11",
-    year = "2023",
-    pages = "804--825",
-}
-"""
+_CITATION = nli.MENLI_CITATION
 
 _INPUTS = """
 Args:
