@@ -4,9 +4,13 @@ rapidly." -> "It was spreading uncontrollably. They are being developed rapidly.
 
 In every sentence, the first subject (spaCy ``nsubj``/``nsubjpass``) that is a noun or proper
 noun is replaced, together with its left modifiers (determiners, adjectives, compounds,
-possessives, numbers attached to it), by a subject pronoun: "they" for plural tags (NNS, NNPS),
-"he or she" is not guessed for people (spaCy PERSON entities become "they", gender-neutral),
-"it" otherwise; capitalised at a sentence start. Deterministic.
+possessives, numbers attached to it), the words right after it that depend on it ("The
+engineers at Apple") and, for a proper noun, the proper nouns after it, by a subject pronoun: "they" for plural tags (NNS, NNPS), "it" for a
+singular common noun or a singular organisation, place, product, event or work (spaCy entity
+types); capitalised at a sentence start. A singular person, or a proper noun spaCy gives no
+entity type, is left alone: its gender is unknown and singular "they" would break the verb's
+agreement ("They says"), which would add a fluency error to a referential-clarity template.
+Deterministic.
 """
 
 from __future__ import annotations
@@ -22,15 +26,23 @@ _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _MODIFIERS = frozenset({"det", "amod", "compound", "poss", "nummod", "case", "nmod", "punct"})
 
 
-def pronoun_for(token: Token) -> str:
-    """The subject pronoun standing for ``token``'s noun phrase."""
-    if token.tag in ("NNS", "NNPS") or token.ent_type == "PERSON":
+_THINGS = frozenset({"ORG", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"})
+
+
+def pronoun_for(token: Token) -> str | None:
+    """The subject pronoun standing for ``token``'s noun phrase, or None (a singular person)."""
+    if token.ent_type == "PERSON":
+        return None
+    if token.tag in ("NNS", "NNPS"):
         return "they"
-    return "it"
+    if token.pos == "NOUN" and token.ent_type != "PERSON":
+        return "it"
+    return "it" if token.ent_type in _THINGS else None
 
 
 def subject_phrase(parsed: ParsedText, start: int, end: int) -> tuple[int, int, Token] | None:
-    """Token range [first, head + 1) of the sentence's first noun subject and its left modifiers."""
+    """Token range [first, last) of the sentence's first noun subject with its left modifiers
+    and the contiguous words after it that depend on it, and the head token."""
     tokens = parsed.tokens
     for token in tokens[start:end]:
         if token.dep in _SUBJECTS and token.pos in ("NOUN", "PROPN"):
@@ -38,7 +50,11 @@ def subject_phrase(parsed: ParsedText, start: int, end: int) -> tuple[int, int, 
             while first - 1 >= start and tokens[first - 1].dep in _MODIFIERS and (
                     _attaches_to(tokens, first - 1, token.i)):
                 first -= 1
-            return first, token.i + 1, token
+            last = token.i + 1
+            while last < end and (_attaches_to(tokens, last, token.i) or (
+                    token.pos == "PROPN" and tokens[last].pos == "PROPN")):
+                last += 1
+            return first, last, token
     return None
 
 
@@ -74,6 +90,8 @@ class NounToPronoun(Perturbation):
                 continue
             first, stop, head = found
             pronoun = pronoun_for(head)
+            if pronoun is None:
+                continue
             if first == start:
                 pronoun = capitalise_first(pronoun)
             last = parsed.tokens[stop - 1]

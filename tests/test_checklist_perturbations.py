@@ -118,6 +118,9 @@ def test_noun_to_pronoun_is_the_papers_example() -> None:
     text = "The pandemic was spreading uncontrollably. Vaccines are being developed rapidly."
     assert perturbed("noun_to_pronoun", text) == \
         "It was spreading uncontrollably. They are being developed rapidly."
+    # the whole subject phrase goes; a person of unknown gender is left alone
+    assert perturbed("noun_to_pronoun", "The engineers at Apple built it.") == "They built it."
+    assert not apply("noun_to_pronoun", "Paul Merson wrote a column.").applied
 
 
 def test_sentence_repetition_appends_one_of_the_sentences() -> None:

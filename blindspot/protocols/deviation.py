@@ -39,10 +39,12 @@ results.json (``"protocol": "deviation"``)::
      "dataset": {"name", "rows", "fingerprint", "columns"},
      "templates": [{"task", "criterion", "template", "test", "level", "expectation", "paper",
                     "human_score", "human_basis", "status": "ok"|"skipped", "reason",
-                    "rows", "applied", "examples": [{"id", "gold", "perturbed"}]}],
+                    "rows", "applied" (distinct rows changed), "pairs" ((row, seed) pairs
+                    scored: a random template runs once per seed),
+                    "examples": [{"id", "gold", "perturbed"}]}],
      "metrics": {name: {"metric", "output", "higher_is_better", "error",
                         "normalisation": {"method", "low", "high"},
-                        "templates": {"criterion/template": {"n", "gold_mean",
+                        "templates": {"criterion/template": {"n" (pairs), "gold_mean",
                                       "perturbed_mean", "metric_delta", "human_delta",
                                       "deviation", "verdict"}}}}}
 
@@ -296,7 +298,8 @@ def _template_entry(case: Case, human: Mapping[Any, float], basis: Mapping[Any, 
     texts = gold.column("hypothesis")
     entry = {**t.as_json(), "human_score": human[t.key], "human_basis": basis.get(t.key, ""),
              "status": "skipped" if case.reason else "ok", "reason": case.reason,
-             "rows": rows, "applied": len(case.rows), "examples": []}
+             "rows": rows, "applied": len(set(case.rows)), "pairs": len(case.rows),
+             "examples": []}
     for i, text in list(zip(case.rows, case.texts))[:examples]:
         entry["examples"].append({"id": str(ids[i]), "gold": texts[i], "perturbed": text})
     if case.reason is None and not case.rows:
