@@ -26,7 +26,8 @@ class Contraction(Perturbation):
     aliases = ("contractions",)
     category = CATEGORY
     paper = PAPER
-    description = "Contract 'do not' -> 'don't', 'we are' -> 'we're' (invariance: no drop expected)."
+    description = ("Contract 'do not' -> 'don't', 'we are' -> 'we're' (invariance: no drop "
+                   "expected).")
     level_kind = NoLevel()
     levels = NO_LEVEL
     deterministic = True

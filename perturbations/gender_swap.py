@@ -22,7 +22,8 @@ _PAIRS = [("man", "woman"), ("men", "women"), ("boy", "girl"), ("boys", "girls")
           ("husband", "wife"), ("husbands", "wives"), ("king", "queen"), ("kings", "queens"),
           ("gentleman", "lady"), ("gentlemen", "ladies"), ("mr", "mrs"), ("uncle", "aunt"),
           ("uncles", "aunts"), ("nephew", "niece"), ("grandfather", "grandmother"),
-          ("grandson", "granddaughter"), ("dad", "mom"), ("dads", "moms"), ("boyfriend", "girlfriend"),
+          ("grandson", "granddaughter"), ("dad", "mom"), ("dads", "moms"),
+          ("boyfriend", "girlfriend"),
           ("guy", "gal"), ("prince", "princess"), ("actor", "actress"), ("waiter", "waitress"),
           ("groom", "bride"), ("mister", "madam"), ("sir", "madam")]
 SWAPS: dict[str, str] = {}

@@ -4,12 +4,13 @@ rapidly." -> "It was spreading uncontrollably. They are being developed rapidly.
 
 In every sentence, the first subject (spaCy ``nsubj``/``nsubjpass``) that is a noun or proper
 noun is replaced, together with its left modifiers (determiners, adjectives, compounds,
-possessives, numbers attached to it), the words right after it that depend on it ("The
-engineers at Apple") and, for a proper noun, the proper nouns after it, by a subject pronoun: "they" for plural tags (NNS, NNPS), "it" for a
-singular common noun or a singular organisation, place, product, event or work (spaCy entity
-types); capitalised at a sentence start. A singular person, or a proper noun spaCy gives no
-entity type, is left alone: its gender is unknown and singular "they" would break the verb's
-agreement ("They says"), which would add a fluency error to a referential-clarity template.
+possessives, numbers attached to it), the words right after it that depend on it ("The engineers
+at Apple") and, for a proper noun, the proper nouns after it, by a subject pronoun: "they" for
+plural tags (NNS, NNPS), "it" for a singular common noun or a singular organisation, place,
+product, event or work (spaCy entity types); capitalised at a sentence start. A person (PERSON),
+or a proper noun spaCy gives no entity type, is left alone: its gender is unknown and singular
+"they" would break the verb's agreement ("They says"), which would add a fluency error to a
+referential-clarity template.
 Deterministic.
 """
 
@@ -20,7 +21,9 @@ import random
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
-from blindspot.perturbations.text_utils import capitalise_first, replace_spans, sentence_token_ranges
+from blindspot.perturbations.text_utils import (
+    capitalise_first, replace_spans, sentence_token_ranges,
+)
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _MODIFIERS = frozenset({"det", "amod", "compound", "poss", "nummod", "case", "nmod", "punct"})

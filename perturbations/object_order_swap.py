@@ -35,5 +35,6 @@ class ObjectOrderSwap(Perturbation):
         if len(nouns) < 2 or nouns[0].text.lower() == nouns[-1].text.lower():
             return None
         a, b = nouns[0], nouns[-1]
-        return replace_spans(row.text, [(a.idx, a.idx + len(a.text), match_case(a.text, b.text.lower())),
-                                        (b.idx, b.idx + len(b.text), match_case(b.text, a.text.lower()))])
+        return replace_spans(row.text, [
+            (a.idx, a.idx + len(a.text), match_case(a.text, b.text.lower())),
+            (b.idx, b.idx + len(b.text), match_case(b.text, a.text.lower()))])

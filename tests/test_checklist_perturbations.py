@@ -55,7 +55,8 @@ def test_numerals_to_words_spells_standalone_numbers_only() -> None:
             "after a 0-0 draw and 1,500 dollars.")
     assert perturbed("numerals_to_words", text) == (
         "Aron Ralston was trapped for one hundred and twenty-seven hours in two thousand and "
-        "three, with 2.5 litres, at 10:30, after a 0-0 draw and one thousand, five hundred dollars.")
+        "three, with 2.5 litres, at 10:30, after a 0-0 draw and one thousand, five hundred "
+        "dollars.")
     assert not apply("numerals_to_words", "No numbers here, only 4G and $5m.").applied
 
 
@@ -139,7 +140,7 @@ def test_random_texts_come_from_the_other_gold_texts() -> None:
     assert not apply("random_response", text, pool=[text]).applied
 
 
-# -- question generation ------------------------------------------------------------------------------
+# -- question generation -------------------------------------------------------------------
 
 def test_question_word_change_and_drop() -> None:
     changed = perturbed("question_word_change", "When was he born?", seed=4)

@@ -57,7 +57,7 @@ def test_normalisation_ranges() -> None:
         normaliser("zscore", chrf, [])
 
 
-# -- the template table -----------------------------------------------------------------------------
+# -- the template table -------------------------------------------------------------------
 
 def test_every_task_has_fluency_invariance_and_control_rows() -> None:
     assert set(TASKS) == {t.task for t in TEMPLATES}
@@ -169,7 +169,8 @@ def test_cli_end_to_end_matches_a_recomputation(cnndm_slice: Path, tmp_path: Pat
     assert entry["deviation"] == pytest.approx(expected, abs=1e-12)
     # the control: another reference, scored (with the gold) against the remaining ones
     control = results["templates"][-1]
-    assert control["applied"] == 12 and control["examples"][0]["perturbed"] == rows[0]["references"][0]
+    assert control["applied"] == 12
+    assert control["examples"][0]["perturbed"] == rows[0]["references"][0]
     # the same command again gives the same bytes
     again = tmp_path / "again"
     assert runner.invoke(app, ["run", "--data", str(cnndm_slice), *ARGS, "--out",
@@ -236,7 +237,8 @@ def test_evaluate_module_dispatches_to_deviation(cnndm_slice: Path) -> None:
 def test_dialogue_templates_read_the_context() -> None:
     data = {"gold": ["She is a very good student.", "Sure, see you at noon."],
             "references": [["Your daughter is doing great."], ["Okay, noon works for me."]],
-            "source": ["Bot: I enjoy having your daughter in my class.\nUser: I'm glad to hear that.",
+            "source": ["Bot: I enjoy having your daughter in my class.\n"
+                       "User: I'm glad to hear that.",
                        "User: Lunch tomorrow?"]}
     request = ProtocolRequest(data=data, metrics="chrf", task="dialogue", seeds=[1],
                               progress=False, options={

@@ -297,7 +297,8 @@ def run_correlation(request: Any) -> dict[str, Any]:
 def correlation_table(results: dict[str, Any]) -> list[str]:
     """Markdown lines: one row per metric x criterion, the three coefficients at both levels."""
     lines = ["| metric | criterion | sys. Kendall | sys. Pearson | sys. Spearman | "
-             "summ. Kendall | summ. Pearson | summ. Spearman |", "|---|---|---|---|---|---|---|---|"]
+             "summ. Kendall | summ. Pearson | summ. Spearman |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, entry in results["metrics"].items():
         if entry["error"]:
             lines.append(f"| {name} | error: {entry['error']} |||||||")
@@ -372,5 +373,6 @@ def print_summary(results: dict[str, Any], console: Any = None) -> None:
     console.print(table)
 
 
-__all__ = ["correlations", "criteria_matrix", "module_view", "print_summary", "run_correlation", "summary_level",
+__all__ = ["correlations", "criteria_matrix", "module_view", "print_summary", "run_correlation",
+           "summary_level",
            "system_level"]

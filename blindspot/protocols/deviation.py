@@ -210,7 +210,9 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
     use_refs = scorer.uses_references != "none" and refs is not None
     use_src = scorer.uses_source != "none" and sources is not None
     texts = list(gold.column("hypothesis"))
-    hyps, r_in, s_in = list(texts), list(refs) if use_refs else None, list(sources) if use_src else None
+    hyps = list(texts)
+    r_in = list(refs) if use_refs else None
+    s_in = list(sources) if use_src else None
     spans: dict[int, tuple[int, int, int]] = {}
     for k, case in enumerate(cases):
         if case.reason is not None or not case.rows:
@@ -238,7 +240,7 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
     return gold_scores, per_case
 
 
-# -- normalisation and Eq. 1 ------------------------------------------------------------------------
+# -- normalisation and Eq. 1 --------------------------------------------------------------------
 
 def natural_range(metric: str, output: str) -> tuple[float, float] | None:
     """The metric's fixed scale, if the project knows one."""
