@@ -74,7 +74,8 @@ def test_every_task_has_fluency_invariance_and_control_rows() -> None:
         templates_for("summarization", "adequacy")
 
 
-MENLI = {"jumble", "typo", "subject_verb_disagreement", "number_error", "name_error"}
+MENLI = {"jumble", "typo", "subject_verb_disagreement", "number_error", "name_error",
+         "omission"}
 
 
 def test_template_tests_exist_and_take_their_level() -> None:

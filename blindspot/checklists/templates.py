@@ -22,10 +22,10 @@ Choices, stated:
 * "Add extra text" / "add non-sensible text" append a random sentence of another gold
   (``random_sentence_addition``); "random text" / "random responses" replace the whole text
   (``random_response``); generic replies are the spec's ok / thanks / yes / bye.
-* Typos, jumbling, subject-verb disagreement, number and name changes are the MENLI attacks
-  (``typo``, ``jumble``, ``subject_verb_disagreement``, ``number_error``, ``name_error``); a
-  template whose test is not registered in this install is reported as skipped, never dropped
-  silently.
+* Typos, jumbling, subject-verb disagreement, number and name changes and the dropped phrase
+  (a contiguous 20 % span) are the MENLI attacks (``typo``, ``jumble``,
+  ``subject_verb_disagreement``, ``number_error``, ``name_error``, ``omission``); a template
+  whose test is not registered in this install is reported as skipped, never dropped silently.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ _COMMON = [
 
 _PER_TASK = {
     "translation": [
-        ("adequacy", "drop_phrases", "span_drop", 0.2, DROP, "Dropping out words or phrases"),
+        ("adequacy", "drop_phrases", "omission", 0.2, DROP, "Dropping out words or phrases"),
         ("adequacy", "add_extra_text", "random_sentence_addition", "-", DROP, "Adding extra wrong information"),
         ("adequacy", "negation", "negation", 1.0, DROP, "Negation / antonyms"),
         ("adequacy", "antonyms", "antonym_substitution", "-", DROP, "Negation / antonyms"),
@@ -115,7 +115,7 @@ _PER_TASK = {
         ("adequacy", "keep_only_stop_words", "stopword_only", "-", DROP, "Keep only stop words (spec C)"),
     ],
     "summarization": [
-        ("coverage", "drop_phrases", "span_drop", 0.2, DROP, "Dropping words"),
+        ("coverage", "drop_phrases", "omission", 0.2, DROP, "Dropping words"),
         ("informativeness", "negation", "negation", 1.0, DROP, "Negation and antonyms"),
         ("informativeness", "antonyms", "antonym_substitution", "-", DROP, "Negation and antonyms"),
         ("informativeness", "hyponyms", "sibling_substitution", "noun", DROP, "Use hyponyms to create misinformation"),
@@ -157,7 +157,7 @@ _PER_TASK = {
         ("correctness", "hyponyms", "sibling_substitution", "noun", DROP, "Use hyponyms"),
         ("correctness", "change_numbers", "number_error", "-", DROP, "Change numbers"),
         ("correctness", "negation", "negation", 1.0, DROP, "Negation / antonyms"),
-        ("coverage", "drop_phrases", "span_drop", 0.2, DROP, "Drop phrases"),
+        ("coverage", "drop_phrases", "omission", 0.2, DROP, "Drop phrases"),
         ("relevance", "repeat_phrases", "phrase_repetition", 0.25, DROP, "Repeat phrases"),
         ("relevance", "random_text", "random_response", "-", DROP, "Random text"),
         ("relevance", "change_names", "name_error", "-", DROP, "Perturb names"),
