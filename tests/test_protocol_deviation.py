@@ -253,3 +253,19 @@ def test_dialogue_templates_read_the_context() -> None:
     assert entry["human_delta"] == pytest.approx(-0.9)
     assert entry["deviation"] == pytest.approx(-0.9 - entry["metric_delta"], abs=1e-12)
     assert entry["metric_delta"] < 0 and entry["verdict"] == "detected"
+
+
+def test_control_with_one_reference_swaps_the_roles() -> None:
+    data = {"gold": ["The cat sat on the mat.", "Same text."],
+            "references": ["A cat was sitting on the mat.", "Same text."]}
+    request = ProtocolRequest(data=data, metrics="chrf", task="mt", seeds=[1], progress=False,
+                              options={"criteria": "control"})
+    results = get_protocol("deviation").run(request)
+    control = results["templates"][0]
+    assert control["applied"] == 1  # the second row has no reference other than its gold
+    scorer = get_scorer("chrf")
+    gold = score_rows(scorer, [data["gold"][0]], [[data["references"][0]]])["chrf"][0]
+    swapped = score_rows(scorer, [data["references"][0]], [[data["gold"][0]]])["chrf"][0]
+    entry = results["metrics"]["chrf.chrf"]["templates"]["control/alternative_reference"]
+    assert entry["metric_delta"] == pytest.approx((swapped - gold) / 100, abs=1e-12)
+    assert entry["deviation"] == pytest.approx(-(swapped - gold) / 100, abs=1e-12)

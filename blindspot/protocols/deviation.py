@@ -24,7 +24,9 @@ method and the (low, high) used per metric.
 
 The control ("alternative reference") replaces p by another human reference r_k of the row;
 both p and r_k are then scored against the remaining references, so the metric never sees r_k
-as its own reference. Rows with fewer than two references are not applied.
+as its own reference. With a single reference r (MT: two human translations) the two swap
+roles: f(p) = m(p, [r]) and f(p') = m(r, [p]). Rows without a reference other than p are not
+applied.
 
 Options (``--protocol-option key=value``): ``human_scores`` (CSV path), ``criteria``
 (comma-separated), ``templates`` (comma-separated template ids), ``normalise``, ``tolerance``
@@ -142,7 +144,8 @@ def _as_list(value: Any) -> list[str]:
 
 def control_case(template: Template, gold: Any) -> Case:
     """The control: the first reference that differs from the gold output, scored (with the
-    gold) against the row's other references; rows with fewer than two references skip."""
+    gold) against the row's other references; with a single reference, the two swap roles
+    (the reference scored against the gold, the gold against the reference)."""
     case = Case(template, references=[], gold_references=[])
     refs = gold.column("references")
     if refs is None:
@@ -151,13 +154,13 @@ def control_case(template: Template, gold: Any) -> Case:
     for i, (text, row_refs) in enumerate(zip(gold.column("hypothesis"), refs)):
         options = _as_list(row_refs)
         pick = next((k for k, r in enumerate(options) if r.strip() != (text or "").strip()), None)
-        if pick is None or len(options) < 2:
+        if pick is None:
             continue
         rest = options[:pick] + options[pick + 1:]
         case.rows.append(i)
         case.texts.append(options[pick])
-        case.references.append(rest)
-        case.gold_references.append(rest)
+        case.references.append(rest or [text])
+        case.gold_references.append(rest or [options[pick]])
     return case
 
 
