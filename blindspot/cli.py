@@ -149,7 +149,8 @@ def run(
     metrics: str = typer.Option(..., "--metrics", help="comma-separated metric.output@model (.output and @model optional), "
                                 "e.g. rouge,bertscore@minilm,gpt_ppl@smollm2"),
     task: str = typer.Option("summarization", help="summarization|translation|"
-                             "translation_paragraph|open_ended"),
+                             "translation_paragraph|open_ended (deviation protocol: also "
+                             "question_generation|dialogue|image_captioning|data_to_text)"),
     tests: str = typer.Option("fluency,consistency", help="suites and/or test names, comma-separated"),
     out: Path = typer.Option(Path("report"), "--out", help="report folder (keeps the run's state "
                              "in .state: rerun the same command to resume)"),

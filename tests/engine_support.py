@@ -55,7 +55,13 @@ def first_level(cls: Any) -> Any:
     for levels in cls.levels.values():
         if levels:
             return levels[0]
-    return "-"
+    return no_paper_level(cls)
+
+
+def no_paper_level(cls: Any) -> Any:
+    """The level of a test that no task of the catalogue runs (the checklist's dialogue-only
+    tests): its first named variant, else "-"."""
+    return getattr(cls.level_kind, "options", ("-",))[0]
 
 
 def all_levels(cls: Any) -> list[Any]:
@@ -64,7 +70,7 @@ def all_levels(cls: Any) -> list[Any]:
     for levels in cls.levels.values():
         for level in levels:
             seen.setdefault(str(level), level)
-    return list(seen.values()) or ["-"]
+    return list(seen.values()) or [no_paper_level(cls)]
 
 
 def tiled_parse(parsed: ParsedText, times: int) -> ParsedText:

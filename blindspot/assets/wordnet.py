@@ -7,6 +7,7 @@ a ``wordnet_ic`` file pattern reads at import, and a ``sentiwordnet`` folder.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -30,21 +31,31 @@ def _pattern_dict() -> Path:
     return root / "text" / "en" / "wordnet" / "dict"
 
 
+def _joined_noun_data(source: Path) -> bytes:
+    """``data.noun`` from pattern's two parts: the first part lacks its final newline, and
+    WordNet's synset offsets are byte offsets, so without it every synset of the second part
+    is one byte off (``No WordNet synset found for pos=n at offset=...``)."""
+    parts = sorted(p for p in source.iterdir() if p.name.startswith("data.noun"))
+    chunks = [part.read_bytes() for part in parts]
+    return b"".join(c if c.endswith(b"\n") else c + b"\n" for c in chunks)
+
+
 def install_wordnet(target: Path | None = None) -> Path:
     """Write ``corpora/wordnet`` (and its companions) under ``target``; returns the wordnet folder."""
     root = target or nltk_data_dir()
     wordnet = root / "corpora" / "wordnet"
-    if (wordnet / "data.noun").exists() and (wordnet / "index.sense").exists():
-        return wordnet
     source = _pattern_dict()
+    noun = _joined_noun_data(source)
+    done = (wordnet / "data.noun").exists() and (wordnet / "index.sense").exists()
+    if done and (wordnet / "data.noun").stat().st_size == len(noun):
+        return wordnet
     wordnet.mkdir(parents=True, exist_ok=True)
     for path in source.iterdir():
         if path.is_file() and not path.name.startswith("data.noun"):
             shutil.copyfile(path, wordnet / path.name)
-    parts = sorted(p for p in source.iterdir() if p.name.startswith("data.noun"))
-    with open(wordnet / "data.noun", "wb") as out:
-        for part in parts:
-            out.write(part.read_bytes())
+    partial = wordnet / f".data.noun.{os.getpid()}.tmp"
+    partial.write_bytes(noun)
+    os.replace(partial, wordnet / "data.noun")  # readers in other processes never see a part
     for pos in _POS:
         exc = wordnet / f"{pos}.exc"
         if not exc.exists():

@@ -111,3 +111,21 @@ register_protocol(Protocol(
     summary="blindspot.protocols.preference_report:print_summary",
     module_view="blindspot.protocols.preference_run:module_view",
 ))
+
+register_protocol(Protocol(
+    name="deviation",
+    description="deviation from human judgement (Sai et al., 2021, Eq. 1): per task, criterion "
+                "and checklist template, the metric's drop against the humans' drop",
+    runner="blindspot.protocols.deviation:run_deviation",
+    summary="blindspot.protocols.deviation:print_summary",
+    module_view="blindspot.protocols.deviation:module_view",
+))
+
+register_protocol(Protocol(
+    name="correlation",
+    description="correlation with human criteria (Kendall tau-b, Pearson, Spearman) at system "
+                "and summary level, e.g. SummEval's expert coherence/consistency/fluency/relevance",
+    runner="blindspot.protocols.correlation:run_correlation",
+    summary="blindspot.protocols.correlation:print_summary",
+    module_view="blindspot.protocols.correlation:module_view",
+))

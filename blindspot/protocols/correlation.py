@@ -1,0 +1,378 @@
+"""Correlation of metrics with human criteria (Sai et al., EMNLP 2021, §2 and §5.1; SummEval).
+
+Given outputs of several systems on the same documents with human scores per criterion (e.g.
+SummEval's expert coherence / consistency / fluency / relevance), every metric scores every
+output against its document's references through the scoring layer (batched, cached), and is
+correlated with each criterion at two levels:
+
+* **system level**: per system, the mean metric score and the mean human score over its
+  documents; the correlation is taken over the systems (16 for SummEval).
+* **summary level**: per document, the correlation between metric and human scores over the
+  systems' outputs of that document; then the mean over documents. A document where either side
+  is constant has no correlation: it is left out and counted in ``n_undefined``.
+
+Coefficients (scipy.stats): Kendall's **tau-b** (``kendalltau``, which corrects for ties),
+Pearson's r (``pearsonr``) and Spearman's rho (``spearmanr``). Lower-is-better metrics (TER)
+are negated first, so a positive correlation always means agreement.
+
+Data: ``--data`` is the judgment file (one row per document x system: ``id``, ``system``, the
+output in ``summary`` (or ``--hypothesis-column``), one numeric column per criterion). The
+references come from the same rows or, with ``--protocol-option references=PATH``, from another
+file joined on ``id`` (the ids of ``summeval_expert_judgments.jsonl`` and
+``cnndm_summeval100_summarization.jsonl`` are the same ``dm-test-<sha1>`` strings).
+``reference_columns`` (default ``gold,references``: the CNN/DM highlight and the 10 extra
+human summaries, SummEval's 11 references) says which columns of that file are references; a
+string or a list per cell. ``criteria`` (default: every column starting with ``expert_``, else
+every other numeric column) and ``system_column`` (default ``system``) are options too.
+
+results.json (``"protocol": "correlation"``)::
+
+    {"schema_version": 1, "protocol": "correlation", "tool": {...},
+     "config": {"metrics": [spec...], "criteria": [...], "reference_columns": [...],
+                "coefficients": {"kendall": "tau-b", ...}},
+     "dataset": {"name", "rows", "documents", "systems", "fingerprint"},
+     "criteria_correlations": {criterion: {criterion: {"kendall", "pearson"}}},
+     "metrics": {name: {"error", "mean_score",
+                        "criteria": {criterion: {"system": {"kendall", "pearson", "spearman",
+                                                            "n"},
+                                                 "summary": {"kendall", "pearson", "spearman",
+                                                             "n_documents", "n_undefined"}}}}}}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+OPTIONS = ("references", "reference_columns", "criteria", "system_column", "batch_size")
+SCHEMA_VERSION = 1
+COEFFICIENTS = ("kendall", "pearson", "spearman")
+
+
+def _coefficient(name: str) -> Callable[[Sequence[float], Sequence[float]], float]:
+    from scipy import stats
+
+    function = {"kendall": stats.kendalltau, "pearson": stats.pearsonr,
+                "spearman": stats.spearmanr}[name]
+
+    def compute(x: Sequence[float], y: Sequence[float]) -> float:
+        if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
+            return math.nan  # undefined for constant input (scipy would warn and say NaN)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(function(x, y)[0])
+    return compute
+
+
+def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
+    """Kendall tau-b, Pearson and Spearman of two equally long series (NaN when undefined)."""
+    return {name: _coefficient(name)(x, y) for name in COEFFICIENTS}
+
+
+def system_level(systems: Sequence[str], metric: Sequence[float], human: Sequence[float]
+                 ) -> dict[str, Any]:
+    """Correlation over systems of the per-system means."""
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(systems):
+        groups.setdefault(s, []).append(i)
+    names = sorted(groups)
+    m = [fmean(metric[i] for i in groups[s]) for s in names]
+    h = [fmean(human[i] for i in groups[s]) for s in names]
+    return {**correlations(m, h), "n": len(names)}
+
+
+def summary_level(documents: Sequence[str], metric: Sequence[float], human: Sequence[float]
+                  ) -> dict[str, Any]:
+    """Mean over documents of the correlation over that document's outputs."""
+    groups: dict[str, list[int]] = {}
+    for i, d in enumerate(documents):
+        groups.setdefault(d, []).append(i)
+    per_doc = {name: [] for name in COEFFICIENTS}
+    undefined = 0
+    for doc in sorted(groups):
+        rows = groups[doc]
+        values = correlations([metric[i] for i in rows], [human[i] for i in rows])
+        if any(math.isnan(v) for v in values.values()):
+            undefined += 1
+            continue
+        for name, v in values.items():
+            per_doc[name].append(v)
+    out: dict[str, Any] = {name: fmean(v) if v else math.nan for name, v in per_doc.items()}
+    out.update(n_documents=len(groups) - undefined, n_undefined=undefined)
+    return out
+
+
+def criteria_matrix(rows: Sequence[Mapping[str, Any]], criteria: Sequence[str]
+                    ) -> dict[str, dict[str, dict[str, float]]]:
+    """Kendall tau-b and Pearson between every pair of human criteria over all outputs (the
+    paper's Figure 1 and Figure 6: how far apart the criteria themselves are)."""
+    columns = {c: [float(r[c]) for r in rows] for c in criteria}
+    return {a: {b: {"kendall": _coefficient("kendall")(columns[a], columns[b]),
+                    "pearson": _coefficient("pearson")(columns[a], columns[b])}
+                for b in criteria} for a in criteria}
+
+
+# -- data -----------------------------------------------------------------------------------------
+
+def _read_rows(source: Any) -> tuple[str, list[dict[str, Any]]]:
+    from blindspot.runner.data import load_source
+
+    name, dataset = load_source(source, "summarization")
+    return name, dataset.to_list()
+
+
+def _as_refs(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)]
+
+
+def _reference_table(path: Any, columns: Sequence[str]) -> dict[str, list[str]]:
+    """id -> references, from the file at ``path`` (columns checked)."""
+    name, rows = _read_rows(path)
+    if not rows:
+        raise ValueError(f"references file {name!r} has no rows")
+    missing = [c for c in ("id", *columns) if c not in rows[0]]
+    if missing:
+        raise ValueError(f"references file {name!r} lacks column(s) {missing}; it has "
+                         f"{sorted(rows[0])}; set --protocol-option reference_columns=...")
+    return {str(r["id"]): [x for c in columns for x in _as_refs(r[c])] for r in rows}
+
+
+def _criteria(rows: list[dict[str, Any]], given: Any, skip: set[str]) -> list[str]:
+    columns = list(rows[0])
+    if given:
+        chosen = [c.strip() for c in (given.split(",") if isinstance(given, str) else given)]
+        bad = [c for c in chosen if c not in columns]
+        if bad:
+            raise ValueError(f"criterion column {bad[0]!r} not found; the data has {columns}")
+        return chosen
+    expert = [c for c in columns if c.startswith("expert_")]
+    numeric = [c for c in columns if c not in skip and all(
+        isinstance(r[c], (int, float)) and not isinstance(r[c], bool) for r in rows)]
+    if not (expert or numeric):
+        raise ValueError(f"no human criterion column found in {columns}; name them with "
+                         f"--protocol-option criteria=col1,col2")
+    return expert or numeric
+
+
+def _pick(rows: list[dict[str, Any]], role: str, given: str | None, names: Sequence[str]) -> str:
+    columns = list(rows[0])
+    if given:
+        if given not in columns:
+            raise ValueError(f"{role} column {given!r} not found; the data has {columns}")
+        return given
+    found = next((n for n in names if n in columns), None)
+    if found is None:
+        raise ValueError(f"no {role} column ({'/'.join(names)}) in {columns}; name it with "
+                         f"--{role}-column")
+    return found
+
+
+# -- the protocol ---------------------------------------------------------------------------------
+
+def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
+            batch_size: int | None, progress: bool) -> list[float]:
+    from blindspot.runner.scorers import make_scorer, reference_corpus
+    from blindspot.scoring.engine import score_rows
+
+    if spec.module is not None:
+        from blindspot.runner.module_scorer import ModuleScorer
+
+        scorer = ModuleScorer(spec.module, spec.output, **spec.options)
+    else:
+        scorer = make_scorer(spec.metric, spec.options,
+                             idf_references=reference_corpus(references))
+    if scorer.corpus_level:
+        raise ValueError(f"metric {spec.name!r} gives one corpus-level score; correlations "
+                         f"need a score per output")
+    if scorer.uses_source == "required":
+        raise ValueError(f"metric {spec.name!r} needs the source text, which the correlation "
+                         f"protocol does not pass")
+    refs = references if scorer.uses_references != "none" else None
+    values = score_rows(scorer, hypotheses, references=refs, batch_size=batch_size,
+                        progress=progress)[spec.output or scorer.outputs[0]]
+    sign = 1.0 if spec.higher_is_better else -1.0
+    return [sign * float(v) for v in values]
+
+
+def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[list[str]],
+                  criteria: list[str], system: str, settings: Mapping[str, Any],
+                  progress: bool) -> dict[str, Any]:
+    entry: dict[str, Any] = {"error": None, "mean_score": None, "criteria": {}}
+    try:
+        scores = _scores(spec, [r[hyp] for r in rows], refs, settings["batch_size"], progress)
+    except Exception as error:  # one failing metric is reported, the others still run
+        entry["error"] = f"{type(error).__name__}: {str(error).strip()[:500]}"
+        return entry
+    if not all(math.isfinite(s) for s in scores):
+        entry["error"] = "some scores are NaN or infinite; correlations are undefined"
+        return entry
+    entry["mean_score"] = fmean(scores)
+    systems = [str(r[system]) for r in rows]
+    documents = [str(r["id"]) for r in rows]
+    for criterion in criteria:
+        human = [float(r[criterion]) for r in rows]
+        entry["criteria"][criterion] = {"system": system_level(systems, scores, human),
+                                        "summary": summary_level(documents, scores, human)}
+    return entry
+
+
+def _nan_to_none(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _nan_to_none(v) for k, v in value.items()}
+    return value
+
+
+def run_correlation(request: Any) -> dict[str, Any]:
+    """The correlation protocol's entry in the protocol registry (see the module docstring)."""
+    from blindspot.protocols.registry import check_options
+    from blindspot.runner.metric_spec import resolve_metrics
+    from blindspot.runner.run import _tool
+
+    options = request.options
+    check_options("correlation", options, OPTIONS)
+    data = request.data[0] if isinstance(request.data, (list, tuple)) and len(request.data) == 1 \
+        else request.data
+    if isinstance(data, (list, tuple)):
+        raise ValueError("the correlation protocol reads one judgment file (--data once)")
+    specs = resolve_metrics(request.metrics, request.metric_options)
+    name, rows = _read_rows(data)
+    if not rows:
+        raise ValueError(f"judgment data {name!r} has no rows")
+    columns = dict(request.columns or {})
+    hyp = _pick(rows, "hypothesis", columns.get("hypothesis"), ("summary", "hypothesis", "gold"))
+    system = _pick(rows, "system", options.get("system_column"), ("system",))
+    _pick(rows, "id", columns.get("id"), ("id",))
+    ref_columns = options.get("reference_columns", "gold,references")
+    ref_columns = [c.strip() for c in (ref_columns.split(",") if isinstance(ref_columns, str)
+                                       else ref_columns)]
+    if options.get("references"):
+        table = _reference_table(options["references"], ref_columns)
+        missing = sorted({str(r["id"]) for r in rows} - set(table))
+        if missing:
+            raise ValueError(f"{len(missing)} document id(s) of {name!r} have no references in "
+                             f"{options['references']!r}, e.g. {missing[0]!r}")
+        refs = [table[str(r["id"])] for r in rows]
+    else:
+        present = [c for c in ref_columns if c in rows[0]]
+        if not present:
+            raise ValueError(f"no reference column {ref_columns} in {name!r}; pass "
+                             f"--protocol-option references=FILE (joined on id)")
+        refs = [[x for c in present for x in _as_refs(r[c])] for r in rows]
+    criteria = _criteria(rows, options.get("criteria"), {hyp, system, "id", *ref_columns})
+    batch = options.get("batch_size")
+    settings = {"batch_size": int(batch) if batch is not None else None}
+    fingerprint = hashlib.sha256(json.dumps([rows, refs], sort_keys=True, ensure_ascii=False)
+                                 .encode("utf-8")).hexdigest()
+    results: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "protocol": "correlation", "tool": _tool(),
+        "config": {"metrics": [s.as_json() for s in specs], "criteria": criteria,
+                   "reference_columns": ref_columns, "hypothesis_column": hyp,
+                   "coefficients": {"kendall": "tau-b (scipy.stats.kendalltau)",
+                                    "pearson": "scipy.stats.pearsonr",
+                                    "spearman": "scipy.stats.spearmanr"}},
+        "dataset": {"name": name, "rows": len(rows), "documents": len({r["id"] for r in rows}),
+                    "systems": len({r[system] for r in rows}), "fingerprint": fingerprint},
+        "criteria_correlations": _nan_to_none(criteria_matrix(rows, criteria)),
+        "metrics": {s.name: _nan_to_none(_metric_entry(s, rows, hyp, refs, criteria, system,
+                                                       settings, request.progress))
+                    for s in specs},
+    }
+    if request.out is not None:
+        write_correlation_report(results, Path(request.out))
+    return results
+
+
+def correlation_table(results: dict[str, Any]) -> list[str]:
+    """Markdown lines: one row per metric x criterion, the three coefficients at both levels."""
+    lines = ["| metric | criterion | sys. Kendall | sys. Pearson | sys. Spearman | "
+             "summ. Kendall | summ. Pearson | summ. Spearman |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, entry in results["metrics"].items():
+        if entry["error"]:
+            lines.append(f"| {name} | error: {entry['error']} |||||||")
+            continue
+        for criterion, levels in entry["criteria"].items():
+            cells = [_fmt(levels[level][c]) for level in ("system", "summary")
+                     for c in COEFFICIENTS]
+            lines.append(f"| {name} | {criterion} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def criteria_table(results: dict[str, Any]) -> list[str]:
+    """Markdown lines: Kendall tau-b between the human criteria (over all outputs)."""
+    matrix = results["criteria_correlations"]
+    names = list(matrix)
+    lines = ["| Kendall tau-b | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    lines += [f"| {a} | " + " | ".join(_fmt(matrix[a][b]["kendall"]) for b in names) + " |"
+              for a in names]
+    return lines
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def write_correlation_report(results: dict[str, Any], out: Path) -> None:
+    """results.json and report.md (the correlation table) in ``out``, written atomically."""
+    from blindspot.report.files import atomic_write_text
+    from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
+
+    data = results["dataset"]
+    text = results_json(results)
+    lines = [f"# Correlation with human criteria: `{data['name']}`", "",
+             f"{data['rows']} outputs: {data['documents']} documents x {data['systems']} systems. "
+             "System level: correlation over systems of per-system means. Summary level: mean "
+             "over documents of the correlation over that document's outputs (documents with a "
+             "constant side left out). Kendall is tau-b.", "", *correlation_table(results), "",
+             "## Between the human criteria (all outputs)", "", *criteria_table(results)]
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / RESULTS_FILE, text)
+    atomic_write_text(out / MARKDOWN_FILE, "\n".join(lines) + "\n")
+
+
+def module_view(results: dict[str, Any]) -> dict[str, Any]:
+    """What ``evaluate.load("blindspot").compute(protocol="correlation")`` returns."""
+    view = {name: m["criteria"] for name, m in results["metrics"].items()}
+    out: dict[str, Any] = {"correlations": view, "results": results}
+    if len(view) == 1:
+        (name, only), = view.items()
+        out.update(metric=name, criteria=only)
+    return out
+
+
+def print_summary(results: dict[str, Any], console: Any = None) -> None:
+    """The correlation table on the terminal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    table = Table(title=f"correlation with human criteria ({results['dataset']['name']}; "
+                        f"Kendall tau-b / Pearson / Spearman)")
+    for column in ("metric", "criterion", "system level", "summary level"):
+        table.add_column(column)
+    for name, entry in results["metrics"].items():
+        if entry["error"]:
+            console.print(f"[bold magenta]metric error[/] {name}: {entry['error']}")
+            continue
+        for criterion, levels in entry["criteria"].items():
+            cells = [" / ".join(_fmt(levels[level][c]) for c in COEFFICIENTS)
+                     for level in ("system", "summary")]
+            table.add_row(name, criterion, *cells)
+    console.print(table)
+
+
+__all__ = ["correlations", "criteria_matrix", "module_view", "print_summary", "run_correlation",
+           "summary_level",
+           "system_level"]

@@ -1,0 +1,36 @@
+"""Contraction (Sai et al. 2021, invariance template, Table 5: "We are going" -> "We're going"):
+the score must NOT drop.
+
+CheckList's own ``Perturb.contract`` (Ribeiro et al. 2020, the framework the paper extends)
+contracts every pattern it knows ("do not" -> "don't", "it is" -> "it's"). Deterministic.
+"""
+
+from __future__ import annotations
+
+import random
+
+from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
+from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+
+
+def contract(text: str) -> str:
+    """``text`` with CheckList's contractions applied."""
+    from checklist.perturb import Perturb
+
+    return Perturb.contract(text)
+
+
+@register
+class Contraction(Perturbation):
+    name = "contraction"
+    aliases = ("contractions",)
+    category = CATEGORY
+    paper = PAPER
+    description = ("Contract 'do not' -> 'don't', 'we are' -> 'we're' (invariance: no drop "
+                   "expected).")
+    level_kind = NoLevel()
+    levels = NO_LEVEL
+    deterministic = True
+
+    def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        return contract(row.text)
