@@ -102,3 +102,11 @@ register_protocol(Protocol(
     summary="blindspot.runner.summary:print_summary",
     module_view="blindspot.runner.run:module_view",
 ))
+register_protocol(Protocol(
+    name="search",
+    description="adversarial search (He et al., 2023, Appendix J): greedy word edits the metric "
+                "penalises least, judged by a panel of other metrics",
+    runner="blindspot.search.protocol:run_request",
+    summary="blindspot.search.protocol:print_summary",
+    module_view="blindspot.search.protocol:module_view",
+))
