@@ -83,6 +83,20 @@ def test_call_budget_on_real_data(wmt_file: Path, chrf_run: dict) -> None:
     assert "budget" in results["summary"]["statuses"]
 
 
+def test_patterns_become_a_perturbation_in_one_call(chrf_run: dict) -> None:
+    from blindspot.perturbations import get_perturbation
+    from blindspot.search import register_patterns
+
+    results = chrf_run["results"]
+    name = register_patterns(results, top=2)
+    assert name == register_patterns(results, top=2)
+    rules = get_perturbation(name).rules
+    assert list(rules.patterns) == [p["pattern"] for p in results["patterns"][:2]]
+    gold = results["examples"][0]["gold"]
+    assert get_perturbation(name).apply(gold, 0.1, seed=4) == get_perturbation(name).apply(
+        gold, 0.1, seed=4)
+
+
 def test_bad_settings_name_the_setting(wmt_file: Path) -> None:
     with pytest.raises(ValueError, match="noise_ratio"):
         run_search(str(wmt_file), "chrf", noise_ratio=1.5, progress=False)

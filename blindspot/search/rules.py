@@ -177,3 +177,10 @@ def register_rules(rules: PatternRules, noise_ratio: float = 0.1) -> str:
         setattr(sys.modules[__name__], name, cls)
         register(cls)
     return name
+
+
+def register_patterns(results: Mapping[str, Any], top: int = 3) -> str:
+    """One call from a search's results to a registered perturbation of its ``top`` patterns
+    (at the search's noise ratio); returns the name to run, e.g.
+    ``run_blindspot(data, metric, tests=register_patterns(results))``."""
+    return register_rules(rules_from_results(results, top), results["config"]["noise_ratio"])
