@@ -199,3 +199,18 @@ def test_generalisation_runs_the_rules_through_the_rank_protocol(wmt_file: Path,
     rank = json.loads((tmp_path / "generalisation" / "results.json").read_text())
     assert rank["protocol"] == "rank" and rank["config"]["tests"] == [found["test"]]
     assert "Do the patterns generalise?" in (tmp_path / "report.md").read_text()
+
+
+def test_bertscore_minilm_search_finds_an_edit_it_barely_penalises(wmt_file: Path) -> None:
+    """Real MiniLM: on 'A female car driver overlooks a biker' one edit reaches noise ratio 0.1;
+    BERTScore keeps it within 1 % of the gold while chrF on the same text drops far more."""
+    import datasets
+
+    rows = datasets.load_dataset("json", data_files=str(wmt_file), split="train")
+    one = {"gold": [rows[2]["gold"]], "source": [rows[2]["source"]], "id": [rows[2]["id"]]}
+    results = run_search(one, "bertscore.f1@minilm", panel="chrf", progress=False)
+    (example,) = results["examples"]
+    assert example["status"] == "reached" and len(example["trail"]) == 1
+    target = example["metrics"]["bertscore.f1@minilm"]["gold"]["relative_change"]
+    chrf = example["metrics"]["chrf.chrf"]["gold"]["relative_change"]
+    assert -1.0 < target < 0.0 and chrf < 5 * target
