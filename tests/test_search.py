@@ -13,8 +13,7 @@ from blindspot.search.candidates import (is_trivial, keep_candidates, match_case
                                          split_word, whole_word_entries)
 from blindspot.search.greedy import Budget, Hypothesis, greedy_search, pick_best, step_candidates
 from blindspot.search.patterns import classify, rank_patterns
-from blindspot.search.rules import (PatternRules, register_rules, rules_from_edits,
-                                    shift_number)
+from blindspot.search.rules import register_rules, rules_from_edits, shift_number
 
 
 # -- candidates ---------------------------------------------------------------------------------
@@ -178,7 +177,7 @@ def test_bad_target_noise_ratio() -> None:
         greedy_search([Hypothesis("r", "a b", None)], letters, [], 0.0, Budget())
 
 
-# -- patterns ---------------------------------------------------------------------------------------
+# -- patterns ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("old, new, pattern", [
     ("a", "an", "article_swap"), ("The", "A", "article_swap"),
@@ -261,4 +260,5 @@ def test_rule_perturbation_runs_through_datasets_map() -> None:
     name = register_rules(rules_from_edits("toy", EDITS, ["pronoun_swap"]), 0.2)
     ds = datasets.Dataset.from_dict({"id": [1, 2], "gold": ["he ran home", "they ran home"]})
     out = perturb_dataset(ds, name, 0.5, seed=1)
-    assert out["perturbed"][0] in ("she ran home", "they ran home") and out["applied"] == [True, False]
+    assert out["perturbed"][0] in ("she ran home", "they ran home")
+    assert out["applied"] == [True, False]

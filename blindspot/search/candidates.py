@@ -202,7 +202,7 @@ class EmbeddingNeighbours:
         return self._table[ids].mean(dim=0)
 
     def neighbours(self, core: str) -> list[str]:
-        """Nearest whole words to ``core`` by cosine, most similar first (ties: vocabulary order)."""
+        """Nearest whole words to ``core`` by cosine, most similar first."""
         import torch
 
         key = core.lower() if self.lowercase else core

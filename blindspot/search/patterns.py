@@ -163,12 +163,12 @@ def rank_patterns(edits: Iterable[Mapping[str, Any]], top_pairs: int = 5) -> lis
     for name, items in groups.items():
         changes = [float(e["score_change"]) for e in items]
         pairs = Counter(edit_label(e["old"], e["new"]) for e in items)
+        frequent = sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))[:top_pairs]
         ranked.append({
             "pattern": name, "description": PATTERN_INDEX[name].description,
             "count": len(items), "examples": len({e["example"] for e in items}),
             "mean_score_change": sum(changes) / len(changes),
-            "pairs": [{"edit": pair, "count": n}
-                      for pair, n in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))[:top_pairs]],
+            "pairs": [{"edit": pair, "count": n} for pair, n in frequent],
         })
     ranked.sort(key=lambda p: (-p["count"], -p["mean_score_change"], p["pattern"]))
     for rank, entry in enumerate(ranked, 1):

@@ -11,7 +11,8 @@ results.json layout (strict JSON; no timings, no absolute paths)::
                 "max_calls" | "max_seconds"},
      "summary": {"examples": .., "reached": .., "statuses": {..}, "mean_noise_ratio": ..,
                  "mean_edits": .., "metrics": {"<name>": {"role": "target" | "panel",
-                                                         "gold": <mean %>, "references": <mean %>}}},
+                                                         "gold": <mean %>,
+                                                         "references": <mean %>}}},
      "patterns": [{"rank": 1, "pattern": "article_swap", "description": .., "count": ..,
                    "examples": .., "mean_score_change": .., "pairs": [{"edit": "a -> an",
                    "count": ..}]}],
@@ -102,7 +103,8 @@ def generalisation_lines(results: Mapping[str, Any]) -> list[str]:
     lines = [f"Rules `{found['test']}` from patterns {', '.join(found['rules']['patterns'])}, "
              f"rank protocol on all {found['rows']} rows (seeds {found['seeds']}).",
              f"Do the patterns generalise? {verdict}.", "",
-             "| metric | rank verdict | relative change | noise ratio | noised ≥ gold |",
+             "| metric | rank verdict | relative change | noise ratio "
+             "| noised ≥ gold (all rows) |",
              "|---|---|---:|---:|---:|"]
     for name, view in found["metrics"].items():
         share = view.get("fraction_noised_ge_gold")
