@@ -10,6 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
+                                   SOURCE_COLUMN)
+from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -155,12 +158,10 @@ def run(
     out: Path = typer.Option(Path("report"), "--out", help="report folder (keeps the run's state "
                              "in .state: rerun the same command to resume)"),
     seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
-    hypothesis_column: Optional[str] = typer.Option(None, help="the gold text to perturb and score "
-                                                    "(default: gold or hypothesis)"),
-    references_column: Optional[str] = typer.Option(None, help="references: a string or a list "
-                                                    "(default: references or reference)"),
-    source_column: Optional[str] = typer.Option(None, help="source text (default: source)"),
-    id_column: Optional[str] = typer.Option(None, help="row id (default: id, else a text hash)"),
+    hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
+    references_column: Optional[str] = REFERENCES_COLUMN,
+    source_column: Optional[str] = SOURCE_COLUMN,
+    id_column: Optional[str] = ID_COLUMN,
     split: str = typer.Option("test", help="split of a Hub dataset"),
     option: list[str] = typer.Option([], "--option", help="metric option metric.key=value "
                                      "(repeatable), e.g. bertscore.idf=true"),
@@ -235,6 +236,7 @@ def build_menli(ctx: typer.Context) -> None:
 
 
 app.command("self-bias")(self_bias)
+app.command("search")(search)
 
 
 def main() -> None:

@@ -113,3 +113,19 @@ def _lightning_version() -> str:
     import pytorch_lightning
 
     return pytorch_lightning.__version__
+
+
+def tiny_masked_lm(folder: str | Path, seed: int = 0) -> str:
+    """A 2-layer BERT masked LM with its LM head and MiniLM's WordPiece tokenizer (no real masked
+    LM with its head exists offline: BERT-diverge and the search's MLM candidates run on it)."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    tokenizer = _minilm_tokenizer()
+    state = torch.random.get_rng_state()
+    torch.manual_seed(seed)
+    model = BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), **_TINY))
+    torch.random.set_rng_state(state)
+    model.eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)

@@ -129,3 +129,12 @@ register_protocol(Protocol(
     summary="blindspot.protocols.correlation:print_summary",
     module_view="blindspot.protocols.correlation:module_view",
 ))
+
+register_protocol(Protocol(
+    name="search",
+    description="adversarial search (He et al., 2023, Appendix J): greedy word edits the metric "
+                "penalises least, judged by a panel of other metrics",
+    runner="blindspot.search.protocol:run_request",
+    summary="blindspot.search.protocol:print_summary",
+    module_view="blindspot.search.protocol:module_view",
+))

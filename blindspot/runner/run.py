@@ -18,7 +18,7 @@ from blindspot.report.schema import SCHEMA_VERSION
 from blindspot.runner.data import GoldData, load_gold_data
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test, nan_error
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
-from blindspot.runner.scorers import make_scorer, reference_corpus
+from blindspot.runner.scorers import reference_corpus, scorer_for
 from blindspot.runner.state import RunState, content_key
 
 DEFAULT_TESTS = "fluency,consistency"
@@ -138,12 +138,7 @@ class MetricRun:
         self.sign = 1.0 if spec.higher_is_better else -1.0
 
     def _build_scorer(self) -> Any:
-        if self.spec.module is not None:
-            from blindspot.runner.module_scorer import ModuleScorer
-
-            return ModuleScorer(self.spec.module, self.spec.output, **self.spec.options)
-        idf = reference_corpus(self.references) if self.references is not None else None
-        return make_scorer(self.spec.metric, self.spec.options, idf_references=idf)
+        return scorer_for(self.spec, self.references)
 
     def check_inputs(self) -> str | None:
         """Why this metric cannot score this data (a missing references/source column), or None."""

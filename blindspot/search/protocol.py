@@ -1,0 +1,75 @@
+"""The ``search`` protocol's registry entry (:mod:`blindspot.protocols.registry`): a
+:class:`ProtocolRequest` to :func:`blindspot.search.run_search`, its terminal summary, and what
+``evaluate.load("blindspot").compute(..., protocol="search")`` returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+#: Settings of the search beyond the request's common fields (``--protocol-option key=value``).
+SEARCH_OPTIONS = ("noise_ratio", "panel", "k", "mlm", "embedding_model", "max_calls",
+                  "max_seconds", "seed", "limit", "generalise", "top_patterns", "batch_size")
+
+
+def _one(data: Any) -> Any:
+    if isinstance(data, (list, tuple)):
+        if len(data) != 1:
+            raise ValueError(f"the search protocol runs on one dataset; got {len(data)}")
+        return data[0]
+    return data
+
+
+def run_request(request: Any) -> dict[str, Any]:
+    """Run the search for a protocol request; the masked LM defaults to the request's ``mlm``."""
+    from blindspot.protocols.registry import check_options
+    from blindspot.search.run import run_search
+
+    check_options("search", request.options, SEARCH_OPTIONS)
+    options = dict(request.options)
+    options.setdefault("mlm", (request.resources or {}).get("mlm"))
+    return run_search(_one(request.data), request.metrics, columns=request.columns,
+                      task=request.task, split=request.split,
+                      metric_options=request.metric_options, out=request.out,
+                      progress=request.progress, generalise_seeds=request.seeds, **options)
+
+
+def print_summary(results: dict[str, Any], console: Console | None = None) -> None:
+    """Each metric's mean relative change on the perturbed texts, and the top patterns."""
+    console = console or Console()
+    summary, budget = results["summary"], results["budget"]
+    table = Table(title=f"search against {results['config']['metric']['name']} "
+                        f"({summary['reached']}/{summary['examples']} reached noise ratio "
+                        f"{results['config']['noise_ratio']:g})")
+    for column in ("metric", "role", "vs. gold", "vs. references"):
+        table.add_column(column, justify="left" if column in ("metric", "role") else "right")
+    for name, entry in summary["metrics"].items():
+        cells = [f"{entry[v]:+.2f}%" if entry.get(v) is not None else "n/a"
+                 for v in ("gold", "references")]
+        style = "bold red" if entry["role"] == "target" else ""
+        table.add_row(f"[{style}]{name}[/]" if style else name, entry["role"], *cells)
+    console.print(table)
+    patterns = ", ".join(f"{p['pattern']} ({p['count']})" for p in results["patterns"][:5])
+    console.print(f"top patterns: {patterns or 'none'}")
+    console.print(f"metric calls: {budget['calls_used']}"
+                  + (f" (stopped by {budget['stopped_by']})" if budget["stopped_by"] else ""))
+    note = results["config"]["candidates"]["note"]
+    if note:
+        console.print(f"[yellow]note:[/] {note}")
+    found = results.get("generalisation")
+    if found:
+        console.print(f"patterns generalise (rank protocol, {found['rows']} rows): "
+                      f"{found['generalises']}")
+
+
+def module_view(results: dict[str, Any]) -> dict[str, Any]:
+    """What the ``blindspot`` evaluate module returns for a search."""
+    summary = results["summary"]
+    return {"metric": results["config"]["metric"]["name"],
+            "relative_change": {n: e.get("gold") for n, e in summary["metrics"].items()},
+            "reached": summary["reached"], "patterns": results["patterns"],
+            "perturbed": [e["perturbed"] for e in results["examples"]],
+            "generalises": (results.get("generalisation") or {}).get("generalises"),
+            "results": results}
