@@ -4,7 +4,6 @@ dataset views, per-session folders and run processes (isolation, cancellation), 
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -331,7 +330,20 @@ def test_stop_ends_the_run_process(tmp_path: Path) -> None:
     assert job.cancelled and job.returncode is not None and job.returncode != 0
     assert not (folder / "results.json").exists()
     assert space.cancel("s") is False  # nothing left to stop
-    time.sleep(0)
+
+
+def test_stop_before_the_run_starts_voids_it(tmp_path: Path) -> None:
+    space = Workspace(tmp_path / "space")
+    ticket = space.ticket("s")
+    assert space.cancel("s") is False
+    assert space.start("s", _request(tmp_path / "out", ["truncation"], [1]), tmp_path / "run",
+                       ticket) is None
+    assert not (tmp_path / "run").exists()
+    fresh = space.ticket("s")
+    job = space.start("s", _request(tmp_path / "out", ["truncation"], [1]), tmp_path / "run",
+                      fresh)
+    assert job is not None
+    job.cancel()
 
 
 def test_a_failing_run_reports_its_error(tmp_path: Path) -> None:

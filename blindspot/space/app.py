@@ -48,7 +48,7 @@ def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path
     with gr.Blocks(title="blindspot", analytics_enabled=False,
                    delete_cache=(3600, 24 * 3600)) as demo:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
-        context.runs = gr.State([])
+        context.runs, context.demo = gr.State([]), demo
         with gr.Tabs():
             for tab in tabs_in_order():
                 with gr.Tab(tab.title, id=tab.name, elem_id=f"tab-{tab.name}"):

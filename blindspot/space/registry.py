@@ -21,6 +21,7 @@ class SpaceContext:
     workspace: Any          #: :class:`blindspot.space.session.Workspace`
     datasets_dir: Path      #: where folders built by ``blindspot build-dataset`` are looked for
     runs: Any = None        #: ``gr.State``: the session's finished runs ``[{label, results}]``
+    demo: Any = None        #: the ``gr.Blocks`` being built (for ``demo.load`` events)
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,7 @@ class Workspace:
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="blindspot-space-"))
         self.root.mkdir(parents=True, exist_ok=True)
         self._jobs: dict[str, Job] = {}
+        self._tickets: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def folder(self, session_hash: str | None, *parts: str) -> Path:
@@ -107,22 +108,39 @@ class Workspace:
             path.mkdir()
         return path
 
-    def start(self, session_hash: str | None, request: Mapping[str, Any], folder: Path) -> Job:
-        """Start a run of the session (one at a time per session: a running one is ended)."""
+    def ticket(self, session_hash: str | None) -> int:
+        """A number for a run about to start; Stop pressed before it starts voids it."""
         key = session_key(session_hash)
-        self.cancel(session_hash)
-        job = Job(request, folder)
         with self._lock:
+            self._tickets[key] = self._tickets.get(key, 0) + 1
+            return self._tickets[key]
+
+    def start(self, session_hash: str | None, request: Mapping[str, Any], folder: Path,
+              ticket: int | None = None) -> Job | None:
+        """Start a run of the session (one at a time per session: a running one is ended).
+
+        None when ``ticket`` was voided by :meth:`cancel` in the meantime (Stop came first).
+        """
+        key = session_key(session_hash)
+        self.cancel(session_hash, void=False)
+        with self._lock:
+            if ticket is not None and ticket != self._tickets.get(key):
+                return None
+            job = Job(request, folder)
             self._jobs[key] = job
         return job
 
     def job(self, session_hash: str | None) -> Job | None:
         return self._jobs.get(session_key(session_hash))
 
-    def cancel(self, session_hash: str | None) -> bool:
-        """End the session's running job; True when one was running."""
+    def cancel(self, session_hash: str | None, void: bool = True) -> bool:
+        """End the session's running job (and void a ticket not yet started); True when a job
+        was running."""
+        key = session_key(session_hash)
         with self._lock:
-            job = self._jobs.pop(session_key(session_hash), None)
+            if void:
+                self._tickets[key] = self._tickets.get(key, 0) + 1
+            job = self._jobs.pop(key, None)
         if job is None or job.returncode is not None:
             return False
         job.cancel()

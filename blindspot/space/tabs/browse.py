@@ -67,5 +67,7 @@ def build(context: Any) -> None:
         return (f"<p>First {len(found)} rows of {html.escape(name)}.</p>" + rows_html(found))
 
     refresh.click(lambda: gr.update(choices=choices()), None, folder, queue=False)
+    # a dropdown starts on its first choice, which fires no change: show it when the page loads
+    context.demo.load(on_folder, folder, [summary, configs, config])
     folder.change(on_folder, folder, [summary, configs, config])
     config.change(on_config, [folder, config], rows)

@@ -243,6 +243,7 @@ def build(context: Any) -> None:
                runs: list[dict[str, Any]], request: gr.Request,
                progress: gr.Progress = gr.Progress()) -> tuple[Any, ...]:
         session = request.session_hash
+        ticket = workspace.ticket(session)
         try:
             mapping_in = dict(zip(ROLES, (hyp, ref, src, idc)))
             data, task_used, columns, label = data_source(
@@ -256,12 +257,14 @@ def build(context: Any) -> None:
         except (ValueError, KeyError, FileNotFoundError) as error:
             raise gr.Error(str(error).strip("'\""), duration=None) from None
         progress(0, desc="starting")
-        job = workspace.start(session, run_request, folder)
+        job = workspace.start(session, run_request, folder, ticket)
+        if job is None:  # Stop was pressed before the run started
+            return "Stopped.", "", [], None, runs
         for event in job.events():
             if event["event"] == "progress" and event.get("total"):
                 progress((event["n"], event["total"]), desc=_progress_text(event))
-        if job.cancelled:
-            raise gr.Error("the run was stopped; finished cells are kept", duration=None)
+        if job.cancelled:  # Stop ended the process; its finished cells stay in its folder
+            return "Stopped.", "", [], None, runs
         if job.returncode != 0 or not (folder / "results.json").is_file():
             raise gr.Error(f"the run failed: {job.error or job.log_tail()}", duration=None)
         results, images, downloads = report_outputs(folder)
