@@ -12,11 +12,13 @@ never skipped.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from urllib.parse import urlparse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,6 +34,10 @@ START_TIMEOUT = 180
 RUN_TIMEOUT_MS = 180_000
 TEXT = ("The council approved the new budget on Tuesday. It will fund 12 more teachers. "
         "Mayor Helen Okafor said the plan was fair.")
+
+
+#: every host the first session's page sent a request to
+HOSTS: set[str] = set()
 
 
 def _free_port() -> int:
@@ -98,6 +104,7 @@ def page(browser, space_url: str) -> Iterator[object]:
     """One browser session on the Space, kept across the tests of this module."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
+    tab.on("request", lambda request: HOSTS.add(urlparse(request.url).netloc))
     tab.goto(space_url)
     tab.wait_for_selector("#perturb-button", timeout=60_000)
     yield tab
@@ -192,26 +199,57 @@ def test_compare_shows_the_session_run_in_the_matrix(page) -> None:
     _shot(page, "05-compare")
 
 
+def _upload(page, path: Path) -> object:
+    """Upload ``path`` as gold data; the upload status element."""
+    _open_tab(page, "Stress-test a metric")
+    page.locator("#data-kind").get_by_text("upload", exact=True).click()
+    page.locator("#data-upload input[type=file]").set_input_files(str(path))
+    return page.locator("#upload-status")
+
+
+def _clear_upload(page) -> None:
+    page.locator("#data-upload button[aria-label='Clear']").first.click()
+    page.locator("#data-kind").get_by_text("demo", exact=True).click()
+
+
 @pytest.mark.parametrize("name, content, message", [
     ("latin.csv", "gold,id\n".encode() + "caf\xe9,1\n".encode("latin-1"), "is not UTF-8 text"),
     ("broken.csv", b'gold,id\n"never closed,1\nnext,2\n', "could not read broken.csv as csv"),
     ("empty.jsonl", b"", "empty.jsonl is empty"),
+    ("columns.jsonl", b'{"text_a": "A cat.", "target": "The cat."}\n',
+     "no hypothesis column (the text to perturb); its columns are ['text_a', 'target']"),
+    ("big.csv", None, "big.csv is 50.0 MB; uploads must be smaller than 50.0 MB"),
 ])
 def test_malformed_upload_shows_a_readable_error(page, tmp_path: Path, name: str,
-                                                 content: bytes, message: str) -> None:
+                                                 content: bytes | None, message: str) -> None:
     from playwright.sync_api import expect
 
-    _open_tab(page, "Stress-test a metric")
-    page.locator("#data-kind").get_by_text("upload", exact=True).click()
+    from blindspot.space.uploads import MAX_UPLOAD_BYTES
+
     path = tmp_path / name
-    path.write_bytes(content)
-    page.locator("#data-upload input[type=file]").set_input_files(str(path))
-    status = page.locator("#upload-status")
-    expect(status).to_contain_text("Error:", timeout=30_000)
+    if content is None:  # a 50 MB file
+        with path.open("wb") as handle:
+            handle.write(b"gold,id\n" + b"x" * (MAX_UPLOAD_BYTES - 8))
+    else:
+        path.write_bytes(content)
+    status = _upload(page, path)
+    expect(status).to_contain_text("Error:", timeout=60_000)
     expect(status).to_contain_text(message)
     _shot(page, f"06-upload-error-{Path(name).stem}")
-    page.locator("#data-upload button[aria-label='Clear']").first.click()
-    page.locator("#data-kind").get_by_text("demo", exact=True).click()
+    _clear_upload(page)
+
+
+def test_csv_with_quoted_line_breaks_is_read_row_by_row(page, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    path = tmp_path / "multi.csv"
+    path.write_text('id,gold,reference\n1,"First line.\nSecond line, with a comma.",ref one\n'
+                    '2,Plain text.,"ref\ntwo"\n', encoding="utf-8")
+    status = _upload(page, path)
+    expect(status).to_contain_text("Read multi.csv: 2 rows, columns ['id', 'gold', "
+                                   "'reference']", timeout=30_000)
+    expect(status).not_to_contain_text("Error")
+    _clear_upload(page)
 
 
 def test_browse_shows_gold_and_noised_rows(page) -> None:
@@ -235,7 +273,9 @@ def test_stop_ends_a_long_run_and_the_app_keeps_serving(page) -> None:
     _pick(page, "stress-tests", "fluency")
     page.locator("#stress-seeds textarea, #stress-seeds input").first.fill("1,2,3,4,5")
     page.click("#run-button")
-    page.wait_for_timeout(1500)
+    # gr.Progress shows the run's own tqdm bars (perturbing, then scoring) while it runs
+    expect(page.locator("#run-status, #verdict-table").get_by_text(
+        re.compile(r"perturbing|scoring")).first).to_be_visible(timeout=60_000)
     page.click("#stop-button")
     expect(page.locator("#run-status")).to_contain_text("Stopped.", timeout=30_000)
     _shot(page, "08-stopped")
@@ -258,3 +298,32 @@ def test_another_session_sees_none_of_the_first_sessions_runs(browser, space_url
         expect(other.locator("#compare-errors")).to_contain_text("Nothing to compare yet")
     finally:
         context.close()
+
+
+def test_runs_of_two_sessions_are_queued_and_both_finish(browser, space_url: str) -> None:
+    from playwright.sync_api import expect
+
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(2)]
+    try:
+        pages = []
+        for context in contexts:
+            tab = context.new_page()
+            tab.goto(space_url)
+            tab.wait_for_selector("#perturb-button", timeout=60_000)
+            _open_tab(tab, "Stress-test a metric")
+            pages.append(tab)
+        for tab in pages:  # one run at a time: the second waits in the queue
+            tab.click("#run-button")
+        for k, tab in enumerate(pages):
+            expect(tab.locator("#run-status")).to_contain_text("run 1: demo summarization",
+                                                               timeout=RUN_TIMEOUT_MS)
+            expect(tab.locator("#verdicts")).to_contain_text("truncation")
+            _shot(tab, f"09-queued-session-{k + 1}")
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_page_only_talks_to_the_app(page, space_url: str) -> None:
+    """No request of the first session left the loopback app (no analytics, CDN or fonts)."""
+    assert HOSTS == {urlparse(space_url).netloc}

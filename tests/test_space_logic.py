@@ -392,3 +392,43 @@ def test_space_command_serves_on_loopback_by_default(monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(app, ["space", "--port", "7999"])
     assert result.exit_code == 0, result.output
     assert calls == [("127.0.0.1", 7999, None)]
+
+
+# -- the Hugging Face Space folder ----------------------------------------------------------------
+
+SPACES = Path(__file__).resolve().parents[1] / "spaces"
+REQUIREMENTS = Path(__file__).resolve().parents[1] / "requirements"
+
+
+def _names(path: Path) -> set[str]:
+    import re
+
+    lines = [l.split("#")[0].strip() for l in path.read_text(encoding="utf-8").splitlines()]
+    # PEP 503 names: rouge_score and rouge-score are one package
+    return {re.sub(r"[-_.]+", "-", re.split(r"[<>=!~\[; ]", l)[0]).lower() for l in lines if l}
+
+
+def test_space_card_and_requirements_match_the_project() -> None:
+    import gradio
+    import yaml
+
+    card = (SPACES / "README.md").read_text(encoding="utf-8")
+    meta = yaml.safe_load(card.split("---\n")[1])
+    assert meta["sdk"] == "gradio" and meta["sdk_version"] == gradio.__version__
+    assert (SPACES / meta["app_file"]).is_file()
+    # every package the Space installs is one the project pins and tests with
+    pinned = set().union(*(_names(REQUIREMENTS / f) for f in
+                           ("base.txt", "nodeps.txt", "constraints.txt")))
+    assert _names(SPACES / "requirements.txt") - pinned == {"blindspot-nlg"}
+
+
+def test_space_entry_point_builds_the_app_without_launching(monkeypatch: pytest.MonkeyPatch,
+                                                            tmp_path: Path) -> None:
+    import runpy
+
+    monkeypatch.chdir(tmp_path)
+    namespace = runpy.run_path(str(SPACES / "app.py"), run_name="space_app")
+    demo = namespace["demo"]
+    assert demo.analytics_enabled is False
+    ids = {c.get("props", {}).get("elem_id") for c in demo.config["components"]}
+    assert {"tab-perturb", "tab-stress", "tab-compare", "tab-browse"} <= ids

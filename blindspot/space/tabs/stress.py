@@ -175,7 +175,7 @@ def build(context: Any) -> None:
     from blindspot.demo import DEMO_TASKS
     from blindspot.space import adversarial
     from blindspot.space.tabs.perturb import TASKS
-    from blindspot.space.uploads import MAX_UPLOAD_BYTES, read_upload
+    from blindspot.space.uploads import MAX_UPLOAD_BYTES, check_roles, read_upload
 
     workspace, datasets_dir = context.workspace, context.datasets_dir
 
@@ -234,8 +234,13 @@ def build(context: Any) -> None:
             return [f"**Error:** {error}", *(gr.update(choices=[NONE], value=NONE)
                                               for _ in ROLES)]
         choices = [NONE, *table.columns]
-        return [f"Read {table.describe()}. Check the column mapping below.",
-                *(gr.update(choices=choices, value=table.roles[role] or NONE) for role in ROLES)]
+        try:
+            check_roles(table, table.roles)
+            message = f"Read {table.describe()}. Check the column mapping below."
+        except UploadError as error:  # e.g. no text column found: the mapping can fix it
+            message = f"**Error:** {error}"
+        return [message, *(gr.update(choices=choices, value=table.roles[role] or NONE)
+                           for role in ROLES)]
 
     def on_run(kind_in: str, task_in: str, built_in: str | None, upload_in: str | None,
                hyp: str, ref: str, src: str, idc: str, picked: list[str], extra_in: str,
