@@ -99,16 +99,40 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+def _open_page(context, url: str) -> object:
+    tab = context.new_page()
+    tab.goto(url)
+    tab.wait_for_selector("#perturb-button", timeout=60_000)
+    return tab
+
+
 @pytest.fixture(scope="module")
 def page(browser, space_url: str) -> Iterator[object]:
-    """One browser session on the Space, kept across the tests of this module."""
+    """One browser session on the Space, kept across the tests of this module (each test opens
+    the tab it needs and leaves its inputs as it found them)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    tab.on("request", lambda request: HOSTS.add(urlparse(request.url).netloc))
-    tab.goto(space_url)
-    tab.wait_for_selector("#perturb-button", timeout=60_000)
-    yield tab
+    context.on("request", lambda request: HOSTS.add(urlparse(request.url).netloc))
+    yield _open_page(context, space_url)
     context.close()
+
+
+@pytest.fixture
+def fresh_page(browser, space_url: str) -> Iterator[object]:
+    """A new browser session (its own gradio session) for one test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield _open_page(context, space_url)
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def demo_run(page) -> object:
+    """The small stress test (demo summarization, rouge, truncation, seed 1) run in ``page``."""
+    from playwright.sync_api import expect
+
+    _open_tab(page, "Stress-test a metric")
+    page.click("#run-button")
+    expect(page.locator("#run-status")).to_contain_text("finished", timeout=RUN_TIMEOUT_MS)
+    return page
 
 
 def _shot(page, name: str) -> None:
@@ -161,21 +185,19 @@ def test_perturb_shows_the_library_result_and_its_diff(page) -> None:
     _shot(page, "03-every-test")
 
 
-def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(page, tmp_path: Path) -> None:
+def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(demo_run, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     from blindspot.report.views import verdict_cell
     from blindspot.runner import run_blindspot
 
+    page = demo_run
     direct = run_blindspot("demo", ["rouge"], task="summarization", tests=["truncation"],
                            seeds=[1], out=tmp_path / "direct", progress=False)
     result = direct["datasets"]["demo-summarization"]["metrics"]["rouge.rougeL"]["tests"]
     expected = verdict_cell(result["truncation"]).text
     _open_tab(page, "Stress-test a metric")
-    page.locator("#stress-seeds textarea, #stress-seeds input").first.fill("1")
-    page.click("#run-button")
-    status = page.locator("#run-status")
-    expect(status).to_contain_text("finished", timeout=RUN_TIMEOUT_MS)
+    expect(page.locator("#run-status")).to_contain_text("run 1: demo summarization · rouge")
     row = page.locator("#verdicts tr", has_text="truncation")
     expect(row).to_contain_text(expected)
     image = page.locator("#plots img").first
@@ -186,9 +208,10 @@ def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(page, tmp_path: P
     _shot(page, "04-stress-test")
 
 
-def test_compare_shows_the_session_run_in_the_matrix(page) -> None:
+def test_compare_shows_the_session_run_in_the_matrix(demo_run) -> None:
     from playwright.sync_api import expect
 
+    page = demo_run
     _open_tab(page, "Compare metrics")
     expect(page.locator("#compare-runs")).to_contain_text("run 1: demo summarization")
     page.click("#compare-button")
@@ -266,9 +289,10 @@ def test_browse_shows_gold_and_noised_rows(page) -> None:
     _shot(page, "07-browse")
 
 
-def test_stop_ends_a_long_run_and_the_app_keeps_serving(page) -> None:
+def test_stop_ends_a_long_run_and_the_app_keeps_serving(fresh_page) -> None:
     from playwright.sync_api import expect
 
+    page = fresh_page
     _open_tab(page, "Stress-test a metric")
     _pick(page, "stress-tests", "fluency")
     page.locator("#stress-seeds textarea, #stress-seeds input").first.fill("1,2,3,4,5")
@@ -284,20 +308,14 @@ def test_stop_ends_a_long_run_and_the_app_keeps_serving(page) -> None:
     expect(page.locator("#noise-ratio")).to_contain_text("noise ratio", timeout=60_000)
 
 
-def test_another_session_sees_none_of_the_first_sessions_runs(browser, space_url: str) -> None:
+def test_another_session_sees_none_of_the_first_sessions_runs(demo_run, fresh_page) -> None:
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        other = context.new_page()
-        other.goto(space_url)
-        other.wait_for_selector("#perturb-button", timeout=60_000)
-        _open_tab(other, "Compare metrics")
-        expect(other.locator("#compare-runs")).not_to_contain_text("run 1")
-        other.click("#compare-button")
-        expect(other.locator("#compare-errors")).to_contain_text("Nothing to compare yet")
-    finally:
-        context.close()
+    other = fresh_page
+    _open_tab(other, "Compare metrics")
+    expect(other.locator("#compare-runs")).not_to_contain_text("run 1")
+    other.click("#compare-button")
+    expect(other.locator("#compare-errors")).to_contain_text("Nothing to compare yet")
 
 
 def test_runs_of_two_sessions_are_queued_and_both_finish(browser, space_url: str) -> None:
@@ -307,9 +325,7 @@ def test_runs_of_two_sessions_are_queued_and_both_finish(browser, space_url: str
     try:
         pages = []
         for context in contexts:
-            tab = context.new_page()
-            tab.goto(space_url)
-            tab.wait_for_selector("#perturb-button", timeout=60_000)
+            tab = _open_page(context, space_url)
             _open_tab(tab, "Stress-test a metric")
             pages.append(tab)
         for tab in pages:  # one run at a time: the second waits in the queue
@@ -324,6 +340,6 @@ def test_runs_of_two_sessions_are_queued_and_both_finish(browser, space_url: str
             context.close()
 
 
-def test_the_page_only_talks_to_the_app(page, space_url: str) -> None:
+def test_the_page_only_talks_to_the_app(demo_run, space_url: str) -> None:
     """No request of the first session left the loopback app (no analytics, CDN or fonts)."""
     assert HOSTS == {urlparse(space_url).netloc}
