@@ -208,17 +208,32 @@ def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(demo_run, tmp_pat
     _shot(page, "04-stress-test")
 
 
-def test_compare_shows_the_session_run_in_the_matrix(demo_run) -> None:
+def test_compare_shows_the_session_run_and_uploaded_results(demo_run, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
+    from blindspot.report.views import verdict_cell
+    from blindspot.runner import run_blindspot
+
     page = demo_run
+    earlier = run_blindspot("demo", ["chrf"], task="summarization", tests=["truncation"],
+                            seeds=[1], out=tmp_path / "earlier", progress=False)
+    chrf = earlier["datasets"]["demo-summarization"]["metrics"]["chrf.chrf"]["tests"]["truncation"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
     _open_tab(page, "Compare metrics")
     expect(page.locator("#compare-runs")).to_contain_text("run 1: demo summarization")
+    page.locator("#compare-uploads input[type=file]").set_input_files(
+        [str(tmp_path / "earlier" / "results.json"), str(bad)])
     page.click("#compare-button")
     matrix = page.locator("#matrix")
-    expect(matrix).to_contain_text("rouge.rougeL")
-    expect(matrix.locator("tr", has_text="truncation")).to_be_visible()
+    expect(matrix).to_contain_text("rouge.rougeL · run 1: demo summarization · rouge",
+                                   timeout=30_000)
+    expect(matrix).to_contain_text("chrf.chrf · results.json")
+    expect(matrix.locator("tr", has_text="truncation")).to_contain_text(
+        verdict_cell(chrf).text)
     expect(matrix).to_contain_text("blind spots")
+    expect(page.locator("#compare-errors")).to_contain_text("bad.json is not valid JSON")
+    expect(page.locator("#matrix-csv a[href$='/matrix.csv']")).to_have_count(1)
     _shot(page, "05-compare")
 
 
