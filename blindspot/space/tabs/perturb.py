@@ -39,11 +39,15 @@ def _pool(task: str, text: str) -> list[str]:
     return [row["gold"] for row in read_demo(demo_task)] + [text]
 
 
-def _resources(task: str, text: str) -> dict[str, Any]:
+def _offline_lm() -> str | None:
+    """The causal-LM tokenizer positioned error uses: SmolLM2 when it is installed."""
     from blindspot.models import available_models
 
-    return {"lm": "smollm2" if "smollm2" in available_models() else None,
-            "pool": _pool(task, text)}
+    return "smollm2" if "smollm2" in available_models() else None
+
+
+def _resources(task: str, text: str) -> dict[str, Any]:
+    return {"lm": _offline_lm(), "pool": _pool(task, text)}
 
 
 def missing_needs(test: str, source: str | None) -> str | None:
@@ -51,7 +55,7 @@ def missing_needs(test: str, source: str | None) -> str | None:
     from blindspot.perturbations.base import REGISTRY, canonical_name
 
     cls = REGISTRY[canonical_name(test)]
-    have = {"pool"} | ({"lm"} if _resources("translation", "")["lm"] else set())
+    have = {"pool"} | ({"lm"} if _offline_lm() else set())
     missing = [r for r in cls.requires if r not in have]
     if missing:
         return f"needs {', '.join(missing)}, which this Space does not have"

@@ -3,7 +3,8 @@
 The data is the embedded demo corpus of a task, the gold config of a built adversarial dataset
 (its noised configs are exactly what the run re-creates: same tests, seeds and per-row seeding),
 or an uploaded jsonl/csv/parquet file with a column mapping. The run goes through
-:func:`blindspot.protocols.registry.get_protocol` in its own process (:mod:`..worker`), writes
+:func:`blindspot.protocols.registry.get_protocol` in its own process (``blindspot.space.worker``;
+Stop terminates it), writes
 the usual report folder into the session's folder, and the page shows the verdict table, the
 score-vs-noise plots and the files to download.
 """
