@@ -12,7 +12,10 @@ export GRADIO_ANALYTICS_ENABLED = False
 export HF_HUB_DISABLE_TELEMETRY = 1
 export TOKENIZERS_PARALLELISM = false
 
-.PHONY: env demo test bench clean-env
+# the Space's browser tests drive Debian's chromium (Playwright cannot download a browser here)
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: env browser demo test bench clean-env
 
 env: $(STAMP)
 
@@ -27,7 +30,14 @@ $(STAMP): requirements/base.txt requirements/nodeps.txt requirements/constraints
 demo: env
 	$(VENV)/bin/blindspot demo
 
-test: env
+# installs chromium only when it is missing (needs root, as CI is); never skips the browser tests
+browser:
+	@test -x $(CHROMIUM) || { echo "installing Debian's chromium for the Space's browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@test -x $(CHROMIUM) || { echo "error: $(CHROMIUM) is missing; install Debian's chromium" >&2; \
+	  exit 1; }
+
+test: env browser
 	$(PY) -m pytest -n 2 --durations=15
 
 bench: env

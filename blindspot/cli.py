@@ -1,4 +1,5 @@
-"""The ``blindspot`` command: list the catalogue, perturb a file, run the demo, build datasets."""
+"""The ``blindspot`` command: list the catalogue, perturb a file, run the demo, build datasets,
+serve the Space."""
 
 from __future__ import annotations
 
@@ -237,6 +238,19 @@ def build_menli(ctx: typer.Context) -> None:
 
 app.command("self-bias")(self_bias)
 app.command("search")(search)
+
+
+@app.command()
+def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0.0: every "
+                                   "interface, e.g. in a container)"),
+          port: Optional[int] = typer.Option(None, help="port (default: 7860, or the next free)"),
+          datasets_dir: Optional[Path] = typer.Option(None, help="folder of built adversarial "
+                                                      "datasets (default: out/datasets)")
+          ) -> None:
+    """Serve the Gradio Space (perturb, stress-test, compare, browse) in the browser."""
+    from blindspot.space import serve
+
+    serve(host, port, datasets_dir)
 
 
 def main() -> None:

@@ -1,0 +1,77 @@
+"""The Gradio app that fronts blindspot: one page, one tab per registry entry, a queue.
+
+``build_app()`` returns the ``gr.Blocks``; ``serve()`` launches it on 127.0.0.1 (``blindspot
+space``), and ``spaces/app.py`` launches the same app as a Hugging Face Space. Analytics and
+telemetry are switched off before gradio is imported, so the app makes no outgoing request.
+"""
+
+import os
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+from blindspot.space.uploads import MAX_UPLOAD_BYTES  # noqa: E402
+
+TITLE = "blindspot: find the blind spots of text-generation metrics"
+INTRO = ("Perturb gold texts in controlled ways and check that a metric's score drops, and drops "
+         "more as more noise is added (He et al., 2023). Runs stay in this browser session: "
+         "nobody else sees your uploads or results.")
+CSS = """
+.blindspot-verdicts td, .blindspot-verdicts th {border: 1px solid #ccc; padding: 3px 8px;}
+.blindspot-verdicts th {background: #f3f3f3;}
+del {text-decoration: line-through;} ins {text-decoration: none;}
+"""
+#: Stress-test runs at once over all sessions (the others wait in the queue, never dropped).
+RUN_CONCURRENCY = 1
+QUEUE_SIZE = 64
+DATASETS_ENV = "BLINDSPOT_DATASETS_DIR"
+
+
+def default_datasets_dir() -> Path:
+    """``$BLINDSPOT_DATASETS_DIR``, else ``out/datasets`` (where ``build-dataset`` writes)."""
+    return Path(os.environ.get(DATASETS_ENV) or Path("out") / "datasets")
+
+
+def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path | None = None
+              ) -> Any:
+    """The Space as a ``gr.Blocks`` with its queue set up."""
+    import gradio as gr
+
+    from blindspot.space.registry import SpaceContext, tabs_in_order
+    from blindspot.space.session import Workspace
+
+    workspace = Workspace(workspace_root)
+    context = SpaceContext(workspace, Path(datasets_dir) if datasets_dir else
+                           default_datasets_dir())
+    with gr.Blocks(title="blindspot", analytics_enabled=False,
+                   delete_cache=(3600, 24 * 3600)) as demo:
+        gr.Markdown(f"# {TITLE}\n{INTRO}")
+        context.runs, context.demo = gr.State([]), demo
+        with gr.Tabs():
+            for tab in tabs_in_order():
+                with gr.Tab(tab.title, id=tab.name, elem_id=f"tab-{tab.name}"):
+                    tab.build(context)
+
+        def forget(request: gr.Request) -> None:
+            workspace.forget(request.session_hash)
+
+        demo.unload(forget)
+    demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=4)
+    demo.blindspot_workspace = workspace
+    return demo
+
+
+def launch_options(host: str = "127.0.0.1", port: int | None = None) -> dict[str, Any]:
+    """``launch`` arguments shared by ``blindspot space`` and the Hugging Face Space."""
+    return {"server_name": host, "server_port": port, "css": CSS, "show_error": True,
+            "ssr_mode": False, "footer_links": [],
+            # gradio refuses far larger uploads itself; ours explains the 50 MB limit
+            "max_file_size": 4 * MAX_UPLOAD_BYTES}
+
+
+def serve(host: str = "127.0.0.1", port: int | None = None,
+          datasets_dir: str | Path | None = None) -> None:
+    """Launch the Space and block until it is stopped (Ctrl+C)."""
+    build_app(datasets_dir).launch(**launch_options(host, port))

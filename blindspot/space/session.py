@@ -1,0 +1,152 @@
+"""Per-session work areas of the Space: one folder per browser session, one process per run.
+
+Users never see each other's uploads or runs: every file a session writes lives under its own
+folder (named after a hash of gradio's session id), the runs a session made are kept in its
+``gr.State``, and the running process of a session is looked up by that session only. When the
+page is closed the session's process is ended and its folder removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from blindspot.space.worker import EVENT_PREFIX
+
+REQUEST_FILE = "request.json"
+LOG_FILE = "run.log"
+
+
+def session_key(session_hash: str | None) -> str:
+    """A folder name for a gradio session id (a hash: the id itself never reaches the disk)."""
+    return hashlib.sha256((session_hash or "anonymous").encode("utf-8")).hexdigest()[:20]
+
+
+class Job:
+    """One stress-test run in its own process; read :meth:`events`, end it with :meth:`cancel`."""
+
+    def __init__(self, request: Mapping[str, Any], folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        request_path = folder / REQUEST_FILE
+        request_path.write_text(json.dumps(dict(request), indent=2), encoding="utf-8")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False",
+                   HF_HUB_DISABLE_TELEMETRY="1", TOKENIZERS_PARALLELISM="false")
+        self._log = open(folder / LOG_FILE, "w", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "blindspot.space.worker", str(request_path)],
+            stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL, text=True,
+            encoding="utf-8", env=env)
+        self.cancelled = False
+        self.error: str | None = None
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """The run's events as they come (progress, start, error, done), until it exits."""
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            if line.startswith(EVENT_PREFIX):
+                event = json.loads(line[len(EVENT_PREFIX):])
+                if event.get("event") == "error":
+                    self.error = event.get("message")
+                yield event
+        self.process.wait()
+        self._log.close()
+
+    def cancel(self) -> None:
+        """End the run now (its finished cells stay in the report folder's state)."""
+        self.cancelled = True
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.poll()
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The last lines of the run's log, for an error the page shows."""
+        path = self.folder / LOG_FILE
+        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+class Workspace:
+    """The folders and running jobs of every session, under one root folder."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="blindspot-space-"))
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._jobs: dict[str, Job] = {}
+        self._tickets: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def folder(self, session_hash: str | None, *parts: str) -> Path:
+        """The session's folder (or a sub-folder of it), created on first use."""
+        path = self.root.joinpath(session_key(session_hash), *parts)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def new_run_folder(self, session_hash: str | None) -> Path:
+        """A fresh ``runs/<n>`` folder of the session (n counts from 1)."""
+        runs = self.folder(session_hash, "runs")
+        with self._lock:
+            number = 1 + max((int(p.name) for p in runs.iterdir() if p.name.isdigit()), default=0)
+            path = runs / str(number)
+            path.mkdir()
+        return path
+
+    def ticket(self, session_hash: str | None) -> int:
+        """A number for a run about to start; Stop pressed before it starts voids it."""
+        key = session_key(session_hash)
+        with self._lock:
+            self._tickets[key] = self._tickets.get(key, 0) + 1
+            return self._tickets[key]
+
+    def start(self, session_hash: str | None, request: Mapping[str, Any], folder: Path,
+              ticket: int | None = None) -> Job | None:
+        """Start a run of the session (one at a time per session: a running one is ended).
+
+        None when ``ticket`` was voided by :meth:`cancel` in the meantime (Stop came first).
+        """
+        key = session_key(session_hash)
+        self.cancel(session_hash, void=False)
+        with self._lock:
+            if ticket is not None and ticket != self._tickets.get(key):
+                return None
+            job = Job(request, folder)
+            self._jobs[key] = job
+        return job
+
+    def job(self, session_hash: str | None) -> Job | None:
+        return self._jobs.get(session_key(session_hash))
+
+    def cancel(self, session_hash: str | None, void: bool = True) -> bool:
+        """End the session's running job (and void a ticket not yet started); True when a job
+        was running."""
+        key = session_key(session_hash)
+        with self._lock:
+            if void:
+                self._tickets[key] = self._tickets.get(key, 0) + 1
+            job = self._jobs.pop(key, None)
+        if job is None or job.returncode is not None:
+            return False
+        job.cancel()
+        return True
+
+    def forget(self, session_hash: str | None) -> None:
+        """The page was closed: end its job and delete its files."""
+        self.cancel(session_hash)
+        shutil.rmtree(self.root / session_key(session_hash), ignore_errors=True)

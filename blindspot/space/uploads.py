@@ -1,0 +1,158 @@
+"""Checking what users upload to the Space, with an error that names the problem and the fix.
+
+A gold-data upload (jsonl, json, csv or parquet) must be non-empty, under the size limit, UTF-8
+(the text formats) and readable by :func:`blindspot.io.read_table` (CSV fields may span lines
+when quoted); its column roles are then guessed with the runner's own rules and can be changed.
+A ``results.json`` upload must be a rank-protocol results file (``blindspot.report.schema``).
+Every failure is an :class:`UploadError` whose message names the file by its name, never by the
+server path it was stored under.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blindspot.io import FORMATS
+
+#: Uploads must be smaller than this (50 MB); the page says so next to the upload box.
+MAX_UPLOAD_BYTES = 50_000_000
+TEXT_SUFFIXES = (".jsonl", ".json", ".csv")
+NONE = "(none)"
+
+
+class UploadError(ValueError):
+    """An upload the Space cannot use; the message says why and what to do."""
+
+
+@dataclass
+class UploadedTable:
+    """A readable gold-data upload: its rows and the column roles guessed for it."""
+
+    path: Path
+    name: str
+    dataset: Any
+    roles: dict[str, str | None]
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.dataset.column_names)
+
+    def describe(self) -> str:
+        roles = ", ".join(f"{role}: {col or NONE}" for role, col in self.roles.items())
+        return (f"{self.name}: {self.dataset.num_rows} rows, columns {self.columns}; "
+                f"guessed roles: {roles}")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def check_file(path: str | Path, name: str | None = None,
+               suffixes: tuple[str, ...] = tuple(FORMATS)) -> Path:
+    """``path`` if it is a non-empty file of an accepted type under the size limit, in UTF-8."""
+    path = Path(path)
+    name = name or path.name
+    suffix = path.suffix.lower()
+    if suffix not in suffixes:
+        raise UploadError(f"{name}: unsupported file type {suffix or '(none)'!r}; upload one of "
+                          f"{', '.join(suffixes)}")
+    size = path.stat().st_size
+    if size >= MAX_UPLOAD_BYTES:
+        raise UploadError(f"{name} is {_megabytes(size)}; uploads must be smaller than "
+                          f"{_megabytes(MAX_UPLOAD_BYTES)}: upload the first rows only, or run "
+                          "`blindspot run` locally on the whole file")
+    if suffix in TEXT_SUFFIXES:
+        data = path.read_bytes()
+        if not data.strip():
+            raise UploadError(f"{name} is empty; upload a file with one row per example")
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[: error.start].count(b"\n") + 1
+            raise UploadError(f"{name} is not UTF-8 text (byte 0x{data[error.start]:02x} on line "
+                              f"{line}); save it with the UTF-8 encoding and upload it "
+                              "again") from None
+    elif size == 0:
+        raise UploadError(f"{name} is empty; upload a file with one row per example")
+    return path
+
+
+def guess_roles(columns: list[str]) -> dict[str, str | None]:
+    """Each role's column by the runner's conventional names (``gold``, ``references``...)."""
+    from blindspot.runner.data import ROLE_CANDIDATES
+
+    return {role: next((c for c in names if c in columns), None)
+            for role, names in ROLE_CANDIDATES.items()}
+
+
+def read_upload(path: str | Path, name: str | None = None) -> UploadedTable:
+    """The rows of a gold-data upload and its guessed roles, or an :class:`UploadError`."""
+    from blindspot.io import read_table
+
+    path = check_file(path, name)
+    name = name or path.name
+    try:
+        dataset = read_table(path)
+    except (ValueError, FileNotFoundError) as error:
+        message = str(error).replace(str(path), name)
+        raise UploadError(f"{message}. Check that every row is complete (in a CSV, quote fields "
+                          "that contain commas or line breaks)") from None
+    if dataset.num_rows == 0:
+        raise UploadError(f"{name} has a header but no rows; nothing to perturb or score")
+    return UploadedTable(path, name, dataset, guess_roles(list(dataset.column_names)))
+
+
+def _role_text(text: str | None) -> str | None:
+    return None if text in (None, "", NONE) else text
+
+
+def check_roles(table: UploadedTable, chosen: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The column of every role as chosen in the page; the text column must hold text."""
+    from blindspot.perturbations.dataset import column_values
+
+    roles = {role: _role_text(chosen.get(role)) for role in table.roles}
+    for role, column in roles.items():
+        if column is not None and column not in table.columns:
+            raise UploadError(f"{table.name}: {role} column {column!r} not found; the file has "
+                              f"columns {table.columns}")
+    hypothesis = roles["hypothesis"]
+    if hypothesis is None:
+        raise UploadError(f"{table.name} has no hypothesis column (the text to perturb); its "
+                          f"columns are {table.columns}: pick one as 'hypothesis' in the column "
+                          "mapping, or name a column gold")
+    values = column_values(table.dataset, hypothesis)
+    bad = [i + 1 for i, v in enumerate(values) if not (isinstance(v, str) and v.strip())]
+    if bad:
+        shown = ", ".join(map(str, bad[:5])) + (" ..." if len(bad) > 5 else "")
+        raise UploadError(f"{table.name}: the hypothesis column {hypothesis!r} is empty or not "
+                          f"text in {len(bad)} row(s) (row {shown}); fill them in or remove "
+                          "those rows")
+    return roles
+
+
+def read_results(path: str | Path, name: str | None = None) -> dict[str, Any]:
+    """A rank-protocol ``results.json`` upload as a dict, or an :class:`UploadError`."""
+    from blindspot.report.schema import SCHEMA_VERSION
+
+    path = check_file(path, name, suffixes=(".json",))
+    name = name or path.name
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise UploadError(f"{name} is not valid JSON (line {error.lineno}: {error.msg}); "
+                          "upload the results.json a blindspot run wrote") from None
+    if not isinstance(results, dict) or not isinstance(results.get("datasets"), dict):
+        raise UploadError(f"{name} is not a blindspot results.json (it has no 'datasets'); "
+                          "upload the results.json a blindspot run wrote")
+    if results.get("schema_version") != SCHEMA_VERSION:
+        raise UploadError(f"{name} has results schema {results.get('schema_version')!r}; this "
+                          f"Space reads schema {SCHEMA_VERSION}: rerun it with this version")
+    protocol = results.get("protocol", "rank")
+    if protocol != "rank":
+        raise UploadError(f"{name} holds results of the {protocol!r} protocol; the blind-spot "
+                          "matrix shows rank-protocol results (pass/fail per test)")
+    return results

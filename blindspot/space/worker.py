@@ -1,0 +1,107 @@
+"""The child process of one stress-test run: ``python -m blindspot.space.worker request.json``.
+
+A run goes through the protocol registry in its own process, so the Stop button ends it for good
+(the process is terminated; the report folder's ``.state`` keeps the cells already finished) and
+a crash in a metric never takes the Space down. Progress goes to stdout as one JSON event per
+line after :data:`EVENT_PREFIX` (the runner's tqdm bars are reported through a tqdm subclass);
+everything else the libraries print goes to stderr, the run's log.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from tqdm.std import tqdm as _StdTqdm
+
+EVENT_PREFIX = "@@blindspot-event "
+#: Seconds between two progress events of one bar (the last update is always sent).
+REPORT_INTERVAL = 0.25
+
+_EVENTS: TextIO = sys.stdout
+
+
+def emit(event: str, **fields: Any) -> None:
+    """Write one event line for the Space to read."""
+    _EVENTS.write(EVENT_PREFIX + json.dumps({"event": event, **fields}) + "\n")
+    _EVENTS.flush()
+
+
+class ReportingTqdm(_StdTqdm):
+    """A tqdm bar that also sends its position as progress events."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._last_report = 0.0
+        super().__init__(*args, **kwargs)
+
+    def _report(self, force: bool = False) -> None:
+        if self.disable:  # a disabled bar keeps no position
+            return
+        now = time.monotonic()
+        if force or now - self._last_report >= REPORT_INTERVAL or self.n == self.total:
+            self._last_report = now
+            emit("progress", desc=self.desc or "", postfix=self.postfix or "", n=self.n,
+                 total=self.total)
+
+    def update(self, n: float | None = 1) -> bool | None:
+        shown = super().update(n)
+        self._report()
+        return shown
+
+    def close(self) -> None:
+        self._report(force=True)
+        super().close()
+
+
+def _install_progress() -> None:
+    """Make the runner's bars (``from tqdm.auto import tqdm`` at call time) report events."""
+    import tqdm.auto
+
+    tqdm.auto.tqdm = ReportingTqdm
+
+
+def request_from_json(payload: dict[str, Any]) -> Any:
+    """The protocol name and :class:`ProtocolRequest` a request file describes."""
+    from blindspot.protocols.registry import ProtocolRequest
+
+    fields = dict(payload)
+    fields.pop("protocol", None)
+    fields["seeds"] = tuple(fields.get("seeds") or (1,))
+    return ProtocolRequest(**fields)
+
+
+def run_file(path: Path) -> int:
+    """Run the request in ``path``; 0 when the report folder was written, else 1."""
+    from blindspot.protocols.registry import get_protocol
+
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        protocol = get_protocol(payload.get("protocol", "rank"))
+        emit("start", protocol=protocol.name)
+        protocol.run(request_from_json(payload))
+    except Exception as error:  # reported to the page; the log has the traceback
+        import traceback
+
+        traceback.print_exc()
+        emit("error", message=f"{type(error).__name__}: {str(error).strip()[:1000]}")
+        return 1
+    emit("done")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    global _EVENTS
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m blindspot.space.worker REQUEST.json", file=sys.stderr)
+        return 2
+    _EVENTS, sys.stdout = sys.stdout, sys.stderr  # library prints go to the log, not the events
+    _install_progress()
+    return run_file(Path(args[0]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,360 @@
+"""The Space end to end in a real headless Chromium (Debian's, driven by Playwright).
+
+One app process per module (``python -m blindspot.cli space`` on a free loopback port, with a
+tiny adversarial dataset built from the demo), one browser. The page is loaded, a text perturbed,
+a small stress test run on the demo data (verdict table, plot image, downloads), the matrix
+compared, a malformed upload refused with a readable error, a built dataset browsed and a run
+stopped; a second browser session sees none of the first one's runs. Screenshots go to
+``artifacts/screenshots/``. ``make test`` installs chromium when it is missing: these tests are
+never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from urllib.parse import urlparse
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from space_support import build_tiny_dataset
+
+CHROMIUM = os.environ.get("BLINDSPOT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+START_TIMEOUT = 180
+RUN_TIMEOUT_MS = 180_000
+TEXT = ("The council approved the new budget on Tuesday. It will fund 12 more teachers. "
+        "Mayor Helen Okafor said the plan was fair.")
+
+
+#: every host the first session's page sent a request to
+HOSTS: set[str] = set()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_serving(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the Space exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"the Space did not answer on {url} in {START_TIMEOUT} s:\n"
+                f"{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def space_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app served by the real command on a free loopback port, for this module."""
+    root = tmp_path_factory.mktemp("space")
+    build_tiny_dataset(root / "datasets" / "tiny")
+    port = _free_port()
+    log = root / "space.log"
+    env = dict(os.environ, GRADIO_ANALYTICS_ENABLED="False", HF_HUB_DISABLE_TELEMETRY="1")
+    with log.open("w") as handle:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "blindspot.cli", "space", "--host", "127.0.0.1", "--port",
+             str(port), "--datasets-dir", str(root / "datasets")],
+            stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            cwd=root)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        _wait_until_serving(url, process, log)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"{CHROMIUM} is missing: `make browser` (as root) installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open_page(context, url: str) -> object:
+    tab = context.new_page()
+    tab.goto(url)
+    tab.wait_for_selector("#perturb-button", timeout=60_000)
+    return tab
+
+
+@pytest.fixture(scope="module")
+def page(browser, space_url: str) -> Iterator[object]:
+    """One browser session on the Space, kept across the tests of this module (each test opens
+    the tab it needs and leaves its inputs as it found them)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.on("request", lambda request: HOSTS.add(urlparse(request.url).netloc))
+    yield _open_page(context, space_url)
+    context.close()
+
+
+@pytest.fixture
+def fresh_page(browser, space_url: str) -> Iterator[object]:
+    """A new browser session (its own gradio session) for one test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield _open_page(context, space_url)
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def demo_run(page) -> object:
+    """The small stress test (demo summarization, rouge, truncation, seed 1) run in ``page``."""
+    from playwright.sync_api import expect
+
+    _open_tab(page, "Stress-test a metric")
+    page.click("#run-button")
+    expect(page.locator("#run-status")).to_contain_text("finished", timeout=RUN_TIMEOUT_MS)
+    return page
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _open_tab(page, title: str) -> None:
+    page.get_by_role("tab", name=title).click()
+
+
+def _pick(page, elem_id: str, option: str) -> None:
+    """Choose ``option`` in the gradio dropdown ``elem_id``."""
+    page.locator(f"#{elem_id} input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_page_loads_with_every_tab(page) -> None:
+    from playwright.sync_api import expect
+
+    expect(page).to_have_title("blindspot")
+    for title in ("Perturb", "Stress-test a metric", "Compare metrics",
+                  "Browse adversarial datasets"):
+        expect(page.get_by_role("tab", name=title)).to_be_visible()
+    _shot(page, "01-loaded")
+
+
+def test_perturb_shows_the_library_result_and_its_diff(page) -> None:
+    from playwright.sync_api import expect
+
+    from blindspot.perturbations import get_perturbation
+
+    expected = get_perturbation("truncation").apply(TEXT, 0.3, 1)
+    _open_tab(page, "Perturb")
+    page.locator("#perturb-text textarea").fill(TEXT)
+    level = page.locator("#perturb-level input")
+    level.fill("0.3")
+    level.press("Enter")
+    page.click("#perturb-button")
+    expect(page.locator("#noise-ratio")).to_contain_text(
+        f"noise ratio {expected.noise_ratio:.4f}", timeout=60_000)
+    expect(page.locator("#perturbed-text textarea")).to_have_value(expected.perturbed)
+    expect(page.locator("#perturbed-diff")).to_contain_text("Okafor said the plan was fair.")
+    _shot(page, "02-perturb")
+    page.click("#every-test-button")
+    table = page.locator("#all-tests")
+    expect(table).to_contain_text("negation", timeout=120_000)
+    expect(table).to_contain_text("skipped: needs mlm")
+    assert table.locator("del").count() > 0
+    _shot(page, "03-every-test")
+
+
+def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(demo_run, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    from blindspot.report.views import verdict_cell
+    from blindspot.runner import run_blindspot
+
+    page = demo_run
+    direct = run_blindspot("demo", ["rouge"], task="summarization", tests=["truncation"],
+                           seeds=[1], out=tmp_path / "direct", progress=False)
+    result = direct["datasets"]["demo-summarization"]["metrics"]["rouge.rougeL"]["tests"]
+    expected = verdict_cell(result["truncation"]).text
+    _open_tab(page, "Stress-test a metric")
+    expect(page.locator("#run-status")).to_contain_text("run 1: demo summarization · rouge")
+    row = page.locator("#verdicts tr", has_text="truncation")
+    expect(row).to_contain_text(expected)
+    image = page.locator("#plots img").first
+    expect(image).to_be_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 100", arg=image.element_handle())
+    for name in ("results.json", "report.md", "report.html"):
+        expect(page.locator(f"#report-files a[href$='/{name}']")).to_have_count(1)
+    _shot(page, "04-stress-test")
+
+
+def test_compare_shows_the_session_run_and_uploaded_results(demo_run, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    from blindspot.report.views import verdict_cell
+    from blindspot.runner import run_blindspot
+
+    page = demo_run
+    earlier = run_blindspot("demo", ["chrf"], task="summarization", tests=["truncation"],
+                            seeds=[1], out=tmp_path / "earlier", progress=False)
+    chrf = earlier["datasets"]["demo-summarization"]["metrics"]["chrf.chrf"]["tests"]["truncation"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    _open_tab(page, "Compare metrics")
+    expect(page.locator("#compare-runs")).to_contain_text("run 1: demo summarization")
+    page.locator("#compare-uploads input[type=file]").set_input_files(
+        [str(tmp_path / "earlier" / "results.json"), str(bad)])
+    page.click("#compare-button")
+    matrix = page.locator("#matrix")
+    expect(matrix).to_contain_text("rouge.rougeL · run 1: demo summarization · rouge",
+                                   timeout=30_000)
+    expect(matrix).to_contain_text("chrf.chrf · results.json")
+    expect(matrix.locator("tr", has_text="truncation")).to_contain_text(
+        verdict_cell(chrf).text)
+    expect(matrix).to_contain_text("blind spots")
+    expect(page.locator("#compare-errors")).to_contain_text("bad.json is not valid JSON")
+    expect(page.locator("#matrix-csv a[href$='/matrix.csv']")).to_have_count(1)
+    _shot(page, "05-compare")
+
+
+def _upload(page, path: Path) -> object:
+    """Upload ``path`` as gold data; the upload status element."""
+    _open_tab(page, "Stress-test a metric")
+    page.locator("#data-kind").get_by_text("upload", exact=True).click()
+    page.locator("#data-upload input[type=file]").set_input_files(str(path))
+    return page.locator("#upload-status")
+
+
+def _clear_upload(page) -> None:
+    page.locator("#data-upload button[aria-label='Clear']").first.click()
+    page.locator("#data-kind").get_by_text("demo", exact=True).click()
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("latin.csv", "gold,id\n".encode() + "caf\xe9,1\n".encode("latin-1"), "is not UTF-8 text"),
+    ("broken.csv", b'gold,id\n"never closed,1\nnext,2\n', "could not read broken.csv as csv"),
+    ("empty.jsonl", b"", "empty.jsonl is empty"),
+    ("columns.jsonl", b'{"text_a": "A cat.", "target": "The cat."}\n',
+     "no hypothesis column (the text to perturb); its columns are ['text_a', 'target']"),
+    ("big.csv", None, "big.csv is 50.0 MB; uploads must be smaller than 50.0 MB"),
+])
+def test_malformed_upload_shows_a_readable_error(page, tmp_path: Path, name: str,
+                                                 content: bytes | None, message: str) -> None:
+    from playwright.sync_api import expect
+
+    from blindspot.space.uploads import MAX_UPLOAD_BYTES
+
+    path = tmp_path / name
+    if content is None:  # a 50 MB file
+        with path.open("wb") as handle:
+            handle.write(b"gold,id\n" + b"x" * (MAX_UPLOAD_BYTES - 8))
+    else:
+        path.write_bytes(content)
+    status = _upload(page, path)
+    expect(status).to_contain_text("Error:", timeout=60_000)
+    expect(status).to_contain_text(message)
+    _shot(page, f"06-upload-error-{Path(name).stem}")
+    _clear_upload(page)
+
+
+def test_csv_with_quoted_line_breaks_is_read_row_by_row(page, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    path = tmp_path / "multi.csv"
+    path.write_text('id,gold,reference\n1,"First line.\nSecond line, with a comma.",ref one\n'
+                    '2,Plain text.,"ref\ntwo"\n', encoding="utf-8")
+    status = _upload(page, path)
+    expect(status).to_contain_text("Read multi.csv: 2 rows, columns ['id', 'gold', "
+                                   "'reference']", timeout=30_000)
+    expect(status).not_to_contain_text("Error")
+    _clear_upload(page)
+
+
+def test_browse_shows_gold_and_noised_rows(page) -> None:
+    from playwright.sync_api import expect
+
+    _open_tab(page, "Browse adversarial datasets")
+    _pick(page, "browse-dataset", "tiny")
+    expect(page.locator("#browse-summary")).to_contain_text("tiny-demo")
+    expect(page.locator("#browse-configs")).to_contain_text("truncation-0.5")
+    _pick(page, "browse-config", "truncation-0.5")
+    rows = page.locator("#browse-rows")
+    expect(rows).to_contain_text("demo-summarization-001")
+    assert rows.locator("del").count() >= 3
+    _shot(page, "07-browse")
+
+
+def test_stop_ends_a_long_run_and_the_app_keeps_serving(fresh_page) -> None:
+    from playwright.sync_api import expect
+
+    page = fresh_page
+    _open_tab(page, "Stress-test a metric")
+    _pick(page, "stress-tests", "fluency")
+    page.locator("#stress-seeds textarea, #stress-seeds input").first.fill("1,2,3,4,5")
+    page.click("#run-button")
+    # gr.Progress shows the run's own tqdm bars (perturbing, then scoring) while it runs
+    expect(page.locator("#run-status, #verdict-table").get_by_text(
+        re.compile(r"perturbing|scoring")).first).to_be_visible(timeout=60_000)
+    page.click("#stop-button")
+    expect(page.locator("#run-status")).to_contain_text("Stopped.", timeout=30_000)
+    _shot(page, "08-stopped")
+    _open_tab(page, "Perturb")
+    page.click("#perturb-button")
+    expect(page.locator("#noise-ratio")).to_contain_text("noise ratio", timeout=60_000)
+
+
+def test_another_session_sees_none_of_the_first_sessions_runs(demo_run, fresh_page) -> None:
+    from playwright.sync_api import expect
+
+    other = fresh_page
+    _open_tab(other, "Compare metrics")
+    expect(other.locator("#compare-runs")).not_to_contain_text("run 1")
+    other.click("#compare-button")
+    expect(other.locator("#compare-errors")).to_contain_text("Nothing to compare yet")
+
+
+def test_runs_of_two_sessions_are_queued_and_both_finish(browser, space_url: str) -> None:
+    from playwright.sync_api import expect
+
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(2)]
+    try:
+        pages = []
+        for context in contexts:
+            tab = _open_page(context, space_url)
+            _open_tab(tab, "Stress-test a metric")
+            pages.append(tab)
+        for tab in pages:  # one run at a time: the second waits in the queue
+            tab.click("#run-button")
+        for k, tab in enumerate(pages):
+            expect(tab.locator("#run-status")).to_contain_text("run 1: demo summarization",
+                                                               timeout=RUN_TIMEOUT_MS)
+            expect(tab.locator("#verdicts")).to_contain_text("truncation")
+            _shot(tab, f"09-queued-session-{k + 1}")
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_page_only_talks_to_the_app(demo_run, space_url: str) -> None:
+    """No request of the first session left the loopback app (no analytics, CDN or fonts)."""
+    assert HOSTS == {urlparse(space_url).netloc}

@@ -1,0 +1,434 @@
+"""The Space's logic without a browser: word diff, upload checks, the blind-spot matrix, built
+dataset views, per-session folders and run processes (isolation, cancellation), the tab registry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from blindspot.space import adversarial
+from blindspot.space.matrix import blindspot_matrix, headers, matrix_csv_rows, matrix_html
+from blindspot.space.session import Workspace, session_key
+from blindspot.space.uploads import (
+    MAX_UPLOAD_BYTES, UploadError, check_roles, read_results, read_upload,
+)
+from blindspot.space.worddiff import changed_words, diff_html, word_diff
+from space_support import TINY_ROWS, build_tiny_dataset
+
+# -- word diff ------------------------------------------------------------------------------------
+
+
+def test_word_diff_labels_removed_and_added_words_in_reading_order() -> None:
+    segments = word_diff("the cat sat on the mat", "the cat sat the big mat")
+    assert segments == [("the cat sat ", None), ("on ", "-"), ("the ", None), ("big ", "+"),
+                        ("mat", None)]
+    assert changed_words(segments) == {"removed": 1, "added": 1}
+    # a replaced word is a removal then an addition
+    assert word_diff("a b c", "a x c") == [("a ", None), ("b ", "-"), ("x ", "+"), ("c", None)]
+    assert word_diff("same text", "same text") == [("same text", None)]
+
+
+def test_diff_html_escapes_markup_and_marks_changes() -> None:
+    page = diff_html("x < y and z", "x < y z")
+    assert "&lt;" in page and "<" + "del" in page and ">and </del>" in page
+    assert "<script>" not in diff_html("a", "<script>")
+
+
+# -- uploads --------------------------------------------------------------------------------------
+
+
+def _write(path: Path, data: bytes | str) -> Path:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.write_bytes(data)
+    return path
+
+
+def test_empty_and_blank_uploads_are_refused(tmp_path: Path) -> None:
+    for name, data in (("empty.jsonl", b""), ("blank.csv", b"\n  \n"), ("none.parquet", b"")):
+        with pytest.raises(UploadError, match=rf"{name} is empty"):
+            read_upload(_write(tmp_path / name, data))
+
+
+def test_non_utf8_upload_names_the_byte_and_line(tmp_path: Path) -> None:
+    path = _write(tmp_path / "latin.csv", "gold,id\nok,1\n".encode() + "café,2\n".encode("latin-1"))
+    with pytest.raises(UploadError) as info:
+        read_upload(path)
+    assert "latin.csv is not UTF-8 text (byte 0xe9 on line 3)" in str(info.value)
+    assert str(tmp_path) not in str(info.value)
+
+
+def test_a_50_mb_upload_is_refused_before_reading(tmp_path: Path) -> None:
+    path = tmp_path / "big.csv"
+    with path.open("wb") as handle:  # sparse: no 50 MB written to the disk
+        handle.truncate(MAX_UPLOAD_BYTES)
+    with pytest.raises(UploadError, match=r"big.csv is 50.0 MB; uploads must be smaller than "
+                                          r"50.0 MB"):
+        read_upload(path)
+
+
+def test_unsupported_type_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UploadError, match=r"unsupported file type '.txt'"):
+        read_upload(_write(tmp_path / "data.txt", "gold\nx\n"))
+
+
+def test_csv_with_quoted_line_breaks_keeps_every_row(tmp_path: Path) -> None:
+    text = ('id,gold,reference\n1,"First line.\nSecond line, with a comma.",ref one\n'
+            '2,Plain text.,"ref\ntwo"\n3,Third.,ref three\n')
+    table = read_upload(_write(tmp_path / "multi.csv", text))
+    assert table.dataset.num_rows == 3
+    assert table.dataset["gold"][0] == "First line.\nSecond line, with a comma."
+    assert table.dataset["reference"][1] == "ref\ntwo"
+    assert table.roles == {"hypothesis": "gold", "references": "reference", "source": None,
+                           "id": "id"}
+
+
+def test_broken_csv_is_a_readable_error_without_the_server_path(tmp_path: Path) -> None:
+    path = _write(tmp_path / "broken.csv", 'gold,id\n"never closed,1\nnext,2\n')
+    with pytest.raises(UploadError) as info:
+        read_upload(path)
+    message = str(info.value)
+    assert message.startswith("could not read broken.csv as csv")
+    assert "quote fields" in message and str(tmp_path) not in message
+
+
+def test_missing_hypothesis_column_names_the_columns_and_the_fix(tmp_path: Path) -> None:
+    table = read_upload(_write(tmp_path / "cols.jsonl",
+                               '{"text_a": "A cat.", "target": "The cat."}\n'
+                               '{"text_a": "A dog.", "target": "The dog."}\n'))
+    assert table.roles["hypothesis"] is None
+    with pytest.raises(UploadError, match=r"no hypothesis column .* \['text_a', 'target'\]"):
+        check_roles(table, table.roles)
+    roles = check_roles(table, {"hypothesis": "text_a", "references": "target"})
+    assert roles == {"hypothesis": "text_a", "references": "target", "source": None, "id": None}
+    with pytest.raises(UploadError, match=r"source column 'src' not found"):
+        check_roles(table, {"hypothesis": "text_a", "source": "src"})
+
+
+def test_empty_hypothesis_rows_are_named(tmp_path: Path) -> None:
+    table = read_upload(_write(tmp_path / "holes.jsonl",
+                               '{"gold": "A cat."}\n{"gold": ""}\n{"gold": null}\n'))
+    with pytest.raises(UploadError, match=r"in 2 row\(s\) \(row 2, 3\)"):
+        check_roles(table, table.roles)
+
+
+def test_results_uploads_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(UploadError, match=r"bad.json is not valid JSON \(line 1"):
+        read_results(_write(tmp_path / "bad.json", "{nope"))
+    with pytest.raises(UploadError, match=r"has no 'datasets'"):
+        read_results(_write(tmp_path / "other.json", '{"a": 1}'))
+    with pytest.raises(UploadError, match=r"'self_bias' protocol"):
+        read_results(_write(tmp_path / "bias.json",
+                            '{"schema_version": 1, "protocol": "self_bias", "datasets": {}}'))
+    with pytest.raises(UploadError, match=r"schema 99"):
+        read_results(_write(tmp_path / "new.json", '{"schema_version": 99, "datasets": {}}'))
+
+
+# -- the blind-spot matrix ------------------------------------------------------------------------
+
+def _results(metric: str, verdicts: dict[str, tuple[str, float | None]]) -> dict:
+    tests = {test: {"test": test, "category": "fluency", "status": status,
+                    "relative_change": change} for test, (status, change) in verdicts.items()}
+    return {"schema_version": 1, "protocol": "rank", "datasets": {
+        "demo": {"task": "summarization", "rows": 3, "metrics": {
+            metric: {"error": None, "tests": tests}}}}}
+
+
+def test_matrix_puts_tests_in_rows_and_metrics_in_columns() -> None:
+    runs = [("run 1", _results("rouge.rougeL", {"truncation": ("fail", 4.94),
+                                                "negation": ("pass", -12.345)})),
+            ("old.json", _results("chrf", {"negation": ("error", None),
+                                           "repetition": ("undecided", None)}))]
+    matrix = blindspot_matrix(runs)
+    assert headers(matrix.columns) == ["rouge.rougeL · run 1", "chrf · old.json"]
+    texts = {test: [c.text for c in cells] for test, _, cells in matrix.rows}
+    assert texts == {"truncation": ["✗ +4.9%", "—"], "negation": ["✓ -12.3%", "error"],
+                     "repetition": ["—", "n/a"]}
+    assert matrix.failures() == [1, 0]
+    assert matrix_csv_rows(matrix)[0] == ["test", "category", "rouge.rougeL · run 1",
+                                          "chrf · old.json"]
+    page = matrix_html(matrix)
+    assert page.count("<tr>") == 1 + 3 + 1 and "1 / 3" in page and 'class="fail"' in page
+
+
+def test_matrix_of_nothing_says_what_to_do() -> None:
+    assert "No runs yet" in matrix_html(blindspot_matrix([]))
+
+
+# -- built datasets -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def datasets_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("datasets")
+    build_tiny_dataset(root / "tiny")
+    (root / "not-a-dataset").mkdir()
+    return root
+
+
+def test_built_folders_are_listed_and_read(datasets_root: Path) -> None:
+    from blindspot.demo import read_demo
+    from blindspot.perturbations import get_perturbation
+
+    folders = adversarial.dataset_folders(datasets_root)
+    assert [adversarial.folder_label(datasets_root, f) for f in folders] == ["tiny"]
+    record = adversarial.read_build(folders[0])
+    names = [row[0] for row in adversarial.config_rows(record)]
+    assert names == [f"truncation-{lv}" for lv in ("0.1", "0.2", "0.3", "0.4", "0.5")]
+    rows = adversarial.gold_vs_noised(folders[0], "truncation-0.3")
+    gold = read_demo("summarization")[:TINY_ROWS]
+    assert [r["id"] for r in rows] == [g["id"] for g in gold]
+    expected = get_perturbation("truncation").apply(gold[0]["gold"], 0.3, 1, row_id=gold[0]["id"])
+    assert rows[0]["gold"] == gold[0]["gold"] and rows[0]["perturbed"] == expected.perturbed
+    assert "tiny-demo" in adversarial.summary_markdown(record)
+    with pytest.raises(ValueError, match="no config 'nope-1'"):
+        adversarial.gold_vs_noised(folders[0], "nope-1")
+
+
+def test_folders_outside_the_datasets_folder_are_refused(datasets_root: Path) -> None:
+    for label in ("../tiny", "/etc", "not-a-dataset"):
+        with pytest.raises(ValueError, match="no built dataset"):
+            adversarial.resolve_folder(datasets_root, label)
+
+
+def test_stress_data_from_a_built_dataset_is_its_gold_config(datasets_root: Path,
+                                                             tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import data_source
+
+    data, task, columns, label = data_source("built dataset", "translation", "tiny", None, {},
+                                             datasets_root, tmp_path)
+    assert Path(data) == datasets_root / "tiny" / "data" / "gold" / "test.parquet"
+    assert task == "summarization" and label == "tiny"
+    assert columns == {"hypothesis": "gold", "references": "references", "source": "source",
+                       "id": "id"}
+
+
+def test_stress_request_checks_before_any_process(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import (
+        chosen_metrics, data_source, make_request, parse_options, parse_seeds,
+    )
+
+    with pytest.raises(ValueError, match="no open_ended corpus|no translation_paragraph"):
+        data_source("demo", "translation_paragraph", None, None, {}, tmp_path, tmp_path)
+    with pytest.raises(ValueError, match="unknown test 'nonsense'"):
+        make_request("rank", "demo", "summarization", None, ["rouge"], ["nonsense"], [1],
+                     tmp_path, {})
+    with pytest.raises(ValueError, match="unknown metric 'nometric'"):
+        make_request("rank", "demo", "summarization", None, ["nometric"], ["truncation"], [1],
+                     tmp_path, {})
+    with pytest.raises(ValueError, match="unknown protocol 'vote'"):
+        make_request("vote", "demo", "summarization", None, ["rouge"], ["truncation"], [1],
+                     tmp_path, {})
+    assert chosen_metrics(["rouge"], " chrf, rouge ") == ["rouge", "chrf"]
+    with pytest.raises(ValueError, match="at least one metric"):
+        chosen_metrics([], " ")
+    assert parse_seeds("1, 2,3") == [1, 2, 3]
+    with pytest.raises(ValueError, match="whole numbers"):
+        parse_seeds("1,a")
+    assert parse_options("tolerance=0.001\nlevels={\"truncation\": [\"0.1\"]}") == {
+        "tolerance": 0.001, "levels": {"truncation": ["0.1"]}}
+
+
+def test_an_upload_is_copied_into_the_session_folder(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import data_source
+
+    upload = _write(tmp_path / "mine.jsonl", '{"text": "A cat sat.", "ref": "The cat sat."}\n')
+    session = tmp_path / "session"
+    data, task, columns, label = data_source(
+        "upload", "translation", None, str(upload), {"hypothesis": "text", "references": "ref",
+                                                     "source": "(none)", "id": "(none)"},
+        tmp_path, session)
+    assert Path(data) == session / "uploads" / "mine.jsonl" and Path(data).is_file()
+    assert task == "translation" and label == "mine.jsonl"
+    assert columns == {"hypothesis": "text", "references": "ref", "source": None, "id": None}
+
+
+# -- perturb tab ----------------------------------------------------------------------------------
+
+TEXT = ("The council approved the new budget on Tuesday. It will fund 12 more teachers. "
+        "Mayor Helen Okafor said the plan was fair.")
+
+
+def test_perturb_text_matches_the_library_and_its_diff() -> None:
+    from blindspot.perturbations import get_perturbation
+    from blindspot.space.tabs.perturb import perturb_text
+
+    result = perturb_text(TEXT, "truncation", "0.3", 1)
+    direct = get_perturbation("truncation").apply(TEXT, 0.3, 1)
+    assert result["perturbed"] == direct.perturbed and result["applied"]
+    assert result["noise_ratio"] == direct.noise_ratio
+    # 22 words, floor(22 * 0.3) = 6 dropped, "Helen" gets the final period: 6 deletions and
+    # 1 substitution over 22 words; the diff shows the 7 old words out and "Helen." in
+    assert result["perturbed"] == " ".join(TEXT.split()[:16]) + "."
+    assert result["noise_ratio"] == pytest.approx(7 / 22)
+    assert result["changes"] == {"removed": 7, "added": 1}
+    assert result["segments"][-1] == ("Helen.", "+")
+
+
+def test_tests_that_cannot_run_here_say_why() -> None:
+    from blindspot.space.tabs.perturb import every_test, perturb_text
+
+    with pytest.raises(ValueError, match="needs the source text"):
+        perturb_text(TEXT, "copy_source", "-", 1)
+    with pytest.raises(ValueError, match="paste a text"):
+        perturb_text("  ", "truncation", "0.1", 1)
+    rows = {r["test"]: r for r in every_test(TEXT, 1, source=None, task="summarization")}
+    assert rows["bert_diverge"]["skipped"].startswith("needs mlm")
+    assert rows["copy_source"]["skipped"].startswith("needs the source text")
+    assert rows["truncation"]["level"] == "0.5" and rows["truncation"]["noise_ratio"] > 0
+
+
+# -- sessions and runs ----------------------------------------------------------------------------
+
+def test_sessions_get_separate_folders_and_forgetting_one_keeps_the_other(tmp_path: Path) -> None:
+    space = Workspace(tmp_path)
+    a, b = space.folder("session-a"), space.folder("session-b")
+    assert a != b and a.parent == b.parent == tmp_path and "session-a" not in str(a)
+    assert space.new_run_folder("session-a").name == "1"
+    assert space.new_run_folder("session-a").name == "2"
+    assert space.new_run_folder("session-b").name == "1"
+    space.forget("session-a")
+    assert not a.exists() and (b / "runs" / "1").is_dir()
+    assert session_key("session-a") != session_key("session-b")
+
+
+def _request(out: Path, tests: list[str], seeds: list[int]) -> dict:
+    return {"protocol": "rank", "data": "demo", "task": "summarization", "columns": None,
+            "metrics": ["rouge"], "tests": tests, "seeds": seeds, "out": str(out), "options": {}}
+
+
+def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) -> None:
+    from blindspot.runner import run_blindspot
+    from blindspot.space.tabs.compare import collect_runs
+
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    job = space.start("s", _request(folder, ["truncation"], [1]), folder)
+    events = list(job.events())
+    assert job.returncode == 0 and events[0]["event"] == "start" and events[-1]["event"] == "done"
+    scoring = [e for e in events if e["event"] == "progress" and e["desc"] == "scoring"]
+    assert scoring[-1]["n"] == scoring[-1]["total"] == 6  # gold + 5 truncation levels
+    direct = run_blindspot("demo", ["rouge"], task="summarization", tests=["truncation"],
+                           seeds=[1], out=tmp_path / "direct", progress=False)
+    written = (folder / "results.json").read_text(encoding="utf-8")
+    assert written == (tmp_path / "direct" / "results.json").read_text(encoding="utf-8")
+    runs, errors = collect_runs([{"label": "run 1", "results": str(folder / "results.json")}],
+                                ["run 1"], [])
+    assert errors == [] and runs[0][1] == json.loads(written)
+
+
+def test_stop_ends_the_run_process(tmp_path: Path) -> None:
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    job = space.start("s", _request(folder, ["fluency"], [1, 2, 3, 4, 5]), folder)
+    for event in job.events():
+        if event["event"] == "progress":
+            break
+    assert space.cancel("s") is True
+    assert job.cancelled and job.returncode is not None and job.returncode != 0
+    assert not (folder / "results.json").exists()
+    assert space.cancel("s") is False  # nothing left to stop
+
+
+def test_stop_before_the_run_starts_voids_it(tmp_path: Path) -> None:
+    space = Workspace(tmp_path / "space")
+    ticket = space.ticket("s")
+    assert space.cancel("s") is False
+    assert space.start("s", _request(tmp_path / "out", ["truncation"], [1]), tmp_path / "run",
+                       ticket) is None
+    assert not (tmp_path / "run").exists()
+    fresh = space.ticket("s")
+    job = space.start("s", _request(tmp_path / "out", ["truncation"], [1]), tmp_path / "run",
+                      fresh)
+    assert job is not None
+    job.cancel()
+
+
+def test_a_failing_run_reports_its_error(tmp_path: Path) -> None:
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    request = _request(folder, ["truncation"], [1]) | {"data": str(tmp_path / "missing.jsonl")}
+    job = space.start("s", request, folder)
+    list(job.events())
+    assert job.returncode == 1 and "missing.jsonl" in job.error
+    assert "Traceback" in job.log_tail(50)
+
+
+# -- registry, app and command --------------------------------------------------------------------
+
+def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
+    from blindspot.space.registry import SpaceTab, TABS, register_tab, tabs_in_order
+
+    assert [t.name for t in tabs_in_order()][:4] == ["perturb", "stress", "compare", "browse"]
+    with pytest.raises(ValueError, match="already registered"):
+        register_tab(SpaceTab("perturb", "Again", "x:y"))
+    extra = register_tab(SpaceTab("extra", "Extra", "test_space_logic:_extra_tab", 35))
+    try:
+        from blindspot.space.app import build_app
+
+        demo = build_app(workspace_root=None)
+        ids = [c.get("props", {}).get("elem_id") for c in demo.config["components"]]
+        assert "tab-extra" in ids and "extra-marker" in ids
+        order = [i for i in ids if i and i.startswith("tab-")]
+        assert order == ["tab-perturb", "tab-stress", "tab-compare", "tab-extra", "tab-browse"]
+    finally:
+        TABS.pop(extra.name)
+
+
+def _extra_tab(context) -> None:
+    import gradio as gr
+
+    gr.Markdown("extra", elem_id="extra-marker")
+
+
+def test_space_command_serves_on_loopback_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    import blindspot.space
+    from blindspot.cli import app
+
+    calls = []
+    monkeypatch.setattr(blindspot.space, "serve", lambda *args: calls.append(args))
+    result = CliRunner().invoke(app, ["space", "--port", "7999"])
+    assert result.exit_code == 0, result.output
+    assert calls == [("127.0.0.1", 7999, None)]
+
+
+# -- the Hugging Face Space folder ----------------------------------------------------------------
+
+SPACES = Path(__file__).resolve().parents[1] / "spaces"
+REQUIREMENTS = Path(__file__).resolve().parents[1] / "requirements"
+
+
+def _names(path: Path) -> set[str]:
+    import re
+
+    lines = [l.split("#")[0].strip() for l in path.read_text(encoding="utf-8").splitlines()]
+    # PEP 503 names: rouge_score and rouge-score are one package
+    return {re.sub(r"[-_.]+", "-", re.split(r"[<>=!~\[; ]", l)[0]).lower() for l in lines if l}
+
+
+def test_space_card_and_requirements_match_the_project() -> None:
+    import gradio
+    import yaml
+
+    card = (SPACES / "README.md").read_text(encoding="utf-8")
+    meta = yaml.safe_load(card.split("---\n")[1])
+    assert meta["sdk"] == "gradio" and meta["sdk_version"] == gradio.__version__
+    assert (SPACES / meta["app_file"]).is_file()
+    # every package the Space installs is one the project pins and tests with
+    pinned = set().union(*(_names(REQUIREMENTS / f) for f in
+                           ("base.txt", "nodeps.txt", "constraints.txt")))
+    assert _names(SPACES / "requirements.txt") - pinned == {"blindspot-nlg"}
+
+
+def test_space_entry_point_builds_the_app_without_launching(monkeypatch: pytest.MonkeyPatch,
+                                                            tmp_path: Path) -> None:
+    import runpy
+
+    monkeypatch.chdir(tmp_path)
+    namespace = runpy.run_path(str(SPACES / "app.py"), run_name="space_app")
+    demo = namespace["demo"]
+    assert demo.analytics_enabled is False
+    ids = {c.get("props", {}).get("elem_id") for c in demo.config["components"]}
+    assert {"tab-perturb", "tab-stress", "tab-compare", "tab-browse"} <= ids
