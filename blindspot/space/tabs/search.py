@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: Small defaults: the demo returns in seconds with chrF on 5 rows.
+#: Small defaults: on the demo (chrF, 5 rows) the search reaches the noise ratio on every row
+#: with about 3,000 calls, in seconds.
 DEFAULTS = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
-            "max_calls": 1000, "max_seconds": 60.0, "seed": 0, "limit": 5}
+            "max_calls": 5000, "max_seconds": 60.0, "seed": 0, "limit": 5}
 SEARCH_FILES = ("results.json", "report.md")
 
 

@@ -211,8 +211,10 @@ def build(context: Any) -> None:
                                      "run-status")
     verdicts = gr.HTML(elem_id="verdict-table")
     report = gr.Markdown(elem_id="protocol-report")
-    plots = gr.Gallery(label="Plots", columns=3, height=420, object_fit="contain",
-                       preview=False, elem_id="plots")
+    # preview: one plot at full width with the others as thumbnails (the grid view crops a
+    # single wide plot into a square cell)
+    plots = gr.Gallery(label="Plots", columns=3, height=480, object_fit="contain",
+                       preview=True, elem_id="plots")
     files = gr.File(label="results.json and report", file_count="multiple",
                     elem_id="report-files")
 
@@ -266,7 +268,8 @@ def build(context: Any) -> None:
             runs = [*runs, {"label": label_out, "results": str(folder / "results.json")}]
         done = (f"**{label_out}** ({run_request['protocol']} protocol) finished: "
                 f"{len(images)} plot(s); download the report below.")
-        return (done, *result_views(results, folder), images, downloads, runs)
+        shown = gr.update(value=images, selected_index=0 if images else None)
+        return (done, *result_views(results, folder), shown, downloads, runs)
 
     upload_outputs = [picker.status, *picker.mapping]
     picker.upload.change(on_upload, [picker.upload, protocol, options], upload_outputs)
