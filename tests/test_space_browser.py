@@ -5,8 +5,8 @@ tiny adversarial dataset built from the demo), one browser. The page is loaded, 
 a small stress test run on the demo data (verdict table, plot image, downloads), the matrix
 compared, a malformed upload refused with a readable error, a built dataset browsed and a run
 stopped; a second browser session sees none of the first one's runs. An adversarial search runs
-on three demo rows and the preference protocol on a 24-row slice of the shipped MENLI set. Screenshots go to
-``artifacts/screenshots/``. ``make test`` installs chromium when it is missing: these tests are
+on three demo rows and the preference protocol on a 24-row slice of the shipped MENLI set.
+Screenshots go to ``artifacts/screenshots/``. ``make test`` installs chromium when it is missing: these tests are
 never skipped.
 """
 

@@ -638,3 +638,52 @@ def test_a_search_run_in_the_worker_matches_the_library_and_its_views(tmp_path: 
         assert f"| 1 | {direct['patterns'][0]['pattern']} |" in patterns_markdown(results)
     else:
         assert patterns_markdown(results).startswith("No edit was kept")
+
+
+def test_a_deviation_run_on_the_demo_shows_its_table_and_heatmap(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import data_source, make_request, report_outputs, result_views
+
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    data, task, columns, _ = data_source("demo", "summarization", None, None, {}, tmp_path,
+                                         tmp_path, "deviation")
+    request = make_request("deviation", data, task, columns, ["rouge"], [], [1], folder,
+                           {"templates": "negation,drop_phrases"})
+    assert space.run_to_end("s", request, folder, None) == "done"
+    results, plots, files = report_outputs(folder)
+    assert [Path(p).name for p in plots] == ["deviation_heatmap.png"]
+    assert [t["template"] for t in results["templates"]] == ["drop_phrases", "negation"]
+    _, markdown = result_views(results, folder)
+    figures = results["metrics"]["rouge.rougeL"]["templates"]["informativeness/negation"]
+    row = next(line for line in markdown.splitlines()
+               if line.startswith("| informativeness/negation |"))
+    assert f"{figures['deviation']:+.3f} ({figures['verdict']})" in row
+
+
+def test_a_correlation_run_joins_the_references_file(tmp_path: Path) -> None:
+    from conftest import SHARED_DATA
+
+    from blindspot.space.tabs.stress import (
+        data_source, make_request, protocol_file_option, report_outputs, result_views,
+    )
+
+    judged = _judgments(tmp_path / "judged.jsonl", 48)  # 3 documents x 16 systems
+    ids = {json.loads(line)["id"] for line in judged.read_text("utf-8").splitlines()}
+    references = tmp_path / "refs.jsonl"
+    references.write_text("".join(
+        line + "\n" for line in (SHARED_DATA / "cnndm_summeval100_summarization.jsonl")
+        .read_text("utf-8").splitlines() if json.loads(line)["id"] in ids), encoding="utf-8")
+    session = tmp_path / "session"
+    options = protocol_file_option("correlation", str(references), {}, session)
+    data, task, columns, _ = data_source("upload", "summarization", None, str(judged), {},
+                                         tmp_path, session, "correlation", options)
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    request = make_request("correlation", data, task, columns, ["bleu"], [], [1], folder,
+                           options)
+    assert space.run_to_end("s", request, folder, None) == "done", space.failure("s")
+    results, plots, _ = report_outputs(folder)
+    assert plots == [] and results["dataset"]["documents"] == 3
+    assert results["dataset"]["systems"] == 16
+    _, markdown = result_views(results, folder)
+    assert "bleu.bleu" in markdown and "expert_coherence" in markdown
