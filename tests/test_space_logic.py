@@ -124,6 +124,11 @@ def test_results_uploads_are_checked(tmp_path: Path) -> None:
     with pytest.raises(UploadError, match=r"'self_bias' protocol"):
         read_results(_write(tmp_path / "bias.json",
                             '{"schema_version": 1, "protocol": "self_bias", "datasets": {}}'))
+    for protocol in ("deviation", "search"):  # their results have no 'datasets'
+        with pytest.raises(UploadError, match=rf"{protocol}.json holds results of the "
+                                              rf"'{protocol}' protocol"):
+            read_results(_write(tmp_path / f"{protocol}.json",
+                                json.dumps({"schema_version": 1, "protocol": protocol})))
     with pytest.raises(UploadError, match=r"schema 99"):
         read_results(_write(tmp_path / "new.json", '{"schema_version": 99, "datasets": {}}'))
 

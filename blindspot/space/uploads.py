@@ -213,14 +213,15 @@ def read_results(path: str | Path, name: str | None = None) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise UploadError(f"{name} is not valid JSON (line {error.lineno}: {error.msg}); "
                           "upload the results.json a blindspot run wrote") from None
+    protocol = results.get("protocol", "rank") if isinstance(results, dict) else None
+    if protocol not in (None, "rank"):  # deviation, correlation and search have no 'datasets'
+        raise UploadError(f"{name} holds results of the {protocol!r} protocol; the blind-spot "
+                          "matrix shows rank-protocol results (pass/fail per test): open that "
+                          "run's report.md instead")
     if not isinstance(results, dict) or not isinstance(results.get("datasets"), dict):
         raise UploadError(f"{name} is not a blindspot results.json (it has no 'datasets'); "
                           "upload the results.json a blindspot run wrote")
     if results.get("schema_version") != SCHEMA_VERSION:
         raise UploadError(f"{name} has results schema {results.get('schema_version')!r}; this "
                           f"Space reads schema {SCHEMA_VERSION}: rerun it with this version")
-    protocol = results.get("protocol", "rank")
-    if protocol != "rank":
-        raise UploadError(f"{name} holds results of the {protocol!r} protocol; the blind-spot "
-                          "matrix shows rank-protocol results (pass/fail per test)")
     return results
