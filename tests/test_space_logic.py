@@ -590,6 +590,14 @@ def test_search_requests_are_checked_before_any_process(tmp_path: Path) -> None:
             search_request("demo", "translation", None, *args, 500, None, 0, 2, tmp_path)
     with pytest.raises(ValueError, match="rows must be at least 1"):
         search_request("demo", "translation", None, "chrf", [], 0.1, 500, None, 0, -1, tmp_path)
+    with pytest.raises(ValueError, match="max calls must be at least 1"):  # 0 is not "no limit"
+        search_request("demo", "translation", None, "chrf", [], 0.1, 0, None, 0, 1, tmp_path)
+    with pytest.raises(ValueError, match="max_seconds must be > 0"):
+        search_request("demo", "translation", None, "chrf", [], 0.1, 5, 0, 0, 1, tmp_path)
+    unlimited = search_request("demo", "translation", None, "chrf", [], 0.1, None, "", None,
+                               None, tmp_path)["options"]
+    assert (unlimited["max_calls"], unlimited["max_seconds"], unlimited["seed"],
+            unlimited["limit"]) == (None, None, 0, None)
     with pytest.raises(ValueError, match="seed must be a whole number"):
         search_request("demo", "translation", None, "chrf", [], 0.1, 500, None, 0.5, 1, tmp_path)
 
@@ -692,3 +700,5 @@ def test_a_correlation_run_joins_the_references_file(tmp_path: Path) -> None:
     assert results["dataset"]["systems"] == 16
     _, markdown = result_views(results, folder)
     assert "bleu.bleu" in markdown and "expert_coherence" in markdown
+    # the session's folder never reaches the results (uploads are named by file name)
+    assert str(tmp_path) not in (folder / "results.json").read_text(encoding="utf-8")

@@ -21,6 +21,11 @@ DEFAULTS = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
 SEARCH_FILES = ("results.json", "report.md")
 
 
+def _given(value: Any) -> bool:
+    """False for an empty field (no limit), True for anything typed, 0 included."""
+    return value not in (None, "")
+
+
 def _whole(name: str, value: Any, low: int) -> int:
     try:
         number = int(value)
@@ -51,10 +56,10 @@ def search_request(data: str, task: str, columns: Mapping[str, str | None] | Non
     if panel:
         resolve_metrics(panel)
     options = {"noise_ratio": float(noise_ratio), "panel": panel,
-               "max_calls": _whole("max calls", max_calls, 1) if max_calls else None,
-               "max_seconds": float(max_seconds) if max_seconds else None,
-               "seed": _whole("seed", seed if seed is not None else 0, 0),
-               "limit": _whole("rows", limit, 1) if limit else None}
+               "max_calls": _whole("max calls", max_calls, 1) if _given(max_calls) else None,
+               "max_seconds": float(max_seconds) if _given(max_seconds) else None,
+               "seed": _whole("seed", seed, 0) if _given(seed) else 0,
+               "limit": _whole("rows", limit, 1) if _given(limit) else None}
     SearchSettings(**{k: v for k, v in options.items() if k != "panel"}).check()
     return {"protocol": "search", "data": data, "task": task,
             "columns": dict(columns) if columns else None, "metrics": [metric],
