@@ -4,8 +4,9 @@ One app process per module (``python -m blindspot.cli space`` on a free loopback
 tiny adversarial dataset built from the demo), one browser. The page is loaded, a text perturbed,
 a small stress test run on the demo data (verdict table, plot image, downloads), the matrix
 compared, a malformed upload refused with a readable error, a built dataset browsed and a run
-stopped; a second browser session sees none of the first one's runs. Screenshots go to
-``artifacts/screenshots/``. ``make test`` installs chromium when it is missing: these tests are
+stopped; a second browser session sees none of the first one's runs. An adversarial search runs
+on three demo rows and the preference protocol on a 24-row slice of the shipped MENLI set.
+Screenshots go to ``artifacts/screenshots/``. ``make test`` installs chromium when it is missing: these tests are
 never skipped.
 """
 
@@ -154,7 +155,7 @@ def test_page_loads_with_every_tab(page) -> None:
     from playwright.sync_api import expect
 
     expect(page).to_have_title("blindspot")
-    for title in ("Perturb", "Stress-test a metric", "Compare metrics",
+    for title in ("Perturb", "Stress-test a metric", "Adversarial search", "Compare metrics",
                   "Browse adversarial datasets"):
         expect(page.get_by_role("tab", name=title)).to_be_visible()
     _shot(page, "01-loaded")
@@ -353,6 +354,85 @@ def test_runs_of_two_sessions_are_queued_and_both_finish(browser, space_url: str
     finally:
         for context in contexts:
             context.close()
+
+
+def _fill(page, elem_id: str, value: str) -> None:
+    """Type ``value`` into the gradio number/text field ``elem_id`` and leave it."""
+    field = page.locator(f"#{elem_id} input, #{elem_id} textarea").first
+    field.fill(value)
+    field.press("Tab")
+
+
+def test_search_on_the_demo_shows_examples_patterns_and_plot(page) -> None:
+    from playwright.sync_api import expect
+
+    from blindspot.search.run import run_search
+
+    direct = run_search("demo", "chrf", panel=["bleu", "rouge"], task="translation", limit=3,
+                        max_calls=5000, max_seconds=600, progress=False)
+    _open_tab(page, "Adversarial search")
+    _fill(page, "search-rows", "3")
+    _fill(page, "search-seconds", "600")
+    page.click("#search-button")
+    expect(page.locator("#search-status")).to_contain_text("finished", timeout=RUN_TIMEOUT_MS)
+    table = page.locator("#search-examples")
+    expect(table.locator("tr")).to_have_count(1 + 3)
+    for example in direct["examples"]:
+        row = table.locator("tr", has_text=example["id"])
+        change = example["metrics"]["chrf.chrf"]["gold"]["relative_change"]
+        expect(row).to_contain_text(f"{example['status']} (")
+        expect(row).to_contain_text("n/a" if change is None else f"{change:+.1f}%")
+    if any(e["trail"] for e in direct["examples"]):
+        assert table.locator("del").count() > 0
+    expect(page.locator("#search-summary")).to_contain_text(
+        f"{direct['budget']['calls_used']} metric calls")
+    if direct["patterns"]:
+        expect(page.locator("#search-patterns")).to_contain_text(direct["patterns"][0]["pattern"])
+    image = page.locator("#search-plot img").first
+    expect(image).to_be_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 100",
+                           arg=image.element_handle())
+    for name in ("results.json", "report.md"):
+        expect(page.locator(f"#search-files a[href$='/{name}']")).to_have_count(1)
+    _shot(page, "10-search")
+
+
+def test_preference_on_a_menli_upload_shows_its_table_and_plot(fresh_page,
+                                                              tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    from blindspot.protocols.preference_run import run_preference
+    from space_support import write_menli_slice
+
+    page = fresh_page
+    data = write_menli_slice(tmp_path / "menli.csv")
+    direct = run_preference(str(data), ["bleu"], progress=False)
+    entry = direct["datasets"]["menli.csv"]["metrics"]["bleu.bleu"]
+    _open_tab(page, "Stress-test a metric")
+    _pick(page, "stress-protocol", "preference")
+    expect(page.locator("#protocol-hint")).to_contain_text("MENLI-style CSV")
+    expect(page.locator("#stress-tests")).to_be_hidden()
+    status = _upload(page, data)
+    expect(status).to_contain_text("Read menli.csv: 24 rows", timeout=60_000)
+    expect(status).not_to_contain_text("Error")
+    metrics = page.locator("#stress-metrics")
+    metrics.get_by_label("rouge", exact=True).uncheck()
+    metrics.get_by_label("bleu", exact=True).check()
+    page.click("#run-button")
+    expect(page.locator("#run-status")).to_contain_text("(preference protocol) finished",
+                                                        timeout=RUN_TIMEOUT_MS)
+    report = page.locator("#protocol-report")
+    expect(report.locator("tr", has_text="mean (mean of 12 types)")).to_contain_text(
+        f"{entry['mean']:.3f}")
+    expect(report).to_contain_text(f"{entry['hits']} hits")
+    image = page.locator("#plots img").first
+    expect(image).to_be_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 100",
+                           arg=image.element_handle())
+    for name in ("results.json", "report.md", "report.html"):
+        expect(page.locator(f"#report-files a[href$='/{name}']")).to_have_count(1)
+    _shot(page, "11-preference")
+    page.locator("#plots").screenshot(path=str(SHOTS / "11-preference-plot.png"))
 
 
 def test_the_page_only_talks_to_the_app(demo_run, space_url: str) -> None:

@@ -1,5 +1,6 @@
 """The Space's logic without a browser: word diff, upload checks, the blind-spot matrix, built
-dataset views, per-session folders and run processes (isolation, cancellation), the tab registry."""
+dataset views, per-session folders and run processes (isolation, cancellation), the tab registry,
+the protocol forms of the stress tab and the search tab's request and result views."""
 
 from __future__ import annotations
 
@@ -123,6 +124,11 @@ def test_results_uploads_are_checked(tmp_path: Path) -> None:
     with pytest.raises(UploadError, match=r"'self_bias' protocol"):
         read_results(_write(tmp_path / "bias.json",
                             '{"schema_version": 1, "protocol": "self_bias", "datasets": {}}'))
+    for protocol in ("deviation", "search"):  # their results have no 'datasets'
+        with pytest.raises(UploadError, match=rf"{protocol}.json holds results of the "
+                                              rf"'{protocol}' protocol"):
+            read_results(_write(tmp_path / f"{protocol}.json",
+                                json.dumps({"schema_version": 1, "protocol": protocol})))
     with pytest.raises(UploadError, match=r"schema 99"):
         read_results(_write(tmp_path / "new.json", '{"schema_version": 99, "datasets": {}}'))
 
@@ -361,7 +367,8 @@ def test_a_failing_run_reports_its_error(tmp_path: Path) -> None:
 def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
     from blindspot.space.registry import SpaceTab, TABS, register_tab, tabs_in_order
 
-    assert [t.name for t in tabs_in_order()][:4] == ["perturb", "stress", "compare", "browse"]
+    assert [t.name for t in tabs_in_order()][:5] == ["perturb", "stress", "search", "compare",
+                                                     "browse"]
     with pytest.raises(ValueError, match="already registered"):
         register_tab(SpaceTab("perturb", "Again", "x:y"))
     extra = register_tab(SpaceTab("extra", "Extra", "test_space_logic:_extra_tab", 35))
@@ -372,7 +379,8 @@ def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
         ids = [c.get("props", {}).get("elem_id") for c in demo.config["components"]]
         assert "tab-extra" in ids and "extra-marker" in ids
         order = [i for i in ids if i and i.startswith("tab-")]
-        assert order == ["tab-perturb", "tab-stress", "tab-compare", "tab-extra", "tab-browse"]
+        assert order == ["tab-perturb", "tab-stress", "tab-search", "tab-compare", "tab-extra",
+                         "tab-browse"]
     finally:
         TABS.pop(extra.name)
 
@@ -431,4 +439,266 @@ def test_space_entry_point_builds_the_app_without_launching(monkeypatch: pytest.
     demo = namespace["demo"]
     assert demo.analytics_enabled is False
     ids = {c.get("props", {}).get("elem_id") for c in demo.config["components"]}
-    assert {"tab-perturb", "tab-stress", "tab-compare", "tab-browse"} <= ids
+    assert {"tab-perturb", "tab-stress", "tab-search", "tab-compare", "tab-browse"} <= ids
+
+
+# -- the stress tab's protocol forms --------------------------------------------------------------
+
+def test_the_stress_tab_offers_every_protocol_but_search() -> None:
+    from blindspot.protocols.registry import PROTOCOLS
+    from blindspot.space.forms import OWN_TABS, stress_protocols
+    from blindspot.space.tabs.stress import test_choices
+
+    assert stress_protocols() == ["rank", "correlation", "deviation", "preference"]
+    assert set(stress_protocols()) | set(OWN_TABS) == set(PROTOCOLS)
+    # the suites of the checklists, the examination paper and MENLI are picked like the others
+    assert {"menli", "examination", "checklist"} <= set(test_choices())
+
+
+def test_requests_carry_only_the_inputs_each_protocol_reads(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import make_request
+
+    def request(protocol: str, tests: list[str]) -> dict:
+        return make_request(protocol, "data.csv", "summarization", None, ["bleu"], tests,
+                            [1, 2], tmp_path, {"mode": "ref-free"})
+
+    rank = request("rank", ["menli"])
+    assert rank["tests"] == ["menli"] and rank["seeds"] == [1, 2]
+    deviation = request("deviation", [])
+    assert "tests" not in deviation and deviation["seeds"] == [1, 2]
+    for protocol in ("preference", "correlation"):
+        built = request(protocol, [])
+        assert "tests" not in built and "seeds" not in built
+        assert built["protocol"] == protocol and built["options"] == {"mode": "ref-free"}
+    with pytest.raises(ValueError, match="at least one test"):
+        request("rank", [])
+
+
+def test_protocols_refuse_data_they_cannot_read(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import data_source
+
+    for protocol in ("preference", "correlation"):
+        with pytest.raises(ValueError, match=rf"the {protocol} protocol does not run on demo "
+                                             r"data; choose upload"):
+            data_source("demo", "translation", None, None, {}, tmp_path, tmp_path, protocol)
+    data, task, columns, label = data_source("demo", "summarization", None, None, {}, tmp_path,
+                                             tmp_path, "deviation")
+    assert (data, task, columns, label) == ("demo", "summarization", None, "demo summarization")
+
+
+def test_a_menli_upload_needs_its_mode_columns_not_a_hypothesis(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import data_source
+    from blindspot.space.uploads import check_upload
+    from space_support import write_menli_slice
+
+    path = write_menli_slice(tmp_path / "menli.csv")
+    table = read_upload(path)
+    assert table.dataset.num_rows == 24 and table.roles["hypothesis"] is None
+    with pytest.raises(UploadError, match="no hypothesis column"):  # the rank protocol's check
+        check_upload(table, "rank", table.roles)
+    assert check_upload(table, "preference", table.roles) is None
+    data, _, columns, label = data_source("upload", "translation", None, str(path), {}, tmp_path,
+                                          tmp_path / "session", "preference", {})
+    assert columns is None and label == "menli.csv"
+    assert Path(data).read_bytes() == path.read_bytes()
+    # without the adversarial column of the ref-based mode; the ref-free mode does not read it
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split(",")
+    dropped = tmp_path / "dropped.csv"
+    dropped.write_text("\n".join(line.replace(",hyp_adv_based,", ",other,", 1) if k == 0 else line
+                                 for k, line in enumerate(lines)) + "\n", encoding="utf-8")
+    assert "hyp_adv_based" in header
+    short = read_upload(dropped)
+    with pytest.raises(UploadError, match=r"dropped.csv: the ref-based preference protocol .* "
+                                          r"missing: \['hyp_adv_based'\]"):
+        check_upload(short, "preference", short.roles, {})
+    assert check_upload(short, "preference", short.roles, {"mode": "ref-free"}) is None
+    with pytest.raises(UploadError, match="mode"):
+        check_upload(short, "preference", short.roles, {"mode": "sideways"})
+
+
+def _judgments(path: Path, rows: int, drop: str | None = None) -> Path:
+    from conftest import SHARED_DATA
+
+    lines = (SHARED_DATA / "summeval_expert_judgments.jsonl").read_text("utf-8").splitlines()
+    kept = [json.loads(line) for line in lines[:rows]]
+    path.write_text("".join(json.dumps({k: v for k, v in row.items() if k != drop}) + "\n"
+                            for row in kept), encoding="utf-8")
+    return path
+
+
+def test_a_judgment_upload_needs_ids_systems_and_references(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import protocol_file_option
+    from blindspot.space.uploads import check_upload
+
+    table = read_upload(_judgments(tmp_path / "judged.jsonl", 32))
+    with pytest.raises(UploadError, match="no reference column .* upload the references file"):
+        check_upload(table, "correlation", table.roles, {})
+    references = _write(tmp_path / "refs.jsonl", '{"id": "x", "gold": "A text."}\n')
+    options = protocol_file_option("correlation", str(references), {"criteria": "x"},
+                                   tmp_path / "session")
+    kept = tmp_path / "session" / "uploads" / "refs.jsonl"
+    assert options == {"criteria": "x", "references": str(kept)} and kept.is_file()
+    assert check_upload(table, "correlation", table.roles, options) == {"hypothesis": "summary",
+                                                                        "id": "id"}
+    no_system = read_upload(_judgments(tmp_path / "nosys.jsonl", 4, drop="system"))
+    with pytest.raises(UploadError, match="nosys.jsonl has no system column"):
+        check_upload(no_system, "correlation", no_system.roles, options)
+    # the rank protocol takes no protocol file: the option is left alone
+    assert protocol_file_option("rank", str(references), {}, tmp_path) == {}
+
+
+def test_a_preference_run_shows_its_report_tables_and_plot(tmp_path: Path) -> None:
+    from blindspot.protocols.preference_run import run_preference
+    from blindspot.space.tabs.stress import make_request, report_outputs, result_views
+    from space_support import write_menli_slice
+
+    data = write_menli_slice(tmp_path / "menli.csv")
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    request = make_request("preference", str(data), "translation", None, ["bleu"], [], [1],
+                           folder, {})
+    assert space.run_to_end("s", request, folder, None) == "done"
+    direct = run_preference(str(data), ["bleu"], out=tmp_path / "direct", progress=False)
+    results, plots, files = report_outputs(folder)
+    assert results == direct
+    assert [Path(p).relative_to(folder).as_posix() for p in plots] == [
+        "plots/01-menli.csv.png"]
+    assert [Path(f).name for f in files] == ["results.json", "report.md", "report.html"]
+    html_view, markdown = result_views(results, folder)
+    entry = direct["datasets"]["menli.csv"]["metrics"]["bleu.bleu"]
+    assert html_view == "" and "bleu.bleu" in markdown and "![" not in markdown
+    assert entry["n"] == 24 and f"{entry['mean']:.3f}" in markdown
+
+
+# -- the search tab -------------------------------------------------------------------------------
+
+def test_search_requests_are_checked_before_any_process(tmp_path: Path) -> None:
+    from blindspot.space.tabs.search import search_request
+
+    request = search_request("demo", "translation", None, "chrf", ["bleu", "chrf"], 0.1, 500.0,
+                             None, 3.0, 2, tmp_path)
+    assert request == {"protocol": "search", "data": "demo", "task": "translation",
+                       "columns": None, "metrics": ["chrf"], "out": str(tmp_path),
+                       "options": {"noise_ratio": 0.1, "panel": ["bleu"], "max_calls": 500,
+                                   "max_seconds": None, "seed": 3, "limit": 2}}
+    for args, message in ((("", [], 0.1), "pick the metric"),
+                          (("nometric", [], 0.1), "unknown metric 'nometric'"),
+                          (("chrf", ["nopanel"], 0.1), "unknown metric 'nopanel'"),
+                          (("chrf", [], 0.0), r"noise_ratio must be in \(0, 1\]")):
+        with pytest.raises(ValueError, match=message):
+            search_request("demo", "translation", None, *args, 500, None, 0, 2, tmp_path)
+    with pytest.raises(ValueError, match="rows must be at least 1"):
+        search_request("demo", "translation", None, "chrf", [], 0.1, 500, None, 0, -1, tmp_path)
+    with pytest.raises(ValueError, match="max calls must be at least 1"):  # 0 is not "no limit"
+        search_request("demo", "translation", None, "chrf", [], 0.1, 0, None, 0, 1, tmp_path)
+    with pytest.raises(ValueError, match="max_seconds must be > 0"):
+        search_request("demo", "translation", None, "chrf", [], 0.1, 5, 0, 0, 1, tmp_path)
+    unlimited = search_request("demo", "translation", None, "chrf", [], 0.1, None, "", None,
+                               None, tmp_path)["options"]
+    assert (unlimited["max_calls"], unlimited["max_seconds"], unlimited["seed"],
+            unlimited["limit"]) == (None, None, 0, None)
+    with pytest.raises(ValueError, match="seed must be a whole number"):
+        search_request("demo", "translation", None, "chrf", [], 0.1, 500, None, 0.5, 1, tmp_path)
+
+
+def test_trail_text_lists_the_edits_in_order() -> None:
+    from blindspot.space.tabs.search import trail_text
+
+    trail = [{"old": "the", "new": None, "pattern": "article_deletion"},
+             {"old": "big", "new": "large", "pattern": "synonym"}]
+    assert trail_text(trail) == "the → ∅ [article_deletion]; big → large [synonym]"
+    assert trail_text([]) == "no edit"
+
+
+def test_a_search_run_in_the_worker_matches_the_library_and_its_views(tmp_path: Path) -> None:
+    from blindspot.search.run import run_search
+    from blindspot.space.tabs.search import (
+        example_rows, examples_html, patterns_markdown, search_outputs, search_request,
+        summary_markdown,
+    )
+
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    request = search_request("demo", "translation", None, "chrf", ["bleu"], 0.1, 600, None, 0,
+                             2, folder)
+    seen = []
+    assert space.run_to_end("s", request, folder, None,
+                            lambda where, desc: seen.append((where, desc))) == "done"
+    assert any(desc.startswith("search") for _, desc in seen)
+    direct = run_search("demo", "chrf", panel=["bleu"], task="translation", limit=2,
+                        max_calls=600, progress=False, out=tmp_path / "direct")
+    results, plot, files = search_outputs(folder)
+    assert (folder / "results.json").read_bytes() == (
+        tmp_path / "direct" / "results.json").read_bytes()
+    assert Path(plot).name == "search.png" and [Path(f).name for f in files] == [
+        "results.json", "report.md"]
+    rows = example_rows(results)
+    assert [r["id"] for r in rows] == [e["id"] for e in direct["examples"]]
+    for row, example in zip(rows, direct["examples"]):
+        assert row["perturbed"] == example["perturbed"]
+        assert row["changes"] == {
+            "chrf.chrf": example["metrics"]["chrf.chrf"]["gold"]["relative_change"],
+            "bleu.bleu": example["metrics"]["bleu.bleu"]["gold"]["relative_change"]}
+    page = examples_html(results)
+    assert page.count("<tr>") == 1 + 2 and "chrf.chrf (target)" in page
+    changed = [e for e in direct["examples"] if e["trail"]]
+    assert changed and "<del" in page
+    first = changed[0]["trail"][0]
+    assert f"{first['old']} → " in page
+    assert f"{direct['budget']['calls_used']} metric calls" in summary_markdown(results)
+    if direct["patterns"]:
+        assert f"| 1 | {direct['patterns'][0]['pattern']} |" in patterns_markdown(results)
+    else:
+        assert patterns_markdown(results).startswith("No edit was kept")
+
+
+def test_a_deviation_run_on_the_demo_shows_its_table_and_heatmap(tmp_path: Path) -> None:
+    from blindspot.space.tabs.stress import data_source, make_request, report_outputs, result_views
+
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    data, task, columns, _ = data_source("demo", "summarization", None, None, {}, tmp_path,
+                                         tmp_path, "deviation")
+    request = make_request("deviation", data, task, columns, ["rouge"], [], [1], folder,
+                           {"templates": "negation,drop_phrases"})
+    assert space.run_to_end("s", request, folder, None) == "done"
+    results, plots, files = report_outputs(folder)
+    assert [Path(p).name for p in plots] == ["deviation_heatmap.png"]
+    assert [t["template"] for t in results["templates"]] == ["drop_phrases", "negation"]
+    _, markdown = result_views(results, folder)
+    figures = results["metrics"]["rouge.rougeL"]["templates"]["informativeness/negation"]
+    row = next(line for line in markdown.splitlines()
+               if line.startswith("| informativeness/negation |"))
+    assert f"{figures['deviation']:+.3f} ({figures['verdict']})" in row
+
+
+def test_a_correlation_run_joins_the_references_file(tmp_path: Path) -> None:
+    from conftest import SHARED_DATA
+
+    from blindspot.space.tabs.stress import (
+        data_source, make_request, protocol_file_option, report_outputs, result_views,
+    )
+
+    judged = _judgments(tmp_path / "judged.jsonl", 48)  # 3 documents x 16 systems
+    ids = {json.loads(line)["id"] for line in judged.read_text("utf-8").splitlines()}
+    references = tmp_path / "refs.jsonl"
+    references.write_text("".join(
+        line + "\n" for line in (SHARED_DATA / "cnndm_summeval100_summarization.jsonl")
+        .read_text("utf-8").splitlines() if json.loads(line)["id"] in ids), encoding="utf-8")
+    session = tmp_path / "session"
+    options = protocol_file_option("correlation", str(references), {}, session)
+    data, task, columns, _ = data_source("upload", "summarization", None, str(judged), {},
+                                         tmp_path, session, "correlation", options)
+    space = Workspace(tmp_path / "space")
+    folder = space.new_run_folder("s")
+    request = make_request("correlation", data, task, columns, ["bleu"], [], [1], folder,
+                           options)
+    assert space.run_to_end("s", request, folder, None) == "done", space.failure("s")
+    results, plots, _ = report_outputs(folder)
+    assert plots == [] and results["dataset"]["documents"] == 3
+    assert results["dataset"]["systems"] == 16
+    _, markdown = result_views(results, folder)
+    assert "bleu.bleu" in markdown and "expert_coherence" in markdown
+    # the session's folder never reaches the results (uploads are named by file name)
+    assert str(tmp_path) not in (folder / "results.json").read_text(encoding="utf-8")

@@ -55,6 +55,7 @@ def tabs_in_order() -> list[SpaceTab]:
 
 register_tab(SpaceTab("perturb", "Perturb", "blindspot.space.tabs.perturb:build", 10))
 register_tab(SpaceTab("stress", "Stress-test a metric", "blindspot.space.tabs.stress:build", 20))
+register_tab(SpaceTab("search", "Adversarial search", "blindspot.space.tabs.search:build", 25))
 register_tab(SpaceTab("compare", "Compare metrics", "blindspot.space.tabs.compare:build", 30))
 register_tab(SpaceTab("browse", "Browse adversarial datasets",
                       "blindspot.space.tabs.browse:build", 40))

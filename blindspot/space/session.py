@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,11 @@ from blindspot.space.worker import EVENT_PREFIX
 
 REQUEST_FILE = "request.json"
 LOG_FILE = "run.log"
+
+
+def progress_text(event: Mapping[str, Any]) -> str:
+    """A progress event's bar name and postfix, as the page shows them."""
+    return " ".join(x for x in (event.get("desc"), event.get("postfix")) if x)
 
 
 def session_key(session_hash: str | None) -> str:
@@ -91,6 +96,7 @@ class Workspace:
         self.root.mkdir(parents=True, exist_ok=True)
         self._jobs: dict[str, Job] = {}
         self._tickets: dict[str, int] = {}
+        self._failures: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def folder(self, session_hash: str | None, *parts: str) -> Path:
@@ -129,6 +135,28 @@ class Workspace:
             job = Job(request, folder)
             self._jobs[key] = job
         return job
+
+    def run_to_end(self, session_hash: str | None, request: Mapping[str, Any], folder: Path,
+                   ticket: int | None, progress: Callable[..., Any] | None = None) -> str:
+        """Run a request in the worker until it ends: ``"done"``, ``"stopped"`` (Stop came first
+        or ended it) or ``"failed"`` (the message is in :meth:`failure`); ``progress`` gets
+        ``((n, total), desc=...)`` for every progress event, as ``gr.Progress`` takes it."""
+        job = self.start(session_hash, request, folder, ticket)
+        if job is None:
+            return "stopped"
+        for event in job.events():
+            if progress is not None and event["event"] == "progress" and event.get("total"):
+                progress((event["n"], event["total"]), desc=progress_text(event))
+        if job.cancelled:
+            return "stopped"
+        if job.returncode != 0 or not (folder / "results.json").is_file():
+            self._failures[session_key(session_hash)] = job.error or job.log_tail()
+            return "failed"
+        return "done"
+
+    def failure(self, session_hash: str | None) -> str:
+        """Why the session's last run failed."""
+        return self._failures.get(session_key(session_hash), "")
 
     def job(self, session_hash: str | None) -> Job | None:
         return self._jobs.get(session_key(session_hash))

@@ -110,15 +110,22 @@ def _role_text(text: str | None) -> str | None:
     return None if text in (None, "", NONE) else text
 
 
-def check_roles(table: UploadedTable, chosen: Mapping[str, str | None]) -> dict[str, str | None]:
-    """The column of every role as chosen in the page; the text column must hold text."""
-    from blindspot.perturbations.dataset import column_values
-
+def chosen_roles(table: UploadedTable, chosen: Mapping[str, str | None]
+                 ) -> dict[str, str | None]:
+    """The column of every role as chosen in the page (``(none)`` is None); each must exist."""
     roles = {role: _role_text(chosen.get(role)) for role in table.roles}
     for role, column in roles.items():
         if column is not None and column not in table.columns:
             raise UploadError(f"{table.name}: {role} column {column!r} not found; the file has "
                               f"columns {table.columns}")
+    return roles
+
+
+def check_roles(table: UploadedTable, chosen: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The column of every role as chosen in the page; the text column must hold text."""
+    from blindspot.perturbations.dataset import column_values
+
+    roles = chosen_roles(table, chosen)
     hypothesis = roles["hypothesis"]
     if hypothesis is None:
         raise UploadError(f"{table.name} has no hypothesis column (the text to perturb); its "
@@ -134,6 +141,67 @@ def check_roles(table: UploadedTable, chosen: Mapping[str, str | None]) -> dict[
     return roles
 
 
+def check_menli_upload(table: UploadedTable, chosen: Mapping[str, str | None],
+                       options: Mapping[str, Any]) -> None:
+    """A preference-protocol upload: a MENLI-style set with the columns its mode compares (the
+    column names are MENLI's, so there is no mapping and no hypothesis column)."""
+    from blindspot.protocols.preference_data import check_columns, load_preference_set
+    from blindspot.protocols.preference_run import parse_options
+
+    try:
+        settings = parse_options(dict(options))
+        check_columns(load_preference_set(table.path, settings["fixed"]), settings["mode"])
+    except ValueError as error:
+        raise UploadError(f"{table.name}: {error}") from None
+    return None
+
+
+#: where the correlation protocol looks for the judged texts when no column is mapped
+JUDGED_TEXT_COLUMNS = ("summary", "hypothesis", "gold")
+
+
+def check_judgments_upload(table: UploadedTable, chosen: Mapping[str, str | None],
+                           options: Mapping[str, Any]) -> dict[str, str | None]:
+    """A correlation-protocol upload: one row per document x system with the judged text, an
+    id, a system column and references (in the rows or in the references file)."""
+    roles = chosen_roles(table, chosen)
+    text = roles["hypothesis"] or next((c for c in JUDGED_TEXT_COLUMNS if c in table.columns),
+                                       None)
+    if text is None:
+        raise UploadError(f"{table.name} has no column with the judged texts (summary, "
+                          f"hypothesis or gold); its columns are {table.columns}: pick one as "
+                          "'hypothesis' in the column mapping")
+    ident = roles["id"] or ("id" if "id" in table.columns else None)
+    system = str(options.get("system_column") or "system")
+    missing = [name for name, column in (("id", ident), ("system", system))
+               if column not in table.columns]
+    if missing:
+        raise UploadError(f"{table.name} has no {' or '.join(missing)} column (judgments are one "
+                          f"row per document id and system); its columns are {table.columns}")
+    references = options.get("reference_columns", "gold,references")
+    if isinstance(references, str):
+        references = [c.strip() for c in references.split(",")]
+    if not options.get("references") and not set(references) & set(table.columns):
+        raise UploadError(f"{table.name} has no reference column ({', '.join(references)}): "
+                          "upload the references file (joined on id) as the protocol file")
+    return {"hypothesis": text, "id": ident}
+
+
+def _gold_upload(table: UploadedTable, chosen: Mapping[str, str | None],
+                 options: Mapping[str, Any]) -> dict[str, str | None]:
+    return check_roles(table, chosen)
+
+
+#: protocols whose uploads are not gold data with a hypothesis column
+UPLOAD_CHECKS = {"preference": check_menli_upload, "correlation": check_judgments_upload}
+
+
+def check_upload(table: UploadedTable, protocol: str, chosen: Mapping[str, str | None],
+                 options: Mapping[str, Any] | None = None) -> dict[str, str | None] | None:
+    """The columns the protocol's run gets for an upload, checked the protocol's way."""
+    return UPLOAD_CHECKS.get(protocol, _gold_upload)(table, chosen, options or {})
+
+
 def read_results(path: str | Path, name: str | None = None) -> dict[str, Any]:
     """A rank-protocol ``results.json`` upload as a dict, or an :class:`UploadError`."""
     from blindspot.report.schema import SCHEMA_VERSION
@@ -145,14 +213,15 @@ def read_results(path: str | Path, name: str | None = None) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise UploadError(f"{name} is not valid JSON (line {error.lineno}: {error.msg}); "
                           "upload the results.json a blindspot run wrote") from None
+    protocol = results.get("protocol", "rank") if isinstance(results, dict) else None
+    if protocol not in (None, "rank"):  # deviation, correlation and search have no 'datasets'
+        raise UploadError(f"{name} holds results of the {protocol!r} protocol; the blind-spot "
+                          "matrix shows rank-protocol results (pass/fail per test): open that "
+                          "run's report.md instead")
     if not isinstance(results, dict) or not isinstance(results.get("datasets"), dict):
         raise UploadError(f"{name} is not a blindspot results.json (it has no 'datasets'); "
                           "upload the results.json a blindspot run wrote")
     if results.get("schema_version") != SCHEMA_VERSION:
         raise UploadError(f"{name} has results schema {results.get('schema_version')!r}; this "
                           f"Space reads schema {SCHEMA_VERSION}: rerun it with this version")
-    protocol = results.get("protocol", "rank")
-    if protocol != "rank":
-        raise UploadError(f"{name} holds results of the {protocol!r} protocol; the blind-spot "
-                          "matrix shows rank-protocol results (pass/fail per test)")
     return results

@@ -2,6 +2,8 @@
 
 Rows are tests, columns metrics (per dataset and run where several are shown), cells the verdict
 and relative change; the last row counts each metric's failed tests. The matrix downloads as CSV.
+Only rank-protocol results have verdicts per test: the other protocols' runs are not offered and
+their uploaded ``results.json`` files get a message saying so.
 """
 
 import csv
@@ -41,7 +43,9 @@ def build(context: Any) -> None:
     import gradio as gr
 
     workspace = context.workspace
-    gr.Markdown("Tick runs of this session and/or upload `results.json` files of earlier runs.")
+    gr.Markdown("Tick runs of this session and/or upload `results.json` files of earlier runs. "
+                "The matrix is rank-protocol verdicts: other protocols' runs are not listed "
+                "and their files are refused (their report shows in the stress tab).")
     chosen = gr.CheckboxGroup([], label="Runs of this session", elem_id="compare-runs")
     uploads = gr.File(label="results.json files", file_count="multiple", file_types=[".json"],
                       elem_id="compare-uploads")

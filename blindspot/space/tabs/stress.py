@@ -2,25 +2,28 @@
 
 The data is the embedded demo corpus of a task, the gold config of a built adversarial dataset
 (its noised configs are exactly what the run re-creates: same tests, seeds and per-row seeding),
-or an uploaded jsonl/csv/parquet file with a column mapping. The run goes through
-:func:`blindspot.protocols.registry.get_protocol` in its own process (``blindspot.space.worker``;
-Stop terminates it), writes
-the usual report folder into the session's folder, and the page shows the verdict table, the
-score-vs-noise plots and the files to download.
+or an uploaded jsonl/csv/parquet file with a column mapping (:mod:`blindspot.space.datapick`).
+Each protocol gets the inputs its form names (:mod:`blindspot.space.forms`: tests and seeds for
+rank, a MENLI-style upload for preference, judgments plus a references file for correlation...).
+The run goes through :func:`blindspot.protocols.registry.get_protocol` in its own process
+(``blindspot.space.worker``; Stop terminates it) and writes the protocol's report folder into the
+session's folder; the page shows the verdict table of a rank run or the protocol's own report
+tables, every plot the protocol drew, and the files to download. Only rank runs are offered to
+the compare tab (its blind-spot matrix is rank verdicts).
 """
 
 import json
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.space.uploads import NONE, UploadError
+from blindspot.space.datapick import data_source
+from blindspot.space.forms import DATA_KINDS, form_for, stress_protocols
 
-DATA_KINDS = ("demo", "built dataset", "upload")
+__all__ = ["DATA_KINDS", "build", "chosen_metrics", "data_source", "make_request",
+           "parse_options", "parse_seeds", "report_outputs", "result_views"]
 LEXICAL_METRICS = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
 MODEL_METRICS = {"bertscore.f1@minilm": "minilm", "gpt_ppl@smollm2": "smollm2"}
-ROLES = ("hypothesis", "references", "source", "id")
 REPORT_FILES = ("results.json", "report.md", "report.html")
 
 
@@ -41,9 +44,8 @@ def test_choices() -> list[str]:
 
 
 def protocol_choices() -> list[str]:
-    from blindspot.protocols.registry import PROTOCOLS
-
-    return sorted(PROTOCOLS)
+    """Every registered protocol but those with a tab of their own (search)."""
+    return stress_protocols()
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -81,55 +83,43 @@ def chosen_metrics(picked: Sequence[str], extra: str) -> list[str]:
     return metrics
 
 
-def data_source(kind: str, task: str, built: str | None, upload: str | None,
-                mapping: dict[str, str | None], datasets_dir: Path, session_dir: Path
-                ) -> tuple[str, str, dict[str, str | None] | None, str]:
-    """``(data, task, columns, label)`` of the chosen data; bad choices raise ValueError."""
-    from blindspot.demo import DEMO_TASKS
-    from blindspot.space import adversarial
-    from blindspot.space.uploads import check_roles, read_upload
-
-    if kind == "demo":
-        if task not in DEMO_TASKS:
-            raise ValueError(f"the demo has no {task} corpus; pick one of {list(DEMO_TASKS)}")
-        return "demo", task, None, f"demo {task}"
-    if kind == "built dataset":
-        if not built:
-            raise ValueError("pick a built dataset (none found? build one with `blindspot "
-                             "build-dataset --data demo --task summarization`)")
-        folder = adversarial.resolve_folder(datasets_dir, built)
-        record = adversarial.read_build(folder)
-        columns = {r: record["columns"].get(r) for r in ROLES}
-        return str(adversarial.gold_path(folder)), record["task"], columns, built
-    if kind == "upload":
-        if not upload:
-            raise ValueError("upload a jsonl, csv or parquet file first")
-        table = read_upload(upload)
-        roles = check_roles(table, mapping)
-        kept = session_dir / "uploads" / table.name
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(upload, kept)
-        return str(kept), task, roles, table.name
-    raise ValueError(f"unknown data choice {kind!r}; choose one of {list(DATA_KINDS)}")
-
-
 def make_request(protocol: str, data: str, task: str, columns: dict | None,
                  metrics: list[str], tests: Sequence[str], seeds: list[int], out: Path,
                  options: dict[str, Any]) -> dict[str, Any]:
-    """The run's request (what the worker gets), checked before any process starts."""
+    """The run's request (what the worker gets), checked before any process starts; tests and
+    seeds go in only for protocols that read them (:mod:`blindspot.space.forms`)."""
     from blindspot.perturbations.catalogue import suite_tests
     from blindspot.protocols.registry import get_protocol
     from blindspot.runner.metric_spec import resolve_metrics
 
     name = get_protocol(protocol).name
-    if not tests:
-        raise ValueError("pick at least one test or suite")
-    if not suite_tests(list(tests), task):
-        raise ValueError(f"no test of {list(tests)} applies to the task {task!r}")
+    form = form_for(name)
+    request: dict[str, Any] = {"protocol": name, "data": data, "task": task, "columns": columns,
+                               "metrics": metrics, "out": str(out), "options": options}
+    if form.tests:
+        if not tests:
+            raise ValueError("pick at least one test or suite")
+        if not suite_tests(list(tests), task):
+            raise ValueError(f"no test of {list(tests)} applies to the task {task!r}")
+        request["tests"] = list(tests)
+    if form.seeds:
+        request["seeds"] = seeds
     resolve_metrics(metrics)
-    return {"protocol": name, "data": data, "task": task, "columns": columns,
-            "metrics": metrics, "tests": list(tests), "seeds": seeds, "out": str(out),
-            "options": options}
+    return request
+
+
+def protocol_file_option(protocol: str, path: str | None, options: dict[str, Any],
+                         session_dir: Path) -> dict[str, Any]:
+    """``options`` with the protocol's file option set to the kept "protocol file" upload."""
+    from blindspot.space.datapick import keep_upload
+    from blindspot.space.uploads import check_file
+
+    option = form_for(protocol).file_option
+    if not path or option is None:
+        return options
+    name = Path(path).name
+    check_file(path, name)
+    return {**options, option: str(keep_upload(path, name, session_dir))}
 
 
 def run_label(number: str, data_label: str, metrics: Sequence[str]) -> str:
@@ -158,136 +148,134 @@ def verdicts_html(results: dict[str, Any]) -> str:
 
 
 def report_outputs(folder: Path) -> tuple[dict[str, Any], list[str], list[str]]:
-    """The results, the plot images and the downloadable files of a finished run folder."""
+    """The results, the plot images (every PNG the protocol wrote: rank and preference under
+    ``plots/``, deviation's heatmap beside results.json) and the downloadable files."""
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-    plots = sorted(str(p) for p in (folder / "plots").glob("*.png"))
+    plots = sorted(str(p) for p in folder.rglob("*.png")
+                   if not any(part.startswith(".") for part in p.relative_to(folder).parts))
     files = [str(folder / f) for f in REPORT_FILES if (folder / f).is_file()]
     return results, plots, files
 
 
-def _progress_text(event: dict[str, Any]) -> str:
-    return " ".join(x for x in (event.get("desc"), event.get("postfix")) if x)
+def report_text(folder: Path) -> str:
+    """report.md without its title and image links (the gallery shows the images)."""
+    path = folder / "report.md"
+    if not path.is_file():
+        return ""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join(line for line in lines if not line.lstrip().startswith("!["))
+
+
+def result_views(results: dict[str, Any], folder: Path) -> tuple[str, str]:
+    """``(html, markdown)`` of a finished run: the verdict table of a rank run, the protocol's
+    own report.md (its tables) for the others."""
+    if results.get("protocol", "rank") == "rank":
+        return verdicts_html(results), ""
+    return "", report_text(folder)
 
 
 def build(context: Any) -> None:
     """The tab's components and events."""
     import gradio as gr
 
-    from blindspot.demo import DEMO_TASKS
-    from blindspot.space import adversarial
-    from blindspot.space.tabs.perturb import TASKS
-    from blindspot.space.uploads import MAX_UPLOAD_BYTES, check_roles, read_upload
+    from blindspot.space.controls import run_controls, wire_run
+    from blindspot.space.datapick import build_picker, mapping_of, show_upload
+    from blindspot.space.uploads import MAX_UPLOAD_BYTES
 
     workspace, datasets_dir = context.workspace, context.datasets_dir
 
-    def built_choices() -> list[str]:
-        return [adversarial.folder_label(datasets_dir, f)
-                for f in adversarial.dataset_folders(datasets_dir)]
-
     with gr.Row():
         with gr.Column():
-            kind = gr.Radio(list(DATA_KINDS), value="demo", label="Data", elem_id="data-kind")
-            task = gr.Dropdown(list(TASKS), value="summarization", label="Task",
-                               elem_id="stress-task")
-            with gr.Group(visible=False) as built_group:
-                built = gr.Dropdown(built_choices(), label="Built adversarial dataset "
-                                    "(its gold config and task)", elem_id="built-dataset")
-                refresh = gr.Button("Refresh list", size="sm")
-            with gr.Group(visible=False) as upload_group:
-                upload = gr.File(label=f"Gold data: jsonl, csv, json or parquet (under "
-                                 f"{MAX_UPLOAD_BYTES // 1_000_000} MB)",
-                                 file_types=[".jsonl", ".csv", ".json", ".parquet"],
-                                 elem_id="data-upload")
-                upload_status = gr.Markdown(elem_id="upload-status")
-                with gr.Row():
-                    mapping = [gr.Dropdown([NONE], value=NONE, label=f"{role} column",
-                                           allow_custom_value=False) for role in ROLES]
+            picker = build_picker(context)
         with gr.Column():
             metrics = gr.CheckboxGroup(metric_choices(), value=["rouge"], label="Metrics",
                                        elem_id="stress-metrics")
             extra = gr.Textbox(label="More metric specs (comma-separated, e.g. "
                                "rouge.rouge2, bertscore.f1@minilm)")
+            with gr.Row():
+                protocol = gr.Dropdown(protocol_choices(), value="rank", label="Protocol",
+                                       elem_id="stress-protocol")
+                options = gr.Textbox(label="Protocol options (key=value per line)", lines=1,
+                                     elem_id="stress-options")
+            hint = gr.Markdown(form_for("rank").hint, elem_id="protocol-hint")
             tests = gr.Dropdown(test_choices(), value=["truncation"], multiselect=True,
                                 label="Tests and suites", elem_id="stress-tests")
             seeds = gr.Textbox(value="1", label="Seeds (comma-separated)", elem_id="stress-seeds")
-            with gr.Row():
-                protocol = gr.Dropdown(protocol_choices(), value="rank", label="Protocol")
-                options = gr.Textbox(label="Protocol options (key=value per line)", lines=1)
-    with gr.Row():
-        run = gr.Button("Run stress test", variant="primary", elem_id="run-button")
-        stop = gr.Button("Stop", variant="stop", elem_id="stop-button")
-    status = gr.Markdown(elem_id="run-status")
+            protocol_file = gr.File(label=f"Protocol file (under "
+                                    f"{MAX_UPLOAD_BYTES // 1_000_000} MB)", visible=False,
+                                    file_types=[".jsonl", ".csv", ".json", ".parquet"],
+                                    elem_id="protocol-file")
+    run, stop, status = run_controls("Run stress test", "run-button", "stop-button",
+                                     "run-status")
     verdicts = gr.HTML(elem_id="verdict-table")
-    plots = gr.Gallery(label="Score vs. noise ratio", columns=3, height=420,
-                       object_fit="contain", preview=False, elem_id="plots")
+    report = gr.Markdown(elem_id="protocol-report")
+    # preview: one plot at full width with the others as thumbnails (the grid view crops a
+    # single wide plot into a square cell)
+    plots = gr.Gallery(label="Plots", columns=3, height=480, object_fit="contain",
+                       preview=True, elem_id="plots")
     files = gr.File(label="results.json and report", file_count="multiple",
                     elem_id="report-files")
 
-    def on_kind(choice: str) -> tuple[Any, Any]:
-        return gr.update(visible=choice == "built dataset"), gr.update(visible=choice == "upload")
+    def options_or_empty(text: str) -> dict[str, Any]:
+        try:
+            return parse_options(text)
+        except ValueError:
+            return {}
 
-    def on_upload(path: str | None) -> list[Any]:
-        if not path:
-            return ["", *(gr.update(choices=[NONE], value=NONE) for _ in ROLES)]
-        try:
-            table = read_upload(path)
-        except UploadError as error:
-            return [f"**Error:** {error}", *(gr.update(choices=[NONE], value=NONE)
-                                              for _ in ROLES)]
-        choices = [NONE, *table.columns]
-        try:
-            check_roles(table, table.roles)
-            message = f"Read {table.describe()}. Check the column mapping below."
-        except UploadError as error:  # e.g. no text column found: the mapping can fix it
-            message = f"**Error:** {error}"
-        return [message, *(gr.update(choices=choices, value=table.roles[role] or NONE)
-                           for role in ROLES)]
+    def on_upload(path: str | None, protocol_in: str, options_in: str) -> list[Any]:
+        return show_upload(path, protocol_in, options_or_empty(options_in))
+
+    def on_protocol(protocol_in: str, path: str | None, options_in: str) -> list[Any]:
+        form = form_for(protocol_in)
+        file_label = f"Protocol file: the {form.file_option} option" if form.file_option else ""
+        return [form.hint, gr.update(visible=form.tests), gr.update(visible=form.seeds),
+                gr.update(visible=form.mapping),
+                gr.update(visible=form.file_option is not None, label=file_label or None),
+                *on_upload(path, protocol_in, options_in)]
 
     def on_run(kind_in: str, task_in: str, built_in: str | None, upload_in: str | None,
                hyp: str, ref: str, src: str, idc: str, picked: list[str], extra_in: str,
                tests_in: list[str], seeds_in: str, protocol_in: str, options_in: str,
-               runs: list[dict[str, Any]], request: gr.Request,
+               file_in: str | None, runs: list[dict[str, Any]], request: gr.Request,
                progress: gr.Progress = gr.Progress()) -> tuple[Any, ...]:
+        mapping_in = mapping_of(hyp, ref, src, idc)
         session = request.session_hash
         ticket = workspace.ticket(session)
         try:
-            mapping_in = dict(zip(ROLES, (hyp, ref, src, idc)))
+            session_dir = workspace.folder(session)
+            run_options = protocol_file_option(protocol_in, file_in, parse_options(options_in),
+                                               session_dir)
             data, task_used, columns, label = data_source(
-                kind_in, task_in, built_in, upload_in, mapping_in, datasets_dir,
-                workspace.folder(session))
+                kind_in, task_in, built_in, upload_in, mapping_in, datasets_dir, session_dir,
+                protocol_in, run_options)
             metrics_in = chosen_metrics(picked, extra_in)
             folder = workspace.new_run_folder(session)
             run_request = make_request(protocol_in, data, task_used, columns, metrics_in,
-                                       tests_in, parse_seeds(seeds_in), folder,
-                                       parse_options(options_in))
-        except (ValueError, KeyError, FileNotFoundError) as error:
+                                       tests_in, parse_seeds(seeds_in), folder, run_options)
+        except (ValueError, KeyError, FileNotFoundError) as error:  # UploadError included
             raise gr.Error(str(error).strip("'\""), duration=None) from None
         progress(0, desc="starting")
-        job = workspace.start(session, run_request, folder, ticket)
-        if job is None:  # Stop was pressed before the run started
-            return "Stopped.", "", [], None, runs
-        for event in job.events():
-            if event["event"] == "progress" and event.get("total"):
-                progress((event["n"], event["total"]), desc=_progress_text(event))
-        if job.cancelled:  # Stop ended the process; its finished cells stay in its folder
-            return "Stopped.", "", [], None, runs
-        if job.returncode != 0 or not (folder / "results.json").is_file():
-            raise gr.Error(f"the run failed: {job.error or job.log_tail()}", duration=None)
+        outcome = workspace.run_to_end(session, run_request, folder, ticket, progress)
+        if outcome == "stopped":  # Stop ended the process; its finished cells stay in its folder
+            return "Stopped.", "", "", [], None, runs
+        if outcome == "failed":
+            raise gr.Error(f"the run failed: {workspace.failure(session)}", duration=None)
         results, images, downloads = report_outputs(folder)
         label_out = run_label(folder.name, label, metrics_in)
-        runs = [*runs, {"label": label_out, "results": str(folder / "results.json")}]
-        done = f"**{label_out}** finished: {len(images)} plot(s); download the report below."
-        return done, verdicts_html(results), images, downloads, runs
+        if results.get("protocol", "rank") == "rank":  # the compare tab reads rank runs
+            runs = [*runs, {"label": label_out, "results": str(folder / "results.json")}]
+        done = (f"**{label_out}** ({run_request['protocol']} protocol) finished: "
+                f"{len(images)} plot(s); download the report below.")
+        shown = gr.update(value=images, selected_index=0 if images else None)
+        return (done, *result_views(results, folder), shown, downloads, runs)
 
-    def on_stop(request: gr.Request) -> str:
-        stopped = workspace.cancel(request.session_hash)
-        return "Stopped." if stopped else "No run is going on."
-
-    kind.change(on_kind, kind, [built_group, upload_group], queue=False)
-    refresh.click(lambda: gr.update(choices=built_choices()), None, built, queue=False)
-    upload.change(on_upload, upload, [upload_status, *mapping])
-    event = run.click(on_run, [kind, task, built, upload, *mapping, metrics, extra, tests, seeds,
-                               protocol, options, context.runs],
-                      [status, verdicts, plots, files, context.runs],
-                      concurrency_limit=1, concurrency_id="stress-run", api_name="stress_test")
-    stop.click(on_stop, None, status, cancels=[event], queue=False)
+    upload_outputs = [picker.status, *picker.mapping]
+    picker.upload.change(on_upload, [picker.upload, protocol, options], upload_outputs)
+    protocol.change(on_protocol, [protocol, picker.upload, options],
+                    [hint, tests, seeds, picker.mapping_row, protocol_file, *upload_outputs])
+    wire_run(workspace, run, stop, status, on_run,
+             [*picker.inputs, metrics, extra, tests, seeds, protocol, options, protocol_file,
+              context.runs], [status, verdicts, report, plots, files, context.runs],
+             api_name="stress_test")
