@@ -13,7 +13,7 @@ from typing import Any
 from blindspot.scorers._encoders import reference_corpus
 from blindspot.scoring.base import Scorer, get_scorer
 
-__all__ = ["make_scorer", "reference_corpus"]
+__all__ = ["make_scorer", "reference_corpus", "scorer_for_spec"]
 
 
 def _idf_on(metric: str, options: Mapping[str, Any]) -> bool:
@@ -59,3 +59,14 @@ def make_scorer(metric: str, options: Mapping[str, Any],
             chosen["idf_references"] = list(idf_references)
     return get_scorer(metric, **chosen)
 
+
+
+def scorer_for_spec(spec: Any, references: Sequence[Any] | None = None) -> Scorer:
+    """The scorer of a run's metric spec: a wrapped evaluate module, or a registered scorer whose
+    idf corpus (when it uses one) is ``references``."""
+    if spec.module is not None:
+        from blindspot.runner.module_scorer import ModuleScorer
+
+        return ModuleScorer(spec.module, spec.output, **spec.options)
+    idf = reference_corpus(references) if references is not None else None
+    return make_scorer(spec.metric, spec.options, idf_references=idf)
