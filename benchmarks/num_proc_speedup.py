@@ -3,9 +3,10 @@
 The target is a near-linear speed-up up to the core count: with ``--num-proc N`` the suite
 (fluency + consistency at the paper levels, 5 seeds) takes at most 1/(0.85 N) of the one-process
 time, i.e. a speed-up of at least 1.7x with 2 processes. The parse cache is filled first, in its
-own process, so both timed runs do the same work (reading parses, perturbing every cell); each
-run is its own process, and the figures are printed with the machine's core count (timings on a
-machine shared with other work are noisy: run it on an idle one).
+own process, so both timed runs do the same work (reading parses, loading what the tests use,
+perturbing every cell; each worker process loads the tests' models itself, which is part of the
+price of processes); each run is its own process, and the figures are printed with the
+machine's core count (timings on a machine shared with other work are noisy: use an idle one).
 
     python benchmarks/num_proc_speedup.py [--num-proc 2] [--rows 1000] [--seeds 1,2,3,4,5]
 """
@@ -43,7 +44,6 @@ def _resources(golds: list[dict]) -> dict:
 
 
 def _child(rows: int, seeds: list[int], num_proc: int, parse_only: bool) -> None:
-    from blindspot.models import load_spacy
     from blindspot.perturbations.dataset import preparse, run_suite
 
     ds, golds = _dataset(rows)
@@ -51,7 +51,6 @@ def _child(rows: int, seeds: list[int], num_proc: int, parse_only: bool) -> None
         preparse(g["gold"] for g in golds)
         print(json.dumps({"parsed": rows}))
         return
-    load_spacy("en_core_web_sm")
     resources = _resources(golds)
     start = time.perf_counter()
     out, plan = run_suite(ds, "fluency,consistency", "open_ended", seeds=seeds,

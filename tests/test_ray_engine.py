@@ -17,7 +17,7 @@ import pytest
 from engine_support import write_cnndm_gold
 
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-ray = pytest.importorskip("ray")
+import ray  # noqa: E402
 
 from blindspot.runner import run_blindspot  # noqa: E402
 from blindspot.runner.metric_spec import MetricSpec  # noqa: E402
@@ -78,6 +78,12 @@ def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, 
     assert (len(ScoreCache(tmp_path / "cache-ray" / "scores.sqlite"))
             == len(ScoreCache(tmp_path / "cache-local" / "scores.sqlite")))
 
+    # run again: the run state has every cell, so nothing is dispatched to Ray at all
+    from blindspot.runner.ray_engine import RayEngine
+
+    monkeypatch.setattr(RayEngine, "_map", driver_must_not)
+    assert _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray") == local
+
 
 def test_killed_worker_is_retried_and_each_score_written_once(
         cluster: Any, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -121,3 +127,26 @@ def test_engine_options_on_the_command_line(gold_file: Path, tmp_path: Path) -> 
                                     str(tmp_path / "r")])
     assert done.exit_code == 2
     assert "unknown engine 'spark'; valid engines: local, ray" in done.output
+
+
+def test_planned_batches_are_the_batches_of_cell_by_cell_scoring(
+        gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Computing ahead (what the Ray engine is handed) scores the very batches, in the very
+    order, that scoring cell by cell does: why any engine gets the same numbers."""
+    from blindspot.runner.engines import LocalEngine
+    from blindspot.scoring.base import SCORERS
+
+    batches: list[tuple[str, ...]] = []
+    score_batch = SCORERS["chrf"].score_batch
+
+    def recording(self: Any, batch: Any) -> Any:
+        batches.append(tuple(item.hypothesis for item in batch))
+        return score_batch(self, batch)
+
+    monkeypatch.setattr(SCORERS["chrf"], "score_batch", recording)
+    cell_by_cell = _run(tmp_path, "cells", monkeypatch, gold_file, "chrf", batch_size=5)
+    one_by_one, batches[:] = list(batches), []
+    ahead = _run(tmp_path, "ahead", monkeypatch, gold_file, "chrf", batch_size=5,
+                 engine=LocalEngine(computes_ahead=True))
+    assert ahead == cell_by_cell
+    assert batches == one_by_one and len(batches) > 10

@@ -6,6 +6,9 @@ through a pool of actors that each build the metric's model once (one actor per 
 cluster has GPUs, else one per CPU slot; ``actors=`` and ``gpus_per_actor=`` choose). Workers
 never touch the caches: results come back to the driver, which writes the parse cache, the
 score cache and the run state, so a job retried after a worker died is still written once.
+A scorer whose scores depend on what it computed before (``Scorer.order_dependent``:
+BERTScore's embedding cache) gets one actor that runs its jobs one at a time, in order, which is
+what the local engine does, so its results stay bit-identical.
 Ray Data's actor pools restart a dead actor and retry its batch (``max_restarts`` and
 ``max_task_retries`` default to -1 there), so a worker process that dies costs only a retry.
 

@@ -43,7 +43,7 @@ class RunSettings:
     num_proc: int | None = None
     batch_size: int | None = None
     progress: bool = True
-    engine: str = "local"
+    engine: str | Engine = "local"  # a name in ENGINES, or an engine instance
     address: str | None = None
     actors: int | None = None
     gpus_per_actor: float | None = None
@@ -394,7 +394,8 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     if not test_names:
         raise ValueError(f"no test selected by {tests!r} for task {config.task!r}")
     config.tests = test_names
-    engine_class(config.engine)  # an unknown engine fails before any work
+    if isinstance(config.engine, str):
+        engine_class(config.engine)  # an unknown engine fails before any work
     golds = [load_gold_data(source, config.task, columns, split) for source in _as_sources(data)]
     names = [g.name for g in golds]
     for i, g in enumerate(golds):
@@ -403,7 +404,8 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     state = RunState(_state_folder(out, state_dir))
     results = {"schema_version": SCHEMA_VERSION, "protocol": "rank", "tool": _tool(),
                "config": config.as_json(test_names, specs), "datasets": {}}
-    engine = get_engine(config.engine, **engine_options(config.engine, vars(config)))
+    engine = (get_engine(config.engine, **engine_options(config.engine, vars(config)))
+              if isinstance(config.engine, str) else config.engine)
     try:
         for gold in golds:
             results["datasets"][gold.name] = run_dataset(gold, specs, config, state, engine)
