@@ -137,7 +137,7 @@ class MetricRun:
     """One metric on one dataset: its scorer, inputs, and cell scores kept in the run state."""
 
     def __init__(self, spec: MetricSpec, gold: GoldData, state: RunState, settings: RunSettings):
-        from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
+        from blindspot.scoring.cache import default_score_cache
 
         self.spec, self.gold, self.state, self.settings = spec, gold, state, settings
         self.references = gold.column("references")
@@ -146,9 +146,8 @@ class MetricRun:
         self.scorer = self.recipe.build()
         self.identity = self.scorer.identity()
         self.sign = 1.0 if spec.higher_is_better else -1.0
-        # scores computed ahead by the engine land here (the score cache, or memory without one)
-        disk = default_score_cache()
-        self.cache = disk if disk is not None else MemoryScoreCache()
+        # the score cache (None when switched off); scores computed ahead by an engine land here
+        self.cache: Any = default_score_cache()
 
     def check_inputs(self) -> str | None:
         """Why this metric cannot score this data (a missing references/source column), or None."""
@@ -201,8 +200,11 @@ class MetricRun:
         A job that fails stops this: the cells are then scored one by one as always, which
         reports the failure on the cell it belongs to.
         """
+        from blindspot.scoring.cache import MemoryScoreCache
         from blindspot.scoring.engine import corpus_key, input_keys
 
+        if self.cache is None:  # no score cache: keep what is computed ahead for this run only
+            self.cache = MemoryScoreCache()
         jobs = self.pending_jobs(cell_texts)
         try:
             for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs)), 1):
