@@ -15,7 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cnndm_summeval100_summarization.jsonl"
+DATA = (Path(__file__).resolve().parents[2] / "shared" / "data"
+        / "cnndm_summeval100_summarization.jsonl")
 
 
 def main() -> None:
@@ -48,7 +49,8 @@ def main() -> None:
     same = outputs["local"] == outputs["ray"]
     print(f"rows={args.rows} metrics={args.metrics} tests={args.tests} seeds={seeds}")
     for engine in ("local", "ray"):
-        print(f"  {engine:5s} engine: {times[engine]:7.1f} s  results.json {len(outputs[engine])} bytes")
+        print(f"  {engine:5s} engine: {times[engine]:7.1f} s  results.json "
+              f"{len(outputs[engine])} bytes")
     print(f"results.json identical: {same}  (folder: {work})")
     raise SystemExit(0 if same else 1)
 

@@ -148,7 +148,7 @@ def stream_run(data: str | Path, metrics: Any, *, out: str | Path, task: str = "
 
     from blindspot.parsing import get_parser
     from blindspot.perturbations.base import REGISTRY, canonical_task
-    from blindspot.perturbations.dataset import apply_item, build_perturbation, plan_suite, preparse
+    from blindspot.perturbations.dataset import build_perturbation, plan_suite
     from blindspot.runner.metric_spec import resolve_metrics
 
     task = canonical_task(task)
@@ -177,7 +177,7 @@ def stream_run(data: str | Path, metrics: Any, *, out: str | Path, task: str = "
     with open(folder / "rows.jsonl", "w", encoding="utf-8") as rows_file:
         for chunk in _chain(first, chunks):
             _stream_chunk(chunk, roles, plan, perturbations, sums, noise, rows_file, rows_done,
-                          needs_parse, preparse, apply_item)
+                          needs_parse)
             if needs_parse:
                 get_parser().forget()  # the disk cache keeps the parses; memory stays bounded
             count = len(chunk[roles["hypothesis"]])
@@ -198,9 +198,11 @@ def _chain(first: dict[str, list[Any]], rest: Iterator[dict[str, list[Any]]]
 
 def _stream_chunk(chunk: dict[str, list[Any]], roles: Mapping[str, str | None], plan: Any,
                   perturbations: dict[str, Any], sums: list[_MetricSums],
-                  noise: dict[int, StreamSums], rows_file: Any, offset: int, needs_parse: bool, preparse: Any, apply_item: Any) -> None:
+                  noise: dict[int, StreamSums], rows_file: Any, offset: int,
+                  needs_parse: bool) -> None:
     """Perturb one chunk for every cell, score it with every metric, write its rows."""
     from blindspot.perturbations.base import is_usable_text, text_row_id
+    from blindspot.perturbations.dataset import apply_item, preparse
 
     texts = chunk[roles["hypothesis"]]
     ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
