@@ -166,8 +166,22 @@ def _init_worker(state: dict[str, Any]) -> None:
     _STATE.update(state)
 
 
-def _run_item(index: int) -> tuple[int, dict[str, list[Any]]]:
-    return index, apply_item(_STATE, index)
+def _run_items(indices: list[int]) -> list[tuple[int, dict[str, list[Any]]]]:
+    return [(index, apply_item(_STATE, index)) for index in indices]
+
+
+def worker_tasks(items: Sequence[SuiteItem], workers: int) -> list[list[int]]:
+    """Cell indices in tasks for ``workers`` processes: each test's cells in at most ``workers``
+    tasks, so that a test's one-off set-up (a model, a word list) is paid by few workers, and the
+    biggest tasks first, so the pool ends evenly."""
+    by_test: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        by_test.setdefault(item.test, []).append(index)
+    tasks = []
+    for indices in by_test.values():
+        size = -(-len(indices) // workers)
+        tasks += [indices[start: start + size] for start in range(0, len(indices), size)]
+    return sorted(tasks, key=len, reverse=True)
 
 
 def perturb_local(job: SuiteJob, num_proc: int | None = None
@@ -180,7 +194,8 @@ def perturb_local(job: SuiteJob, num_proc: int | None = None
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
                                  initargs=(job.state,)) as pool:
-            yield from pool.map(_run_item, indices, chunksize=1)
+            for done in pool.map(_run_items, worker_tasks(job.plan.items, num_proc)):
+                yield from done
     else:
         for index in indices:
             yield index, apply_item(job.state, index)

@@ -96,8 +96,8 @@ def test_stream_command(gold_file: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "streamed"
     done = runner.invoke(app, ["stream", "--data", str(gold_file), "--metrics", "chrf",
-                               "--tests", "truncation", "--seeds", "1", "--chunk-size", "4", "--out",
-                               str(out)])
+                               "--tests", "truncation", "--seeds", "1", "--chunk-size", "4",
+                               "--out", str(out)])
     assert done.exit_code == 0, done.output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     verdict = summary["metrics"]["chrf.chrf"]["tests"]["truncation"]["status"]
