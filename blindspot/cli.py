@@ -172,6 +172,14 @@ def run(
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
     num_proc: Optional[int] = typer.Option(None, help="worker processes for the perturbations"),
+    engine: str = typer.Option("local", help="where perturbation and scoring run: local (this "
+                               "machine) or ray (a Ray cluster; rank protocol)"),
+    address: Optional[str] = typer.Option(None, help="Ray cluster to join with --engine ray: "
+                                          "auto, or ray://host:port (default: start one here)"),
+    actors: Optional[int] = typer.Option(None, help="--engine ray: scoring actors (default: one "
+                                         "per GPU, else one per CPU)"),
+    gpus_per_actor: Optional[float] = typer.Option(None, help="--engine ray: GPUs per scoring "
+                                                   "actor (default: 1 when the cluster has GPUs)"),
     protocol: str = typer.Option("rank", help="meta-evaluation protocol: "
                                  "rank (default) or another registered one"),
     protocol_option: list[str] = typer.Option([], "--protocol-option", help="a setting of the "
@@ -189,12 +197,23 @@ def run(
                                   metric_options=_parse_options(option),
                                   resources=_resources(mlm, lm, ngram_corpus),
                                   noise_cap=noise_cap, num_proc=num_proc,
-                                  options=_parse_settings(protocol_option))
+                                  options={**_engine_settings(engine, address, actors,
+                                                              gpus_per_actor),
+                                           **_parse_settings(protocol_option)})
         results = chosen.run(request)
     except (ValueError, KeyError, FileNotFoundError) as error:
         _fail(str(error).strip("'\""))
     chosen.summarise(results, console)
     console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+
+
+def _engine_settings(engine: str, address: str | None, actors: int | None,
+                     gpus_per_actor: float | None) -> dict[str, Any]:
+    """The engine's protocol options; none for the default local engine (every protocol has it)."""
+    if engine == "local" and address is None and actors is None and gpus_per_actor is None:
+        return {}
+    given = {"address": address, "actors": actors, "gpus_per_actor": gpus_per_actor}
+    return {"engine": engine, **{k: v for k, v in given.items() if v is not None}}
 
 
 def _parse_settings(items: list[str]) -> dict[str, Any]:
@@ -206,6 +225,47 @@ def _parse_settings(items: list[str]) -> dict[str, Any]:
             _fail(f"--protocol-option {item!r} must look like key=value")
         settings[key.strip()] = _json_or_text(value)
     return settings
+
+
+@app.command()
+def stream(
+    data: Path = typer.Option(..., "--data", help="a .jsonl or .parquet file, read chunk by "
+                              "chunk"),
+    metrics: str = typer.Option("rouge", help="comma-separated metric specs (row-level ones)"),
+    task: str = typer.Option("summarization", help="summarization|translation|"
+                             "translation_paragraph|open_ended"),
+    tests: str = typer.Option("fluency,consistency", help="suites and/or test names"),
+    out: Path = typer.Option(Path("stream"), "--out", help="folder for summary.json and "
+                             "rows.jsonl"),
+    seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
+    chunk_size: int = typer.Option(2000, help="rows in memory at a time"),
+    hypothesis_column: Optional[str] = typer.Option(None, help="the gold text to perturb"),
+    references_column: Optional[str] = typer.Option(None, help="references column"),
+    source_column: Optional[str] = typer.Option(None, help="source text column"),
+    id_column: Optional[str] = typer.Option(None, help="row id column"),
+    lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
+    noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
+) -> None:
+    """Perturb and score a file of any size in bounded memory; verdicts from running means."""
+    from blindspot.models import available_models
+    from blindspot.runner.stream import stream_run
+
+    if lm is None and "smollm2" in available_models():
+        lm = "smollm2"  # as `blindspot run` does
+    columns = {"hypothesis": hypothesis_column, "references": references_column,
+               "source": source_column, "id": id_column}
+    try:
+        summary = stream_run(data, metrics, out=out, task=task, tests=tests,
+                             seeds=_parse_seeds(seeds), columns=columns,
+                             resources={"lm": lm}, chunk_size=chunk_size, noise_cap=noise_cap)
+    except (ValueError, KeyError, FileNotFoundError) as error:
+        _fail(str(error).strip("'\""))
+    table = Table("metric", "test", "verdict")
+    for name, entry in summary["metrics"].items():
+        for test, judged in entry["tests"].items():
+            table.add_row(name, test, judged["status"])
+    console.print(table)
+    console.print(f"[bold]{summary['rows']} rows streamed:[/] {(out / 'summary.json').resolve()}")
 
 
 @app.command("install-modules")

@@ -171,6 +171,11 @@ class Parser:
     def parse(self, text: str) -> ParsedText:
         return self.parse_many([text])[0]
 
+    def forget(self) -> None:
+        """Drop the parses kept in memory (the disk cache keeps them): bounded memory when
+        a stream of texts is parsed chunk by chunk."""
+        self._memory.clear()
+
     def parse_many(self, texts: Sequence[str]) -> list[ParsedText]:
         """Parses of ``texts`` in order; each distinct text is parsed at most once, ever."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._memory]

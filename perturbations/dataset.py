@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -145,33 +145,68 @@ def _cell_table(columns: Mapping[str, list[Any]]) -> pa.Table:
 _STATE: dict[str, Any] = {}
 
 
+@dataclass
+class SuiteJob:
+    """A planned suite with everything its cells need: built once, then run by any engine."""
+
+    plan: SuitePlan
+    state: dict[str, Any]  # items, perturbations, texts, ids, sources, parses
+
+
+def apply_item(state: Mapping[str, Any], index: int) -> dict[str, list[Any]]:
+    """The output columns of cell ``index`` of a suite (pure: any process or Ray worker)."""
+    item: SuiteItem = state["items"][index]
+    perturbation: Perturbation = state["perturbations"][item.test]
+    return perturbation.apply_rows(state["texts"], state["ids"], item.level, item.seed,
+                                   sources=state["sources"],
+                                   parses=state["parses"] if perturbation.needs_parse else None)
+
+
 def _init_worker(state: dict[str, Any]) -> None:
     _STATE.update(state)
 
 
-def _run_item(index: int) -> tuple[int, dict[str, list[Any]]]:
-    item: SuiteItem = _STATE["items"][index]
-    perturbation: Perturbation = _STATE["perturbations"][item.test]
-    columns = perturbation.apply_rows(_STATE["texts"], _STATE["ids"], item.level, item.seed,
-                                      sources=_STATE["sources"],
-                                      parses=_STATE["parses"] if perturbation.needs_parse else None)
-    return index, columns
+def _run_items(indices: list[int]) -> list[tuple[int, dict[str, list[Any]]]]:
+    return [(index, apply_item(_STATE, index)) for index in indices]
 
 
-def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",
-              seeds: Sequence[int] = DEFAULT_SEEDS, column: str = "gold",
-              id_column: str | None = "id", source_column: str | None = None,
-              levels: Mapping[str, Sequence[Level]] | None = None,
-              resources: Mapping[str, Any] | None = None, num_proc: int | None = None,
-              progress: bool = True) -> tuple[Any, SuitePlan]:
-    """Every (test, level, seed) of a suite on ``ds``, stacked into one Dataset.
+def worker_tasks(items: Sequence[SuiteItem], workers: int) -> list[list[int]]:
+    """Cell indices in tasks for ``workers`` processes: each test's cells in at most ``workers``
+    tasks, so that a test's one-off set-up (a model, a word list) is paid by few workers, and the
+    biggest tasks first, so the pool ends evenly."""
+    by_test: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        by_test.setdefault(item.test, []).append(index)
+    tasks = []
+    for indices in by_test.values():
+        size = -(-len(indices) // workers)
+        tasks += [indices[start: start + size] for start in range(0, len(indices), size)]
+    return sorted(tasks, key=len, reverse=True)
 
-    Returns the dataset (all input columns repeated per cell, in input order within a cell, cells
-    in plan order) and the plan, whose ``skipped`` says which tests did not run and why.
-    """
-    import datasets
-    from tqdm.auto import tqdm
 
+def perturb_local(job: SuiteJob, num_proc: int | None = None
+                  ) -> Iterator[tuple[int, dict[str, list[Any]]]]:
+    """Every cell of ``job`` in this process, or in ``num_proc`` worker processes."""
+    indices = range(len(job.plan.items))
+    if num_proc and num_proc > 1 and len(indices) > 1:
+        # spawn, not fork: a forked child of a process whose torch/OpenMP threads already ran
+        # can hang forever. Each worker gets the parsed texts once, never parses again.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
+                                 initargs=(job.state,)) as pool:
+            for done in pool.map(_run_items, worker_tasks(job.plan.items, num_proc)):
+                yield from done
+    else:
+        for index in indices:
+            yield index, apply_item(job.state, index)
+
+
+def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",
+                  seeds: Sequence[int] = DEFAULT_SEEDS, column: str = "gold",
+                  id_column: str | None = "id", source_column: str | None = None,
+                  levels: Mapping[str, Sequence[Level]] | None = None,
+                  resources: Mapping[str, Any] | None = None) -> SuiteJob:
+    """Plan a suite, build its tests, check every level and parse the texts once."""
     _check_columns(ds.column_names, column, source_column)
     task = canonical_task(task)
     plan = plan_suite(tests, task, seeds, levels, resources, has_source=bool(source_column))
@@ -191,33 +226,54 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     state = dict(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
                  sources=column_values(ds, source_column) if source_column else None,
                  parses=parses)
+    return SuiteJob(plan, state)
+
+
+#: Where a suite's cells run: (job) -> (cell index, output columns) in any order.
+SuiteExecutor = Callable[[SuiteJob], Iterable[tuple[int, dict[str, list[Any]]]]]
+
+
+def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",
+              seeds: Sequence[int] = DEFAULT_SEEDS, column: str = "gold",
+              id_column: str | None = "id", source_column: str | None = None,
+              levels: Mapping[str, Sequence[Level]] | None = None,
+              resources: Mapping[str, Any] | None = None, num_proc: int | None = None,
+              progress: bool = True, executor: SuiteExecutor | None = None
+              ) -> tuple[Any, SuitePlan]:
+    """Every (test, level, seed) of a suite on ``ds``, stacked into one Dataset.
+
+    Returns the dataset (all input columns repeated per cell, in input order within a cell, cells
+    in plan order) and the plan, whose ``skipped`` says which tests did not run and why.
+    ``executor`` runs the cells elsewhere (e.g. on Ray); by default they run here, in
+    ``num_proc`` processes.
+    """
+    from tqdm.auto import tqdm
+
+    job = prepare_suite(ds, tests, task, seeds, column, id_column, source_column, levels,
+                        resources)
+    run = executor or (lambda j: perturb_local(j, num_proc))
     # Each cell becomes an Arrow table as soon as it is done, so Python lists never pile up.
-    tables: list[Any] = [None] * len(plan.items)
-    bar = tqdm(total=len(plan.items), desc="perturbing", unit="cell", disable=not progress,
+    tables: list[Any] = [None] * len(job.plan.items)
+    bar = tqdm(total=len(tables), desc="perturbing", unit="cell", disable=not progress,
                file=sys.stderr)
     try:
-        if num_proc and num_proc > 1 and len(plan.items) > 1:
-            # spawn, not fork: a forked child of a process whose torch/OpenMP threads already ran
-            # can hang forever. Each worker gets the parsed texts once, never parses again.
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
-                                     initargs=(state,)) as pool:
-                for index, columns in pool.map(_run_item, range(len(plan.items)), chunksize=1):
-                    tables[index] = _cell_table(columns)
-                    bar.update()
-        else:
-            _init_worker(state)
-            for index in range(len(plan.items)):
-                tables[index] = _cell_table(_run_item(index)[1])
-                bar.update()
+        for index, columns in run(job):
+            tables[index] = _cell_table(columns)
+            bar.update()
     finally:
         bar.close()
-        _STATE.clear()
+    return assemble_suite(ds, tables), job.plan
+
+
+def assemble_suite(ds: Any, tables: list[Any]) -> Any:
+    """The input rows repeated once per cell, side by side with the cells' output tables."""
+    import datasets
+
     if not tables:  # nothing ran: no rows, but every column with its type
         inputs = ds.data.table.slice(0, 0)
         empty = pa.Table.from_arrays(inputs.columns + OUTPUT_SCHEMA.empty_table().columns,
                                      names=inputs.column_names + OUTPUT_SCHEMA.names)
-        return datasets.Dataset(InMemoryTable(empty)), plan
+        return datasets.Dataset(InMemoryTable(empty))
     added = datasets.Dataset(InMemoryTable(pa.concat_tables(tables)))
     repeated = datasets.concatenate_datasets([ds] * len(tables))
-    return datasets.concatenate_datasets([repeated, added], axis=1), plan
+    return datasets.concatenate_datasets([repeated, added], axis=1)

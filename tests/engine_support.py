@@ -21,6 +21,15 @@ def cnndm_rows(n: int) -> list[dict[str, Any]]:
     return rows
 
 
+def write_cnndm_gold(path: Path, n: int, keys: tuple[str, ...] = ("id", "gold", "references")
+                     ) -> Path:
+    """The first ``n`` CNN/DM rows, with only ``keys``, as a JSON-lines file at ``path``."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in cnndm_rows(n):
+            fh.write(json.dumps({k: row[k] for k in keys}) + "\n")
+    return path
+
+
 def wikitext_references(n: int) -> list[str]:
     out = []
     with open(SHARED_DATA / "wikitext103_open_ended.jsonl", encoding="utf-8") as fh:

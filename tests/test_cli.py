@@ -152,7 +152,7 @@ def test_run_writes_a_report_with_column_mapping(tmp_path: Path) -> None:
     (["--metrics", "rouge", "--protocol", "ranking"], "unknown protocol 'ranking'; choose one of"),
     (["--metrics", "rouge", "--protocol-option", "tolerance"], "must look like key=value"),
     (["--metrics", "rouge", "--protocol-option", "tolerence=0.1"],
-     "'tolerence' is not an option of the rank protocol; valid options: batch_size,"),
+     "'tolerence' is not an option of the rank protocol; valid options: actors, address, batch_size,"),
 ])
 def test_run_clear_errors(gold_file: Path, tmp_path: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["run", "--data", str(gold_file), "--out", str(tmp_path / "r"),

@@ -231,3 +231,13 @@ def test_suite_with_nothing_to_run_is_empty_but_typed(gold) -> None:
     assert out.num_rows == 0
     assert out.column_names == gold.column_names + list(OUTPUT_COLUMNS)
     assert out.features["noise_ratio"].dtype == "float64"
+
+
+def test_worker_tasks_keep_each_test_on_few_workers() -> None:
+    from blindspot.perturbations.dataset import SuiteItem, worker_tasks
+
+    items = ([SuiteItem("negation", 1, s) for s in range(5)] + [SuiteItem("truncation", 0.1, 1),
+             SuiteItem("truncation", 0.2, 1)] + [SuiteItem("token_drop", 0.1, 1)])
+    assert worker_tasks(items, 2) == [[0, 1, 2], [3, 4], [5], [6], [7]]
+    assert worker_tasks(items, 1) == [[0, 1, 2, 3, 4], [5, 6], [7]]
+    assert sorted(i for task in worker_tasks(items, 3) for i in task) == list(range(8))

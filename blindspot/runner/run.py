@@ -18,7 +18,9 @@ from blindspot.report.schema import SCHEMA_VERSION
 from blindspot.runner.data import GoldData, load_gold_data
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test, nan_error
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
-from blindspot.runner.scorers import reference_corpus, scorer_for
+from blindspot.runner.engines import (Engine, ScoreJob, ScorerRecipe, engine_class, engine_options,
+                                      get_engine)
+from blindspot.runner.scorers import reference_corpus
 from blindspot.runner.state import RunState, content_key
 
 DEFAULT_TESTS = "fluency,consistency"
@@ -41,6 +43,10 @@ class RunSettings:
     num_proc: int | None = None
     batch_size: int | None = None
     progress: bool = True
+    engine: str | Engine = "local"  # a name in ENGINES, or an engine instance
+    address: str | None = None
+    actors: int | None = None
+    gpus_per_actor: float | None = None
 
     def judge(self) -> JudgeSettings:
         return JudgeSettings(self.tolerance, self.noise_cap, self.worst_examples,
@@ -85,7 +91,7 @@ def _plan_versions(items: Sequence[Any]) -> dict[str, str]:
 
 
 def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[str, Any],
-                    state: RunState) -> tuple[Any, Any]:
+                    state: RunState, engine: Engine | None = None) -> tuple[Any, Any]:
     """The suite of ``gold`` (from the state when a previous run completed it) and its plan."""
     from blindspot.perturbations.dataset import plan_suite, run_suite
 
@@ -102,7 +108,8 @@ def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[st
                                 column=cols["hypothesis"], id_column=cols["id"],
                                 source_column=cols["source"], levels=settings.levels,
                                 resources=resources, num_proc=settings.num_proc,
-                                progress=settings.progress)
+                                progress=settings.progress,
+                                executor=engine.perturb if engine is not None else None)
         state.save_suite(key, suite)
     return suite, plan
 
@@ -130,15 +137,17 @@ class MetricRun:
     """One metric on one dataset: its scorer, inputs, and cell scores kept in the run state."""
 
     def __init__(self, spec: MetricSpec, gold: GoldData, state: RunState, settings: RunSettings):
+        from blindspot.scoring.cache import default_score_cache
+
         self.spec, self.gold, self.state, self.settings = spec, gold, state, settings
         self.references = gold.column("references")
         self.sources = gold.column("source")
-        self.scorer = self._build_scorer()
+        self.recipe = ScorerRecipe(spec, self.references)
+        self.scorer = self.recipe.build()
         self.identity = self.scorer.identity()
         self.sign = 1.0 if spec.higher_is_better else -1.0
-
-    def _build_scorer(self) -> Any:
-        return scorer_for(self.spec, self.references)
+        # the score cache (None when switched off); scores computed ahead by an engine land here
+        self.cache: Any = default_score_cache()
 
     def check_inputs(self) -> str | None:
         """Why this metric cannot score this data (a missing references/source column), or None."""
@@ -154,22 +163,76 @@ class MetricRun:
         return {"references": self.references if self.scorer.uses_references != "none" else None,
                 "sources": self.sources if self.scorer.uses_source != "none" else None}
 
+    def _state_key(self, texts: list[str]) -> str:
+        return content_key("scores", self.identity, self.spec.output, texts, self._inputs())
+
+    def pending_jobs(self, cell_texts: Sequence[list[str]]) -> list[ScoreJob]:
+        """The score jobs the cells (``cell_texts``, in scoring order) still need: those not in
+        the run state nor the score cache, batched exactly as :meth:`score` would batch them
+        one cell after the other, so every engine computes the very same numbers."""
+        from blindspot.scoring.engine import build_inputs, corpus_key, input_keys, pending_batches
+
+        known: set[str] = set()
+        jobs: list[ScoreJob] = []
+        for texts in cell_texts:
+            if self.state.get_scores(self._state_key(texts)) is not None:
+                continue
+            try:
+                inputs = build_inputs(self.scorer, texts, **self._inputs())
+            except ValueError:
+                continue  # the cell reports this error itself when it is scored
+            if self.scorer.corpus_level:
+                key = corpus_key(self.scorer, inputs)
+                if key not in known and not self.cache.get_many([key]):
+                    jobs.append(("corpus", inputs))
+                known.add(key)
+                continue
+            keys = input_keys(self.scorer, inputs)
+            known.update(self.cache.get_many([k for k in keys.values() if k not in known]))
+            jobs += [("rows", batch) for batch in
+                     pending_batches(self.scorer, keys, known, self.settings.batch_size)]
+            known.update(keys.values())
+        return jobs
+
+    def compute_ahead(self, cell_texts: Sequence[list[str]], engine: Engine, bar: Any) -> None:
+        """Score what the cells need on ``engine``, written once, here, into the score cache.
+
+        A job that fails stops this: the cells are then scored one by one as always, which
+        reports the failure on the cell it belongs to.
+        """
+        from blindspot.scoring.cache import MemoryScoreCache
+        from blindspot.scoring.engine import corpus_key, input_keys
+
+        if self.cache is None:  # no score cache: keep what is computed ahead for this run only
+            self.cache = MemoryScoreCache()
+        jobs = self.pending_jobs(cell_texts)
+        try:
+            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs)), 1):
+                kind, inputs = job
+                keys = ([corpus_key(self.scorer, inputs)] if kind == "corpus"
+                        else list(input_keys(self.scorer, inputs).values()))
+                self.cache.put_many(zip(keys, scores))
+                bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
+        except Exception:  # noqa: BLE001  (re-raised where the cell is scored)
+            return
+
     def score(self, texts: list[str]) -> tuple[list[float] | None, float | None]:
         """Per-row scores (or the corpus score) of ``texts``, from the state when already done."""
         from blindspot.scoring.engine import score_corpus, score_rows
 
         inputs = self._inputs()
-        key = content_key("scores", self.identity, self.spec.output, texts, inputs)
+        key = self._state_key(texts)
         kept = self.state.get_scores(key)
         if kept is None:
             output = self.spec.output or self.scorer.outputs[0]
             if self.scorer.corpus_level:
-                corpus = float(score_corpus(self.scorer, texts, **inputs)[output])
+                corpus = float(score_corpus(self.scorer, texts, cache=self.cache,
+                                            **inputs)[output])
                 self.state.put_scores(key, corpus=corpus)
                 kept = {"corpus": corpus}
             else:
                 rows = score_rows(self.scorer, texts, batch_size=self.settings.batch_size,
-                                  **inputs)[output]
+                                  cache=self.cache, **inputs)[output]
                 self.state.put_scores(key, scores=[float(x) for x in rows])
                 kept = {"scores": [float(x) for x in rows]}
         if "corpus" in kept:
@@ -232,7 +295,7 @@ def _fail_all(entry: dict[str, Any], tests: Sequence[str], categories: dict, mes
 
 
 def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: RunState,
-               settings: RunSettings, bar: Any) -> dict[str, Any]:
+               settings: RunSettings, bar: Any, engine: Engine | None = None) -> dict[str, Any]:
     """The results entry of one metric on one dataset."""
     from blindspot.perturbations.base import REGISTRY
 
@@ -253,6 +316,8 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         _fail_all(entry, tests, categories, problem)
         bar.update(len(cells) + 1)
         return entry
+    if engine is not None and engine.computes_ahead:
+        run.compute_ahead([list(texts)] + [cell.perturbed for cell in cells], engine, bar)
     bar.set_postfix_str(f"{spec.name} gold", refresh=False)
     gold_cell = _fill_cell(run, Cell("gold", "gold", 0, [0.0] * len(texts),
                                      [False] * len(texts), list(texts)), ids)
@@ -285,10 +350,10 @@ def _add_expectations(entry: dict[str, Any], gold: Gold, scored: list[Cell],
 
 
 def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
-                state: RunState) -> dict[str, Any]:
+                state: RunState, engine: Engine | None = None) -> dict[str, Any]:
     """The results entry of one dataset: perturb once, then every metric."""
     resources = default_resources(settings.task, gold, settings.resources)
-    suite, plan = perturbed_suite(gold, settings, resources, state)
+    suite, plan = perturbed_suite(gold, settings, resources, state, engine)
     cells = suite_cells(suite, plan, gold.dataset.num_rows)
     entry: dict[str, Any] = {
         "task": settings.task, "rows": gold.dataset.num_rows, "fingerprint": gold.fingerprint(),
@@ -297,7 +362,8 @@ def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings
     bar = _progress(len(metrics) * (len(cells) + 1), settings.progress)
     try:
         for spec in metrics:
-            entry["metrics"][spec.name] = run_metric(spec, gold, cells, state, settings, bar)
+            entry["metrics"][spec.name] = run_metric(spec, gold, cells, state, settings, bar,
+                                                     engine)
     finally:
         bar.close()
     return entry
@@ -330,6 +396,8 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     if not test_names:
         raise ValueError(f"no test selected by {tests!r} for task {config.task!r}")
     config.tests = test_names
+    if isinstance(config.engine, str):
+        engine_class(config.engine)  # an unknown engine fails before any work
     golds = [load_gold_data(source, config.task, columns, split) for source in _as_sources(data)]
     names = [g.name for g in golds]
     for i, g in enumerate(golds):
@@ -338,8 +406,13 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     state = RunState(_state_folder(out, state_dir))
     results = {"schema_version": SCHEMA_VERSION, "protocol": "rank", "tool": _tool(),
                "config": config.as_json(test_names, specs), "datasets": {}}
-    for gold in golds:
-        results["datasets"][gold.name] = run_dataset(gold, specs, config, state)
+    engine = (get_engine(config.engine, **engine_options(config.engine, vars(config)))
+              if isinstance(config.engine, str) else config.engine)
+    try:
+        for gold in golds:
+            results["datasets"][gold.name] = run_dataset(gold, specs, config, state, engine)
+    finally:
+        engine.close()
     if out is not None:
         from blindspot.report.writer import write_report
 
@@ -362,7 +435,7 @@ def run_request(request: Any) -> dict[str, Any]:
 
 #: Settings of the rank protocol beyond the request's common fields (``--protocol-option``).
 _RANK_OPTIONS = ("levels", "tolerance", "worst_examples", "bootstrap_seed", "batch_size",
-                 "state_dir")
+                 "state_dir", "engine", "address", "actors", "gpus_per_actor")
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:

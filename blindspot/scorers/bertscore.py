@@ -112,6 +112,8 @@ class BertScore(Scorer):
     #: inputs per ``score_batch`` call; the model's own batch is the ``batch_size`` option
     default_batch_size = 256
     #: bounds of the embedding cache (texts, bytes of tensors); set on an instance to change them
+    #: a text's cached embeddings are those of the batch it was first encoded in
+    order_dependent = True
     embedding_cache_texts = 50_000
     embedding_cache_bytes = 1 << 30
 

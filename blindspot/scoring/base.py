@@ -51,6 +51,10 @@ class Scorer(ABC):
     #: bumped when the scorer's computation changes, so old cached scores are not reused
     version: ClassVar[str] = "1"
     default_batch_size: ClassVar[int] = 32
+    #: True when a score can depend, to float rounding, on what the scorer computed before (an
+    #: embedding cache filled batch by batch, so a text's vectors follow the batch it was first
+    #: padded in): engines then run its jobs in order on one worker, as the local engine does
+    order_dependent: ClassVar[bool] = False
     #: the option that names the model (``bertscore@minilm`` sets it); None for model-free ones
     model_option: ClassVar[str | None] = "model"
 

@@ -36,6 +36,23 @@ class ScoreCache:
         return len(self._store)
 
 
+class MemoryScoreCache:
+    """The same interface in memory: where scores computed ahead wait when the disk cache is off
+    (``BLINDSPOT_SCORE_CACHE=0``)."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        return {k: self._values[k] for k in keys if k in self._values}
+
+    def put_many(self, items: Iterable[tuple[str, Any]]) -> None:
+        self._values.update(items)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 _DEFAULT: dict[str, ScoreCache] = {}
 
 

@@ -58,6 +58,27 @@ def build_inputs(scorer: Scorer, predictions: Sequence[Any],
     return inputs
 
 
+def input_keys(scorer: Scorer, inputs: Sequence[ScoreInput]) -> dict[ScoreInput, str]:
+    """Each distinct input (first-seen order) and its cache key."""
+    identity = scorer.identity()
+    return {item: scorer.cache_key(item, identity) for item in dict.fromkeys(inputs)}
+
+
+def pending_batches(scorer: Scorer, keys: dict[ScoreInput, str], known: set[str],
+                    batch_size: int | None = None) -> list[list[ScoreInput]]:
+    """The batches that score the inputs whose key is not ``known``: longest first, so batches
+    pad little. Any engine that batches this way computes exactly the same numbers."""
+    todo = sorted((item for item, key in keys.items() if key not in known), key=ScoreInput.cost,
+                  reverse=True)
+    size = batch_size or scorer.default_batch_size
+    return [todo[start: start + size] for start in range(0, len(todo), size)]
+
+
+def corpus_key(scorer: Scorer, inputs: Sequence[ScoreInput]) -> str:
+    """The cache key of a corpus-level score of the whole of ``inputs``."""
+    return scorer.cache_key(ScoreInput("\x1e".join(i.as_json() for i in inputs)))
+
+
 def score_rows(scorer: Scorer, predictions: Sequence[Any], references: Sequence[Any] | None = None,
                sources: Sequence[Any] | None = None, *, cache: Any = _USE_DEFAULT,
                batch_size: int | None = None, progress: bool = False) -> dict[str, list[float]]:
@@ -67,18 +88,13 @@ def score_rows(scorer: Scorer, predictions: Sequence[Any], references: Sequence[
     """
     inputs = build_inputs(scorer, predictions, references, sources)
     store: ScoreCache | None = default_score_cache() if cache is _USE_DEFAULT else cache
-    unique = list(dict.fromkeys(inputs))
-    identity = scorer.identity()
-    keys = {item: scorer.cache_key(item, identity) for item in unique}
+    keys = input_keys(scorer, inputs)
     found = store.get_many(list(keys.values())) if store is not None else {}
     results: dict[ScoreInput, dict[str, float]] = {
-        item: found[keys[item]] for item in unique if keys[item] in found}
-    todo = sorted((item for item in unique if item not in results), key=ScoreInput.cost,
-                  reverse=True)
-    size = batch_size or scorer.default_batch_size
-    bar = _progress(len(todo), scorer.name, progress)
-    for start in range(0, len(todo), size):
-        batch = todo[start: start + size]
+        item: found[key] for item, key in keys.items() if key in found}
+    batches = pending_batches(scorer, keys, set(found), batch_size)
+    bar = _progress(sum(map(len, batches)), scorer.name, progress)
+    for batch in batches:
         scores = scorer.score_batch(batch)
         if len(scores) != len(batch):
             raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
@@ -99,8 +115,7 @@ def score_corpus(scorer: Scorer, predictions: Sequence[Any], references: Sequenc
     """Corpus-level scores of the whole set (cached by the whole set's content)."""
     inputs = build_inputs(scorer, predictions, references, sources)
     store: ScoreCache | None = default_score_cache() if cache is _USE_DEFAULT else cache
-    corpus = ScoreInput("\x1e".join(i.as_json() for i in inputs))
-    key = scorer.cache_key(corpus)
+    key = corpus_key(scorer, inputs)
     if store is not None:
         hit = store.get_many([key])
         if key in hit:

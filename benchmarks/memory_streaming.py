@@ -1,0 +1,94 @@
+"""Benchmark: peak memory of a streamed run at 10k vs. 100k rows (target: within 1.3x).
+
+The rows are WikiText-derived (the 1000 WikiText golds and references, cycled; each gold gets
+its row number appended so every row is a distinct text to perturb and score). Each size runs
+``blindspot.runner.stream.stream_run`` in its own process (truncation at one level, chrF by
+default, a fresh score cache) and reports that process's peak RSS, and also its RSS once the
+libraries are imported, so the growth due to the rows themselves is visible.
+
+    python benchmarks/memory_streaming.py [--sizes 10000,100000] [--chunk-size 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _child import run_child
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wikitext103_open_ended.jsonl"
+TARGET = 1.3
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def write_rows(path: Path, count: int) -> None:
+    """``count`` WikiText-derived rows, written line by line (never held in memory)."""
+    with open(DATA, encoding="utf-8") as fh:
+        base = [json.loads(line) for line in fh]
+    with open(path, "w", encoding="utf-8") as out:
+        for i in range(count):
+            row = base[i % len(base)]
+            out.write(json.dumps({"id": f"row-{i}", "gold": f"{row['gold']} ({i})",
+                                  "references": row["reference"]}) + "\n")
+
+
+def _child(path: str, out: str, metric: str, level: float, chunk_size: int) -> None:
+    from blindspot.runner.stream import stream_run
+
+    imported = _rss_mb()
+    start = time.perf_counter()
+    summary = stream_run(path, metric, out=out, task="open_ended", tests="truncation", seeds=[1],
+                         levels={"truncation": [level]}, chunk_size=chunk_size, progress=False)
+    print(json.dumps({"seconds": time.perf_counter() - start, "rows": summary["rows"],
+                      "rss_after_imports_mb": imported,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def _measure(size: int, args: argparse.Namespace) -> dict:
+    work = Path(tempfile.mkdtemp(prefix=f"bench-stream-{size}-"))
+    write_rows(work / "rows.jsonl", size)
+    return run_child(__file__, ["--child", str(work / "rows.jsonl"), "--out", str(work / "out"),
+                                "--metric", args.metric, "--level", str(args.level),
+                                "--chunk-size", str(args.chunk_size)],
+                     BLINDSPOT_CACHE=str(work / "cache"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--chunk-size", type=int, default=2000)
+    parser.add_argument("--metric", default="chrf")
+    parser.add_argument("--level", type=float, default=0.3)
+    parser.add_argument("--child")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    if args.child:
+        _child(args.child, args.out, args.metric, args.level, args.chunk_size)
+        return 0
+    small, large = (int(s) for s in args.sizes.split(","))
+    figures = {size: _measure(size, args) for size in (small, large)}
+    print(f"streamed run: truncation @ {args.level}, {args.metric}, chunk size {args.chunk_size}")
+    for size, fig in figures.items():
+        print(f"  {size:>7} rows: {fig['seconds']:7.1f} s   peak RSS {fig['peak_rss_mb']:7.0f} MB"
+              f"   (after imports {fig['rss_after_imports_mb']:.0f} MB, rows add "
+              f"{fig['peak_rss_mb'] - fig['rss_after_imports_mb']:.0f} MB)")
+    ratio = figures[large]["peak_rss_mb"] / figures[small]["peak_rss_mb"]
+    print(f"  peak RSS ratio {large}/{small} rows: {ratio:.3f}x   (target <= {TARGET}x)")
+    print("TARGET " + ("MET" if ratio <= TARGET else "MISSED"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Benchmark: perturbation generation of the WikiText suite with 1 vs. N worker processes.
+
+The target is a near-linear speed-up up to the core count: with ``--num-proc N`` the suite
+(fluency + consistency at the paper levels, 5 seeds) takes at most 1/(0.85 N) of the one-process
+time, i.e. a speed-up of at least 1.7x with 2 processes. The parse cache is filled first, in its
+own process, so both timed runs do the same work (reading parses, loading what the tests use,
+perturbing every cell; each worker process loads the tests' models itself, which is part of the
+price of processes); each run is its own process, and the figures are printed with the
+machine's core count (timings on a machine shared with other work are noisy: use an idle one).
+
+    python benchmarks/num_proc_speedup.py [--num-proc 2] [--rows 1000] [--seeds 1,2,3,4,5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _child import run_child
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wikitext103_open_ended.jsonl"
+EFFICIENCY_TARGET = 0.85  # speed-up / processes
+
+
+def _dataset(rows: int):
+    import datasets
+
+    with open(DATA, encoding="utf-8") as fh:
+        golds = [json.loads(line) for _, line in zip(range(rows), fh)]
+    return datasets.Dataset.from_list([{"id": g["id"], "gold": g["gold"]} for g in golds]), golds
+
+
+def _resources(golds: list[dict]) -> dict:
+    from blindspot.models import available_models
+    from blindspot.runner.scorers import reference_corpus
+
+    return {"lm": "smollm2" if "smollm2" in available_models() else None,
+            "ngram_corpus": reference_corpus([g["reference"] for g in golds])}
+
+
+def _child(rows: int, seeds: list[int], num_proc: int, parse_only: bool) -> None:
+    from blindspot.perturbations.dataset import preparse, run_suite
+
+    ds, golds = _dataset(rows)
+    if parse_only:
+        preparse(g["gold"] for g in golds)
+        print(json.dumps({"parsed": rows}))
+        return
+    resources = _resources(golds)
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    out, plan = run_suite(ds, "fluency,consistency", "open_ended", seeds=seeds,
+                          resources=resources, num_proc=num_proc, progress=False)
+    print(json.dumps({"seconds": time.perf_counter() - start, "cpu": _cpu_seconds() - cpu,
+                      "cells": len(plan.items), "rows_out": out.num_rows}))
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished worker processes."""
+    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def _run(args: argparse.Namespace, cache: str, num_proc: int, parse_only: bool = False) -> dict:
+    return run_child(__file__, ["--child", "--rows", str(args.rows), "--seeds", args.seeds,
+                                "--num-proc", str(num_proc)] + (["--parse-only"] * parse_only),
+                     BLINDSPOT_CACHE=cache)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--num-proc", type=int, default=2)
+    parser.add_argument("--rows", type=int, default=1000)
+    parser.add_argument("--seeds", default="1,2,3,4,5")
+    parser.add_argument("--child", action="store_true")
+    parser.add_argument("--parse-only", action="store_true")
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    if args.child:
+        _child(args.rows, seeds, args.num_proc, args.parse_only)
+        return 0
+    cache = tempfile.mkdtemp(prefix="bench-numproc-")
+    _run(args, cache, 1, parse_only=True)
+    one = _run(args, cache, 1)
+    many = _run(args, cache, args.num_proc)
+    speedup = one["seconds"] / many["seconds"]
+    target = EFFICIENCY_TARGET * args.num_proc
+    print(f"WikiText suite, {args.rows} golds, {one['cells']} cells, seeds {seeds}; "
+          f"{os.cpu_count()} cores on this machine")
+    print(f"  1 process    : {one['seconds']:8.2f} s wall   {one['cpu']:8.2f} s CPU")
+    print(f"  {args.num_proc} processes  : {many['seconds']:8.2f} s wall   "
+          f"{many['cpu']:8.2f} s CPU")
+    print(f"  speed-up     : {speedup:8.2f} x   (target >= {target:.2f}x, near-linear)")
+    # what the speed-up would be with N idle cores: the CPU work divided evenly
+    bound = one["cpu"] / many["cpu"] * args.num_proc
+    print(f"  with {args.num_proc} idle cores at most {bound:.2f} x (the processes' extra CPU "
+          "work: each loads the tests' models itself)")
+    print("TARGET " + ("MET" if speedup >= target else "MISSED"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""Where a run's perturbation and scoring happen: in this process (``local``) or on Ray (``ray``).
+
+An engine decides only *where* work runs. What runs is planned once, by the runner, for every
+engine: the suite's cells (:func:`blindspot.perturbations.dataset.prepare_suite`) and the score
+batches (:func:`blindspot.scoring.engine.pending_batches`, after the score cache and the run
+state were consulted, so nothing is computed twice). Results come back to the driver, which alone
+writes the caches and the run state, assembles the results and judges them: that single code path
+is why ``results.json`` is byte-identical whichever engine computed it.
+
+>>> sorted(ENGINES)
+['local', 'ray']
+>>> get_engine("local").name
+'local'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from blindspot.scoring.base import ScoreInput, Scorer
+
+#: One unit of scoring work: ``("rows", batch)`` (per-row scores of a batch of distinct inputs,
+#: exactly as the local engine batches them) or ``("corpus", inputs)`` (one corpus-level score).
+ScoreJob = tuple[str, list[ScoreInput]]
+
+
+@dataclass
+class ScorerRecipe:
+    """How to build a metric's scorer anywhere: the run's spec and the references (for idf).
+
+    ``built`` is the driver's own instance, reused in-process and never shipped to a worker.
+    """
+
+    spec: Any
+    references: Sequence[Any] | None
+    built: Scorer | None = field(default=None, repr=False)
+
+    def build(self) -> Scorer:
+        """The scorer (the driver's instance when there is one, else a new one)."""
+        if self.built is None:
+            from blindspot.runner.scorers import scorer_for
+
+            self.built = scorer_for(self.spec, self.references)
+        return self.built
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"spec": self.spec, "references": self.references, "built": None}
+
+
+def run_score_job(scorer: Scorer, job: ScoreJob) -> list[dict[str, float]]:
+    """The scores of one job: one dict per input of a batch, or one corpus-level dict."""
+    kind, inputs = job
+    if kind == "corpus":
+        return [scorer.score_corpus(inputs)]
+    scores = scorer.score_batch(inputs)
+    if len(scores) != len(inputs):
+        raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
+                           f"{len(inputs)} inputs")
+    return scores
+
+
+class Engine(Protocol):
+    """What the runner asks of an engine."""
+
+    name: str
+    #: True: the runner hands it every score job of a metric at once (one pipeline, workers
+    #: load the model once); False: cells are scored one by one in this process, each stored in
+    #: the run state as soon as it is done (what lets a killed local run resume cell by cell).
+    computes_ahead: bool
+
+    def perturb(self, job: Any) -> Iterable[tuple[int, dict[str, list[Any]]]]:
+        """Every cell of a prepared suite (``SuiteJob``) as (cell index, columns), any order."""
+
+    def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
+        """Each job's scores, in job order; raises a job's error when the iteration reaches it."""
+
+    def close(self) -> None:
+        """Release what the engine started."""
+
+
+@dataclass
+class LocalEngine:
+    """This process for scoring, ``num_proc`` processes for perturbation (the default)."""
+
+    num_proc: int | None = None
+    name: str = "local"
+    computes_ahead: bool = False
+
+    def perturb(self, job: Any) -> Iterable[tuple[int, dict[str, list[Any]]]]:
+        from blindspot.perturbations.dataset import perturb_local
+
+        return perturb_local(job, self.num_proc)
+
+    def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
+        scorer = recipe.build()
+        for job in jobs:
+            yield run_score_job(scorer, job)
+
+    def close(self) -> None:
+        return None
+
+
+#: Engine name -> class, or "module:Class" for engines whose imports are heavy (Ray).
+ENGINES: dict[str, Any] = {"local": LocalEngine, "ray": "blindspot.runner.ray_engine:RayEngine"}
+
+
+def engine_class(name: str) -> type:
+    """The class of engine ``name`` (a clear error lists the valid names)."""
+    if name not in ENGINES:
+        raise ValueError(f"unknown engine {name!r}; valid engines: {', '.join(sorted(ENGINES))}")
+    target = ENGINES[name]
+    if isinstance(target, str):
+        module, _, attr = target.partition(":")
+        target = getattr(importlib.import_module(module), attr)
+    return target
+
+
+def get_engine(name: str, **options: Any) -> Engine:
+    """The engine called ``name`` built with ``options``."""
+    return engine_class(name)(**options)
+
+
+def engine_options(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of engine ``name`` found in a run's settings (``num_proc`` for every engine)."""
+    wanted = {"local": ("num_proc",),
+              "ray": ("num_proc", "address", "actors", "gpus_per_actor")}.get(name, ())
+    return {k: settings[k] for k in wanted if settings.get(k) is not None}
+
+
+__all__ = ["ENGINES", "Engine", "LocalEngine", "ScoreJob", "ScorerRecipe", "engine_class",
+           "engine_options",
+           "get_engine", "run_score_job"]

@@ -1,0 +1,152 @@
+"""The Ray engine gives the very results of the local engine, even when a worker dies.
+
+One local Ray cluster (2 CPUs, loopback, no dashboard, no usage stats) for the whole module. Each
+engine runs with its own fresh cache folder, so the Ray run really computes everything itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine_support import write_cnndm_gold
+
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+import ray  # noqa: E402
+
+from blindspot.runner import run_blindspot  # noqa: E402
+from blindspot.runner.metric_spec import MetricSpec  # noqa: E402
+from blindspot.scoring.cache import ScoreCache  # noqa: E402
+
+RUN = dict(task="summarization", tests="truncation,sentence_switching", seeds=[1, 2],
+           progress=False)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Any:
+    import ray_support
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(ray_support)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=200 * 1024 * 1024,
+             runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture()
+def gold_file(tmp_path: Path) -> Path:
+    return write_cnndm_gold(tmp_path / "gold.jsonl", 8)
+
+
+def _run(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, data: Path, metrics: Any,
+         **settings: Any) -> bytes:
+    """results.json of a run with its own cache folder."""
+    monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / f"cache-{name}"))
+    run_blindspot(str(data), metrics, out=tmp_path / name, **RUN, **settings)
+    return (tmp_path / name / "results.json").read_bytes()
+
+
+def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import blindspot.perturbations.dataset as dataset
+    from blindspot.scoring.base import SCORERS
+
+    local = _run(tmp_path, "local", monkeypatch, gold_file, "rouge,chrf")
+    # from here on, perturbing or scoring in this (driver) process fails: Ray does the work
+    def driver_must_not(*_: Any, **__: Any) -> Any:
+        raise AssertionError("computed on the driver, not on Ray")
+
+    monkeypatch.setattr(dataset, "apply_item", driver_must_not)
+    for name in ("rouge", "chrf"):
+        monkeypatch.setattr(SCORERS[name], "score_batch", driver_must_not)
+    remote = _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray")
+    assert remote == local
+    results = json.loads(remote)
+    (dataset_entry,) = results["datasets"].values()
+    metrics = dataset_entry["metrics"]
+    assert set(metrics) == {"rouge.rougeL", "chrf.chrf"}
+    assert all(t["status"] in ("pass", "fail") for m in metrics.values()
+               for t in m["tests"].values())
+    # the driver wrote the score cache: the same entries as the local run's, no more
+    assert (len(ScoreCache(tmp_path / "cache-ray" / "scores.sqlite"))
+            == len(ScoreCache(tmp_path / "cache-local" / "scores.sqlite")))
+
+    # run again: the run state has every cell, so nothing is dispatched to Ray at all
+    from blindspot.runner.ray_engine import RayEngine
+
+    monkeypatch.setattr(RayEngine, "_map", driver_must_not)
+    assert _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray") == local
+
+
+def test_killed_worker_is_retried_and_each_score_written_once(
+        cluster: Any, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ray_support import CrashOnceOverlap
+
+    marker = tmp_path / "crashed"
+    marker.write_text("local run: no crash")
+    spec = MetricSpec("crash_once_overlap", "score", module=CrashOnceOverlap(marker))
+    local = _run(tmp_path, "local", monkeypatch, gold_file, [spec])
+
+    marker.unlink()
+    written: Counter[str] = Counter()
+    put_many = ScoreCache.put_many
+
+    def counting_put_many(self: ScoreCache, items: Any) -> None:
+        items = list(items)
+        written.update(k for k, _ in items)
+        put_many(self, items)
+
+    monkeypatch.setattr(ScoreCache, "put_many", counting_put_many)
+    remote = _run(tmp_path, "ray", monkeypatch, gold_file, [spec], engine="ray")
+    crashed_pid = marker.read_text()
+    assert crashed_pid.isdigit() and int(crashed_pid) != os.getpid()  # a Ray worker really died
+    assert remote == local
+    assert written and max(written.values()) == 1
+    assert len(written) == len(ScoreCache(tmp_path / "cache-ray" / "scores.sqlite"))
+
+
+def test_unknown_engine_is_a_clear_error(gold_file: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown engine 'spark'; valid engines: local, ray"):
+        run_blindspot(str(gold_file), "rouge", out=tmp_path / "x", engine="spark", **RUN)
+
+
+def test_engine_options_on_the_command_line(gold_file: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    done = CliRunner().invoke(app, ["run", "--data", str(gold_file), "--metrics", "chrf", "--tests",
+                                    "truncation", "--seeds", "1", "--engine", "spark", "--out",
+                                    str(tmp_path / "r")])
+    assert done.exit_code == 2
+    assert "unknown engine 'spark'; valid engines: local, ray" in done.output
+
+
+def test_planned_batches_are_the_batches_of_cell_by_cell_scoring(
+        gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Computing ahead (what the Ray engine is handed) scores the very batches, in the very
+    order, that scoring cell by cell does: why any engine gets the same numbers."""
+    from blindspot.runner.engines import LocalEngine
+    from blindspot.scoring.base import SCORERS
+
+    batches: list[tuple[str, ...]] = []
+    score_batch = SCORERS["chrf"].score_batch
+
+    def recording(self: Any, batch: Any) -> Any:
+        batches.append(tuple(item.hypothesis for item in batch))
+        return score_batch(self, batch)
+
+    monkeypatch.setattr(SCORERS["chrf"], "score_batch", recording)
+    cell_by_cell = _run(tmp_path, "cells", monkeypatch, gold_file, "chrf", batch_size=5)
+    one_by_one, batches[:] = list(batches), []
+    ahead = _run(tmp_path, "ahead", monkeypatch, gold_file, "chrf", batch_size=5,
+                 engine=LocalEngine(computes_ahead=True))
+    assert ahead == cell_by_cell
+    assert batches == one_by_one and len(batches) > 10
