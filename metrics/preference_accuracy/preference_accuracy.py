@@ -46,17 +46,9 @@ import datasets
 import evaluate
 
 from blindspot.protocols.preference import combine_pairs, preference_accuracy
+from blindspot.scorers.menli import MENLI_CITATION
 
-_CITATION = """\
-@article{chen-eger-2023-menli,
-    title = "{MENLI}: Robust Evaluation Metrics from Natural Language Inference",
-    author = "Chen, Yanran and Eger, Steffen",
-    journal = "Transactions of the Association for Computational Linguistics",
-    volume = "11",
-    year = "2023",
-    pages = "804--825",
-}
-"""
+_CITATION = MENLI_CITATION
 
 _INPUTS = """
 Args:
