@@ -16,19 +16,12 @@ from blindspot.parsing import get_parser
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._dialogue import same_speaker_previous
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
-from blindspot.perturbations.negation import negate_sentence
-from blindspot.perturbations.text_utils import char_span, replace_spans, sentence_token_ranges
+from blindspot.perturbations.negation import negate_sentences
 
 
 def negate_text(text: str) -> str | None:
     """``text`` with each sentence negated; None when no sentence could be."""
-    parsed = get_parser().parse(text)
-    edits = []
-    for start, end in sentence_token_ranges(parsed):
-        negated = negate_sentence(parsed, start, end)
-        if negated is not None:
-            edits.append((*char_span(parsed.tokens, start, end), negated))
-    return replace_spans(text, edits) if edits else None
+    return negate_sentences(get_parser().parse(text))
 
 
 @register

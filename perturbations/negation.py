@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from collections.abc import Callable
 from typing import Any
 
 from blindspot.parsing import ParsedText, get_parser
@@ -145,6 +146,21 @@ def negate_sentence(parsed: ParsedText, start: int, end: int) -> str | None:
             or add_not_after_aux(parsed, start, end))
 
 
+def negate_sentences(parsed: ParsedText, negate: Callable[[ParsedText, int, int], str | None]
+                     = negate_sentence, chosen: Callable[[], bool] = lambda: True) -> str | None:
+    """``parsed.text`` with each sentence that ``chosen()`` picks (asked once per sentence, in
+    order) replaced by ``negate``'s version; None when no sentence changed. The one sentence loop
+    of every negation test (negation, MENLI's, the examination's root negation, dialogue's)."""
+    edits = []
+    for start, end in sentence_token_ranges(parsed):
+        if not chosen():
+            continue
+        negated = negate(parsed, start, end)
+        if negated is not None:
+            edits.append((*char_span(parsed.tokens, start, end), negated))
+    return replace_spans(parsed.text, edits) if edits else None
+
+
 @register
 class Negation(Perturbation):
     name = "negation"
@@ -157,14 +173,6 @@ class Negation(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:
-        parsed = row.parsed
-        if parsed is None:
+        if row.parsed is None:
             return None
-        edits = []
-        for start, end in sentence_token_ranges(parsed):
-            if rng.random() >= level:
-                continue
-            negated = negate_sentence(parsed, start, end)
-            if negated is not None:
-                edits.append((*char_span(parsed.tokens, start, end), negated))
-        return replace_spans(parsed.text, edits) if edits else None
+        return negate_sentences(row.parsed, chosen=lambda: rng.random() < level)

@@ -18,21 +18,13 @@ import random
 from blindspot.perturbations._examination import ExaminationTest
 from blindspot.perturbations._fluency_edits import every_task, parse_of
 from blindspot.perturbations.base import NoLevel, Row, register
-from blindspot.perturbations.negation import checklist_negation
-from blindspot.perturbations.text_utils import char_span, replace_spans, sentence_token_ranges
+from blindspot.perturbations.negation import checklist_negation, negate_sentences
 
 
 def negate_roots(row: Row) -> str | None:
     """The row with every sentence CheckList can negate negated; None when it negates none."""
     parsed = parse_of(row.text, row.parsed)
-    if parsed is None:
-        return None
-    edits = []
-    for start, end in sentence_token_ranges(parsed):
-        negated = checklist_negation(parsed, start, end)
-        if negated is not None:
-            edits.append((*char_span(parsed.tokens, start, end), negated))
-    return replace_spans(parsed.text, edits) if edits else None
+    return None if parsed is None else negate_sentences(parsed, checklist_negation)
 
 
 @register
