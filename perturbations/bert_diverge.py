@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from blindspot.forking import single_thread_after_fork
 from blindspot.models import load_masked_lm
 from blindspot.perturbations.base import Perturbation, Ratio, Row, register
 
@@ -45,7 +46,6 @@ _PLACEHOLDER = re.compile(r"\[[^\[\]\s]+\]|madeupword\d+")
 #: attribute names of the position-wise prediction head of common masked LMs
 _HEADS = ("cls", "lm_head")
 #: processes where torch's thread pool is safe to use: the one that imported this module
-_SAFE_PIDS = {os.getpid()}
 _SUM_WMT_LEVELS = (0.1, 0.2, 0.3, 0.4)
 _TED_LEVELS = (0.15, 0.3, 0.45, 0.6)
 
@@ -125,21 +125,6 @@ def sample_index(probabilities: list[float], rng: random.Random) -> int:
         if threshold < total:
             return i
     return len(probabilities) - 1
-
-
-def single_thread_after_fork() -> None:
-    """In a forked worker process, run torch on one thread: its inherited thread pool can hang.
-
-    The parent's OpenMP pool does not survive ``fork`` (``run_suite(num_proc=...)`` and
-    ``Dataset.map(num_proc=...)`` fork after the model was loaded and used); with one thread no
-    pool is needed, and one thread per worker is what a process pool wants anyway. A process
-    that imported this module itself (the parent, or a spawned worker) is left alone.
-    """
-    if os.getpid() not in _SAFE_PIDS:
-        import torch
-
-        torch.set_num_threads(1)
-        _SAFE_PIDS.add(os.getpid())
 
 
 def prediction_head(model: Any) -> Any:

@@ -7,7 +7,6 @@ before any test runs, and every test, level and seed reuses that parse.
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -17,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 from datasets.table import InMemoryTable
 
+from blindspot.forking import single_thread_after_fork, worker_context
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations.base import (
     OUTPUT_COLUMNS, REGISTRY, Level, Perturbation, canonical_name, canonical_task, is_usable_text,
@@ -163,6 +163,7 @@ def apply_item(state: Mapping[str, Any], index: int) -> dict[str, list[Any]]:
 
 
 def _init_worker(state: dict[str, Any]) -> None:
+    single_thread_after_fork(load_torch=False)
     _STATE.update(state)
 
 
@@ -189,10 +190,8 @@ def perturb_local(job: SuiteJob, num_proc: int | None = None
     """Every cell of ``job`` in this process, or in ``num_proc`` worker processes."""
     indices = range(len(job.plan.items))
     if num_proc and num_proc > 1 and len(indices) > 1:
-        # spawn, not fork: a forked child of a process whose torch/OpenMP threads already ran
-        # can hang forever. Each worker gets the parsed texts once, never parses again.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(num_proc, mp_context=context, initializer=_init_worker,
+        # forked workers inherit the tests and parses; spawned ones get them once, pickled
+        with ProcessPoolExecutor(num_proc, mp_context=worker_context(), initializer=_init_worker,
                                  initargs=(job.state,)) as pool:
             for done in pool.map(_run_items, worker_tasks(job.plan.items, num_proc)):
                 yield from done

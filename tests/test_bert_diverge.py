@@ -199,3 +199,20 @@ def test_same_output_in_forked_map_workers(diverge, tiny_mlm: str) -> None:
     one = perturb_dataset(ds, "bert_diverge", 0.4, seed=2, mlm=tiny_mlm)
     two = perturb_dataset(ds, "bert_diverge", 0.4, seed=2, mlm=tiny_mlm, num_proc=2, batch_size=2)
     assert one.to_dict() == two.to_dict()
+
+
+def test_same_suite_in_forked_workers_after_the_parent_ran_the_model(diverge, tiny_mlm: str
+                                                                      ) -> None:
+    """``run_suite(num_proc=2)`` forks its workers after the parent ran the masked LM."""
+    import datasets
+
+    from blindspot.perturbations.dataset import run_suite
+
+    diverge.apply(TEXTS[0], 0.1)
+    ds = datasets.Dataset.from_dict({"id": [1, 2, 3], "gold": TEXTS})
+    kwargs = dict(seeds=[1, 2], levels={"bert_diverge": [0.2, 0.4]}, resources={"mlm": tiny_mlm},
+                  progress=False)
+    one, plan = run_suite(ds, "bert_diverge", "summarization", **kwargs)
+    two, _ = run_suite(ds, "bert_diverge", "summarization", num_proc=2, **kwargs)
+    assert len(plan.items) == 4 and one.to_dict() == two.to_dict()
+    assert any(one["applied"])
