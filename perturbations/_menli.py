@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task, parse_of
-from blindspot.perturbations._word_lists import random_word
+from blindspot.perturbations._word_lists import random_word, word_list as load_word_list
 from blindspot.perturbations.base import Level, LevelKind, NoLevel, Perturbation, Row
 from blindspot.perturbations.text_utils import replace_spans
 
@@ -89,6 +89,9 @@ class RandomWordAttack(MenliAttack):
     tags: ClassVar[frozenset[str]]
     #: the word list the new word comes from
     word_list: ClassVar[str]
+
+    def preload(self) -> None:
+        load_word_list(self.word_list)
 
     def is_target(self, token: Token) -> bool:
         return token.pos == self.upos and token.tag in self.tags and token.text.isalpha()

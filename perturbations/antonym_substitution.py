@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import (
-    CATEGORY, NO_LEVEL, PAPER, WORDNET_POS, antonyms, replace_one_word,
+    CATEGORY, NO_LEVEL, PAPER, WORDNET_POS, antonyms, replace_one_word, wordnet,
 )
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 
@@ -26,6 +26,7 @@ class AntonymSubstitution(Perturbation):
     level_kind = NoLevel()
     levels = NO_LEVEL
     needs_parse = True
+    preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return replace_one_word(row.parsed, rng, WORDNET_POS, antonyms)

@@ -12,7 +12,7 @@ import hashlib
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -195,6 +195,9 @@ class Perturbation(ABC):
     needs_source: ClassVar[bool] = False
     #: resources the constructor must be given (e.g. "mlm", "lm", "ngram_corpus", "pool")
     requires: ClassVar[tuple[str, ...]] = ()
+    #: what the test loads on its first row (CheckList, WordNet, word lists): a suite loads it
+    #: before its worker processes fork, so that they inherit it instead of each loading it
+    preloads: ClassVar[tuple[Callable[[], Any], ...]] = ()
     version: ClassVar[str] = "1.0.0"
 
     def __init__(self, task: str | None = None, **resources: Any) -> None:
@@ -212,6 +215,11 @@ class Perturbation(ABC):
     @abstractmethod
     def perturb(self, row: Row, level: Any, rng: random.Random) -> str | None:
         """The noised text of ``row`` at ``level`` (``level`` already checked and typed)."""
+
+    def preload(self) -> None:
+        """Load now what the test would load lazily on its first row."""
+        for load in self.preloads:
+            load()
 
     def is_swap(self, level: Any) -> bool:
         """Whether the noise ratio counts a swap as one edit (halved) at this level."""

@@ -16,7 +16,7 @@ from blindspot.parsing import get_parser
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._dialogue import same_speaker_previous
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
-from blindspot.perturbations.negation import negate_sentences
+from blindspot.perturbations.negation import checklist_negator, negate_sentences
 
 
 def negate_text(text: str) -> str | None:
@@ -35,6 +35,7 @@ class ContextNegation(Perturbation):
     levels: dict = {}  # dialogue only (the deviation protocol's templates)
     deterministic = True
     needs_source = True
+    preloads = (checklist_negator,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         previous = same_speaker_previous(row.source)

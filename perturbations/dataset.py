@@ -218,6 +218,8 @@ def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summ
         for item in plan.items:
             if item.test == name:
                 perturbations[name].check_level(item.level)
+    for perturbation in perturbations.values():  # here, not once per worker process
+        perturbation.preload()
     parses = None
     if any(p.needs_parse for p in perturbations.values()):
         parsed = preparse(texts)

@@ -24,6 +24,7 @@ class MenliNegation(MenliAttack):
     description = "Negate every sentence, or remove its negation (CheckList, as the negation test)."
     deterministic = True
     needs_parse = True
+    preloads = Negation.preloads
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return _NEGATION.perturb(row, 1.0, rng)

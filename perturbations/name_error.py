@@ -60,6 +60,7 @@ class PersonNameError(MenliAttack):
     aliases = ("name", "change names", "name change", "person name change")
     description = "Replace one person's first name by a random first name of the same gender."
     needs_parse = True
+    preloads = (gender_of_first_name,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         parsed = row_parse(row)

@@ -38,7 +38,7 @@ _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
 
 
 @lru_cache(maxsize=1)
-def _add_negation() -> Any:
+def checklist_negator() -> Any:
     """CheckList's ``Perturb.add_negation`` (imported once, on first use)."""
     from checklist.perturb import Perturb
 
@@ -101,7 +101,7 @@ def _fit_sentence_start(original: str, out: str) -> str:
 def checklist_negation(parsed: ParsedText, start: int, end: int) -> str | None:
     """CheckList's negation of sentence tokens [start, end), spacing repaired, or None."""
     try:
-        negated = _add_negation()(sentence_doc(parsed, start, end))
+        negated = checklist_negator()(sentence_doc(parsed, start, end))
     except Exception:  # CheckList assumes well-formed parses (a ROOT, known tenses...)
         return None
     if not negated or not negated.strip():
@@ -171,6 +171,7 @@ class Negation(Perturbation):
     levels = {task: (0.5, 1.0) for task in
               ("summarization", "translation", "translation_paragraph", "open_ended")}
     needs_parse = True
+    preloads = (checklist_negator,)
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:
         if row.parsed is None:

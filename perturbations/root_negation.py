@@ -18,7 +18,9 @@ import random
 from blindspot.perturbations._examination import ExaminationTest
 from blindspot.perturbations._fluency_edits import every_task, parse_of
 from blindspot.perturbations.base import NoLevel, Row, register
-from blindspot.perturbations.negation import checklist_negation, negate_sentences
+from blindspot.perturbations.negation import (
+    checklist_negation, checklist_negator, negate_sentences,
+)
 
 
 def negate_roots(row: Row) -> str | None:
@@ -36,6 +38,7 @@ class RootNegation(ExaminationTest):
     levels = every_task(("-",))
     deterministic = True
     needs_parse = True
+    preloads = (checklist_negator,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return negate_roots(row)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import (
-    CATEGORY, PAPER, all_tasks, replace_one_word, siblings,
+    CATEGORY, PAPER, all_tasks, replace_one_word, siblings, wordnet,
 )
 from blindspot.perturbations.base import Choice, Perturbation, Row, register
 
@@ -32,6 +32,7 @@ class SiblingSubstitution(Perturbation):
     level_kind = Choice(tuple(_POS))
     levels = all_tasks(("noun", "adj"))
     needs_parse = True
+    preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return replace_one_word(row.parsed, rng, (_POS[level],), siblings)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import (
-    CATEGORY, NO_LEVEL, PAPER, WORDNET_POS, replace_one_word, synonyms,
+    CATEGORY, NO_LEVEL, PAPER, WORDNET_POS, replace_one_word, synonyms, wordnet,
 )
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 
@@ -27,6 +27,7 @@ class SynonymSubstitution(Perturbation):
     level_kind = NoLevel()
     levels = NO_LEVEL
     needs_parse = True
+    preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return replace_one_word(row.parsed, rng, WORDNET_POS, synonyms)
