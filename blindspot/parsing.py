@@ -176,14 +176,18 @@ class Parser:
         a stream of texts is parsed chunk by chunk."""
         self._memory.clear()
 
-    def parse_many(self, texts: Sequence[str]) -> list[ParsedText]:
-        """Parses of ``texts`` in order; each distinct text is parsed at most once, ever."""
+    def parse_many(self, texts: Sequence[str], num_proc: int | None = None) -> list[ParsedText]:
+        """Parses of ``texts`` in order; each distinct text is parsed at most once, ever.
+
+        ``num_proc`` > 1 parses the texts missing from both caches in that many processes
+        (spaCy's own ``n_process``; the parses are the same).
+        """
         missing = [t for t in dict.fromkeys(texts) if t not in self._memory]
         if missing:
-            self._fill(missing)
+            self._fill(missing, num_proc or 1)
         return [self._memory[t] for t in texts]
 
-    def _fill(self, texts: list[str]) -> None:
+    def _fill(self, texts: list[str], num_proc: int = 1) -> None:
         keys = {t: self.key(t) for t in texts}
         stored = self._store.get_many(list(keys.values())) if self._store is not None else {}
         todo = []
@@ -196,8 +200,10 @@ class Parser:
         if not todo:
             return
         fresh = []
-        # Long texts one at a time, short ones batched: nlp.pipe keeps whole batches in memory.
-        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size)):
+        # A process pool only pays off beyond a few batches (each worker starts a pipeline).
+        processes = num_proc if len(todo) >= 4 * self.batch_size else 1
+        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size,
+                                                 n_process=processes)):
             parsed = ParsedText.from_doc(doc)
             self._memory[text] = parsed
             fresh.append((keys[text], parsed.to_json()))

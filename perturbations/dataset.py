@@ -56,10 +56,11 @@ def build_perturbation(name: str, texts: Sequence[Any] | None = None,
     return cls(task=task, **given)
 
 
-def preparse(texts: Iterable[Any]) -> dict[str, ParsedText]:
-    """Parse every usable distinct text once; the parser keeps them for every later test."""
+def preparse(texts: Iterable[Any], num_proc: int | None = None) -> dict[str, ParsedText]:
+    """Parse every usable distinct text once (in ``num_proc`` processes when that many are
+    given); the parser keeps them for every later test."""
     usable = [t for t in dict.fromkeys(texts) if is_usable_text(t)]
-    return dict(zip(usable, get_parser().parse_many(usable)))
+    return dict(zip(usable, get_parser().parse_many(usable, num_proc)))
 
 
 def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str = "gold",
@@ -78,7 +79,7 @@ def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str
     if perturbation.needs_source and not source_column:
         raise ValueError(f"test {perturbation.name!r} needs the source text; pass source_column=...")
     if perturbation.needs_parse:
-        preparse(column_values(ds, column))  # fills the disk cache, so workers only read it
+        preparse(column_values(ds, column), num_proc)  # workers only read the disk cache
     fn = perturbation.as_map(level, seed, column, id_column if id_column in ds.column_names else None,
                              source_column)
     return ds.map(fn, batched=True, batch_size=batch_size, num_proc=num_proc,
@@ -204,8 +205,10 @@ def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summ
                   seeds: Sequence[int] = DEFAULT_SEEDS, column: str = "gold",
                   id_column: str | None = "id", source_column: str | None = None,
                   levels: Mapping[str, Sequence[Level]] | None = None,
-                  resources: Mapping[str, Any] | None = None) -> SuiteJob:
-    """Plan a suite, build its tests, check every level and parse the texts once."""
+                  resources: Mapping[str, Any] | None = None,
+                  num_proc: int | None = None) -> SuiteJob:
+    """Plan a suite, build its tests, check every level and parse the texts once (in
+    ``num_proc`` processes)."""
     _check_columns(ds.column_names, column, source_column)
     task = canonical_task(task)
     plan = plan_suite(tests, task, seeds, levels, resources, has_source=bool(source_column))
@@ -222,7 +225,7 @@ def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summ
         perturbation.preload()
     parses = None
     if any(p.needs_parse for p in perturbations.values()):
-        parsed = preparse(texts)
+        parsed = preparse(texts, num_proc)
         parses = [parsed.get(t) if is_usable_text(t) else None for t in texts]
     state = dict(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
                  sources=column_values(ds, source_column) if source_column else None,
@@ -251,7 +254,7 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     from tqdm.auto import tqdm
 
     job = prepare_suite(ds, tests, task, seeds, column, id_column, source_column, levels,
-                        resources)
+                        resources, num_proc)
     run = executor or (lambda j: perturb_local(j, num_proc))
     # Each cell becomes an Arrow table as soon as it is done, so Python lists never pile up.
     tables: list[Any] = [None] * len(job.plan.items)

@@ -225,6 +225,22 @@ def test_parse_cache_survives_the_process(tmp_path) -> None:
         second.nlp.pipe = real
 
 
+def test_parsing_in_processes_gives_the_same_parses_in_order(gold) -> None:
+    from blindspot.parsing import Parser
+
+    texts = [t for t in gold["gold"] if t][:12] * 2  # repeats are parsed once
+    expected = Parser(use_disk=False, batch_size=2).parse_many(texts)
+    two = Parser(use_disk=False, batch_size=2)
+    calls = []
+    pipe = two.nlp.pipe
+    two.nlp.pipe = lambda *a, **k: calls.append(k["n_process"]) or pipe(*a, **k)
+    try:
+        assert two.parse_many(texts, num_proc=2) == expected
+    finally:
+        two.nlp.pipe = pipe
+    assert calls == [2]
+
+
 def test_suite_with_nothing_to_run_is_empty_but_typed(gold) -> None:
     out, plan = run_suite(gold, "sentence_switching", "translation", progress=False)
     assert "sentence_switching" in plan.skipped and "translation" in plan.skipped["sentence_switching"]
