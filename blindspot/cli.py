@@ -171,7 +171,7 @@ def run(
                                      "(default: smollm2 when installed)"),
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
-    num_proc: Optional[int] = typer.Option(None, help="worker processes for the perturbations"),
+    num_proc: Optional[int] = typer.Option(None, help="worker processes for parsing and perturbing"),
     engine: str = typer.Option("local", help="where perturbation and scoring run: local (this "
                                "machine) or ray (a Ray cluster; rank protocol)"),
     address: Optional[str] = typer.Option(None, help="Ray cluster to join with --engine ray: "
