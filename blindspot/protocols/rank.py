@@ -86,8 +86,8 @@ def _wilcoxon_greater(gold: np.ndarray, noised: np.ndarray) -> float:
     return float(stats.wilcoxon(gold, noised, alternative="greater").pvalue)
 
 
-#: the bootstrap draws this many resampled values at a time (about 32 MB of indices)
-BOOTSTRAP_BLOCK_VALUES = 4_000_000
+#: the bootstrap draws this many resampled values at a time (8 MB of indices)
+BOOTSTRAP_BLOCK_VALUES = 1_000_000
 
 
 def bootstrap_blocks(n_boot: int, n: int, block_values: int = BOOTSTRAP_BLOCK_VALUES
