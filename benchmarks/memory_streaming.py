@@ -2,9 +2,11 @@
 
 The rows are WikiText-derived (the 1000 WikiText golds and references, cycled; each gold gets
 its row number appended so every row is a distinct text to perturb and score). Each size runs
-``blindspot.runner.stream.stream_run`` in its own process (truncation at one level, chrF by
-default, a fresh score cache) and reports that process's peak RSS, and also its RSS once the
-libraries are imported, so the growth due to the rows themselves is visible.
+the main job streamed, ``run_blindspot(..., chunk_size=N, out=...)`` (what ``blindspot run
+--chunk-size N`` runs: results.json with per-sample statistics and worst examples, and the
+report), in its own process (truncation at one level, chrF by default, a fresh score cache) and
+reports that process's peak RSS, and also its RSS once the libraries are imported, so the growth
+due to the rows themselves is visible.
 
     python benchmarks/memory_streaming.py [--sizes 10000,100000] [--chunk-size 2000]
 """
@@ -45,13 +47,21 @@ def write_rows(path: Path, count: int) -> None:
 
 
 def _child(path: str, out: str, metric: str, level: float, chunk_size: int) -> None:
-    from blindspot.runner.stream import stream_run
+    # every library the run imports, before the baseline RSS is read (the perturbation
+    # catalogue alone is over 300 MB: torch, transformers, the word lists)
+    import blindspot.perturbations  # noqa: F401
+    import blindspot.report.writer  # noqa: F401
+    import blindspot.runner.stream  # noqa: F401
+    import blindspot.scorers  # noqa: F401
+    from blindspot.runner import run_blindspot
 
     imported = _rss_mb()
     start = time.perf_counter()
-    summary = stream_run(path, metric, out=out, task="open_ended", tests="truncation", seeds=[1],
-                         levels={"truncation": [level]}, chunk_size=chunk_size, progress=False)
-    print(json.dumps({"seconds": time.perf_counter() - start, "rows": summary["rows"],
+    results = run_blindspot(path, metric, out=out, task="open_ended", tests="truncation",
+                            seeds=[1], levels={"truncation": [level]}, chunk_size=chunk_size,
+                            progress=False)
+    (dataset,) = results["datasets"].values()
+    print(json.dumps({"seconds": time.perf_counter() - start, "rows": dataset["rows"],
                       "rss_after_imports_mb": imported,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
@@ -79,7 +89,8 @@ def main() -> int:
         return 0
     small, large = (int(s) for s in args.sizes.split(","))
     figures = {size: _measure(size, args) for size in (small, large)}
-    print(f"streamed run: truncation @ {args.level}, {args.metric}, chunk size {args.chunk_size}")
+    print(f"blindspot run --chunk-size {args.chunk_size}: truncation @ {args.level}, "
+          f"{args.metric}, results.json + report")
     for size, fig in figures.items():
         print(f"  {size:>7} rows: {fig['seconds']:7.1f} s   peak RSS {fig['peak_rss_mb']:7.0f} MB"
               f"   (after imports {fig['rss_after_imports_mb']:.0f} MB, rows add "

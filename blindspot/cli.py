@@ -184,23 +184,33 @@ def run(
                                  "rank (default) or another registered one"),
     protocol_option: list[str] = typer.Option([], "--protocol-option", help="a setting of the "
                                               "protocol, key=value (repeatable)"),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="stream each data file "
+                                             "(a local .jsonl/.parquet) this many rows at a "
+                                             "time, in bounded memory, with the same results; "
+                                             "rank protocol, not resumable"),
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
-    from blindspot.protocols.registry import ProtocolRequest, get_protocol
-
+    options = {**_engine_settings(engine, address, actors, gpus_per_actor),
+               **_parse_settings(protocol_option)}
+    if chunk_size is not None:
+        if protocol != "rank":
+            _fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
+        options["chunk_size"] = chunk_size
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
+    _run_job(protocol, out, data=data, metrics=metrics, task=task, tests=tests,
+             seeds=_parse_seeds(seeds), columns=columns, split=split,
+             metric_options=_parse_options(option), resources=_resources(mlm, lm, ngram_corpus),
+             noise_cap=noise_cap, num_proc=num_proc, options=options)
+
+
+def _run_job(protocol: str, out: Path, **request: Any) -> None:
+    """Run a protocol on a request, print its summary and where the report is."""
+    from blindspot.protocols.registry import ProtocolRequest, get_protocol
+
     try:
         chosen = get_protocol(protocol)
-        request = ProtocolRequest(data=data, metrics=metrics, task=task, tests=tests,
-                                  seeds=_parse_seeds(seeds), columns=columns, out=out, split=split,
-                                  metric_options=_parse_options(option),
-                                  resources=_resources(mlm, lm, ngram_corpus),
-                                  noise_cap=noise_cap, num_proc=num_proc,
-                                  options={**_engine_settings(engine, address, actors,
-                                                              gpus_per_actor),
-                                           **_parse_settings(protocol_option)})
-        results = chosen.run(request)
+        results = chosen.run(ProtocolRequest(out=out, **request))
     except (ValueError, KeyError, FileNotFoundError) as error:
         _fail(str(error).strip("'\""))
     chosen.summarise(results, console)
@@ -235,37 +245,24 @@ def stream(
     task: str = typer.Option("summarization", help="summarization|translation|"
                              "translation_paragraph|open_ended"),
     tests: str = typer.Option("fluency,consistency", help="suites and/or test names"),
-    out: Path = typer.Option(Path("stream"), "--out", help="folder for summary.json and "
-                             "rows.jsonl"),
+    out: Path = typer.Option(Path("stream"), "--out", help="report folder"),
     seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
     chunk_size: int = typer.Option(2000, help="rows in memory at a time"),
-    hypothesis_column: Optional[str] = typer.Option(None, help="the gold text to perturb"),
-    references_column: Optional[str] = typer.Option(None, help="references column"),
-    source_column: Optional[str] = typer.Option(None, help="source text column"),
-    id_column: Optional[str] = typer.Option(None, help="row id column"),
+    hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
+    references_column: Optional[str] = REFERENCES_COLUMN,
+    source_column: Optional[str] = SOURCE_COLUMN,
+    id_column: Optional[str] = ID_COLUMN,
     lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
+    ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
 ) -> None:
-    """Perturb and score a file of any size in bounded memory; verdicts from running means."""
-    from blindspot.models import available_models
-    from blindspot.runner.stream import stream_run
-
-    if lm is None and "smollm2" in available_models():
-        lm = "smollm2"  # as `blindspot run` does
+    """`blindspot run --chunk-size 2000`: the main job on a file of any size, in bounded memory."""
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
-    try:
-        summary = stream_run(data, metrics, out=out, task=task, tests=tests,
-                             seeds=_parse_seeds(seeds), columns=columns,
-                             resources={"lm": lm}, chunk_size=chunk_size, noise_cap=noise_cap)
-    except (ValueError, KeyError, FileNotFoundError) as error:
-        _fail(str(error).strip("'\""))
-    table = Table("metric", "test", "verdict")
-    for name, entry in summary["metrics"].items():
-        for test, judged in entry["tests"].items():
-            table.add_row(name, test, judged["status"])
-    console.print(table)
-    console.print(f"[bold]{summary['rows']} rows streamed:[/] {(out / 'summary.json').resolve()}")
+    _run_job("rank", out, data=[str(data)], metrics=metrics, task=task, tests=tests,
+             seeds=_parse_seeds(seeds), columns=columns,
+             resources=_resources(None, lm, ngram_corpus), noise_cap=noise_cap,
+             options={"chunk_size": chunk_size})
 
 
 @app.command("install-modules")

@@ -215,22 +215,35 @@ def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summ
     texts = column_values(ds, column)
     ids = (column_values(ds, id_column) if id_column and id_column in ds.column_names
            else [text_row_id(t) for t in texts])
+    perturbations = build_suite_tests(plan, texts, resources, task)
+    sources = column_values(ds, source_column) if source_column else None
+    return SuiteJob(plan, suite_state(plan, perturbations, texts, ids, sources, num_proc))
+
+
+def build_suite_tests(plan: SuitePlan, texts: Sequence[Any] | None,
+                      resources: Mapping[str, Any] | None, task: str) -> dict[str, Perturbation]:
+    """Each test of ``plan`` built once (a ``pool`` from ``texts``), every level checked before
+    any work."""
     names = list(dict.fromkeys(item.test for item in plan.items))
     perturbations = {n: build_perturbation(n, texts, resources, task) for n in names}
-    for name in names:  # validate every level before doing any work
-        for item in plan.items:
-            if item.test == name:
-                perturbations[name].check_level(item.level)
+    for item in plan.items:  # every level checked before doing any work
+        perturbations[item.test].check_level(item.level)
     for perturbation in perturbations.values():  # here, not once per worker process
         perturbation.preload()
+    return perturbations
+
+
+def suite_state(plan: SuitePlan, perturbations: Mapping[str, Perturbation], texts: list[Any],
+                ids: list[Any], sources: list[Any] | None, num_proc: int | None = None
+                ) -> dict[str, Any]:
+    """What :func:`apply_item` needs for rows ``texts`` (all of a dataset, or one chunk of it):
+    the texts parsed once (in ``num_proc`` processes) when a test needs parses."""
     parses = None
     if any(p.needs_parse for p in perturbations.values()):
         parsed = preparse(texts, num_proc)
         parses = [parsed.get(t) if is_usable_text(t) else None for t in texts]
-    state = dict(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
-                 sources=column_values(ds, source_column) if source_column else None,
-                 parses=parses)
-    return SuiteJob(plan, state)
+    return dict(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
+                sources=sources, parses=parses)
 
 
 #: Where a suite's cells run: (job) -> (cell index, output columns) in any order.

@@ -166,3 +166,22 @@ def test_evaluate_module_counts_nan_and_checks_columns(monkeypatch: pytest.Monke
     with pytest.raises(ValueError, match="seeds"):
         module.compute(predictions=[0.5], references=[1.0], tests=["t"], levels=[1],
                        noise_ratios=[0.1])
+
+
+@pytest.mark.parametrize("n", [7, 10, 1001])
+def test_blocked_bootstrap_draws_the_numbers_of_one_draw(n: int, monkeypatch) -> None:
+    """Drawing the resamples a few at a time (bounded memory) changes no bit of the interval."""
+    import numpy as np
+
+    from blindspot.protocols import rank
+
+    diffs = np.random.default_rng(5).normal(size=n)
+    rng = np.random.default_rng(0)
+    means = diffs[rng.integers(0, n, size=(1000, n))].mean(axis=1)  # the one-draw formula
+    expected = tuple(float(x) for x in np.percentile(means, [2.5, 97.5]))
+    monkeypatch.setattr(rank, "BOOTSTRAP_BLOCK_VALUES", 3 * n)  # blocks of 2 resamples
+    assert rank.bootstrap_blocks(1000, n, 3 * n) == [2] * 500
+    assert rank._bootstrap_ci(diffs, 0, 1000) == expected
+    monkeypatch.setattr(rank, "BOOTSTRAP_BLOCK_VALUES", 10**9)  # one block
+    assert rank._bootstrap_ci(diffs, 0, 1000) == expected
+    assert rank.bootstrap_blocks(999, n, 3 * n)[-1] == 1  # an odd total ends on one resample

@@ -1,59 +1,149 @@
-"""Streaming runs: chunk by chunk they perturb and score each row as a whole-dataset run does."""
+"""Streamed runs (``--chunk-size``): chunk by chunk, the main job's very results and report."""
 
 from __future__ import annotations
 
 import json
-from fractions import Fraction
+import re
 from pathlib import Path
 
 import pytest
 
 from blindspot.runner import run_blindspot
-from blindspot.runner.stream import StreamSums, iter_chunks, stream_run
+from blindspot.runner.stream import iter_chunks
 from engine_support import write_cnndm_gold
 
-RUN = dict(task="summarization", tests="truncation,sentence_switching", seeds=[1, 2],
-           progress=False)
+# truncation is deterministic (one seed); the others are random and three of them parse
+RUN = dict(task="summarization", tests="truncation,sentence_switching,negation,local_swap",
+           seeds=[1, 2], progress=False)
+SMALL = dict(task="summarization", tests="truncation", seeds=[1], progress=False)
 
 
-@pytest.fixture()
-def gold_file(tmp_path: Path) -> Path:
-    return write_cnndm_gold(tmp_path / "gold.jsonl", 10)
+@pytest.fixture(scope="module")
+def gold_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_cnndm_gold(tmp_path_factory.mktemp("stream") / "gold.jsonl", 40)
 
 
-def test_streamed_verdicts_and_means_equal_the_whole_run(gold_file: Path, tmp_path: Path) -> None:
-    whole = run_blindspot(str(gold_file), "rouge,chrf", out=tmp_path / "run", **RUN)
-    streamed = stream_run(gold_file, "rouge,chrf", out=tmp_path / "stream", chunk_size=3, **RUN)
+@pytest.fixture(scope="module")
+def small_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_cnndm_gold(tmp_path_factory.mktemp("small") / "gold.jsonl", 12)
+
+
+def _report_files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and ".state" not in p.parts}
+
+
+def test_streamed_run_writes_the_in_memory_report_byte_for_byte(
+        gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BLINDSPOT_SCORE_CACHE", "0")  # both runs score every text themselves
+    streamed = run_blindspot(str(gold_file), "rouge,chrf", out=tmp_path / "streamed",
+                             chunk_size=7, **RUN)  # 40 rows: 5 chunks of 7 and one of 5
+    whole = run_blindspot(str(gold_file), "rouge,chrf", out=tmp_path / "whole", **RUN)
+    assert streamed == whole
+    files = _report_files(tmp_path / "whole")
+    assert {"results.json", "report.md", "report.html"} <= set(files)
+    assert _report_files(tmp_path / "streamed") == files
     (dataset,) = whole["datasets"].values()
-    assert streamed["rows"] == 10
-    for name, entry in dataset["metrics"].items():
-        mine = streamed["metrics"][name]
-        assert mine["gold"]["score_mean"] == pytest.approx(entry["gold"]["score_mean"], rel=1e-12)
-        for test, judged in entry["tests"].items():
-            assert mine["tests"][test]["status"] == judged["status"]
-            noised = {p["level"]: p for p in judged["points"] if p["level"] != "gold"}
-            assert {p["level"] for p in mine["tests"][test]["points"]} == set(noised)
-            for point in mine["tests"][test]["points"]:
-                expected = noised[point["level"]]
-                assert point["score_mean"] == pytest.approx(expected["score_mean"], rel=1e-12)
-                assert point["noise_ratio"] == pytest.approx(expected["noise_ratio"], rel=1e-12)
-    # 10 rows x (5 truncation levels x 1 seed + 2 switching levels x 2 seeds) cells
-    lines = (tmp_path / "stream" / "rows.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 10 * (5 + 4)
-    first = json.loads(lines[0])
-    assert set(first["scores"]) == {"rouge.rougeL", "chrf.chrf"} and first["row"] == 0
+    assert dataset["rows"] == 40 and dataset["skipped_tests"] == {}
+    tests = dataset["metrics"]["chrf.chrf"]["tests"]
+    assert set(tests) == {"truncation", "sentence_switching", "negation", "local_swap"}
+    for judged in tests.values():  # what the old streaming command could not give
+        assert judged["per_sample"] and len(judged["worst_examples"]) == 3
+    # the worst examples come from rows of every chunk, not only the first
+    rows = {e["id"]: i for i, e in enumerate(json.loads(line) for line in
+                                             gold_file.read_text(encoding="utf-8").splitlines())}
+    assert max(rows[e["id"]] for t in tests.values() for e in t["worst_examples"]) >= 7
+    assert list((tmp_path / "streamed" / ".state").iterdir()) == []  # the spilled rows are gone
 
 
-def test_chunk_size_changes_nothing(gold_file: Path, tmp_path: Path) -> None:
-    for size in (1, 4, 100):
-        stream_run(gold_file, "chrf", out=tmp_path / str(size), chunk_size=size, **RUN)
-    # rows come chunk by chunk (cell by cell inside a chunk): the same rows, in another order
-    rows = [(tmp_path / str(size) / "rows.jsonl").read_text(encoding="utf-8").splitlines()
-            for size in (1, 4, 100)]
-    assert len(rows[0]) == 90 and sorted(rows[0]) == sorted(rows[1]) == sorted(rows[2])
-    assert rows[0] != rows[2]
-    summaries = {(tmp_path / str(size) / "summary.json").read_bytes() for size in (1, 4, 100)}
-    assert len(summaries) == 1
+def test_metric_errors_are_the_same_streamed(small_file: Path, tmp_path: Path) -> None:
+    no_refs = write_cnndm_gold(tmp_path / "no_refs.jsonl", 5, keys=("id", "gold"))
+    whole = run_blindspot(str(no_refs), "rouge", **SMALL)
+    streamed = run_blindspot(str(no_refs), "rouge", chunk_size=2, **SMALL)
+    assert streamed == whole
+    entry = whole["datasets"]["no_refs.jsonl"]["metrics"]["rouge.rougeL"]
+    assert entry["error"].startswith("metric 'rouge.rougeL' needs references")
+
+
+def test_parquet_and_the_evaluate_module_stream_too(small_file: Path, tmp_path: Path) -> None:
+    import evaluate
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from blindspot.evaluate_modules import module_path
+
+    rows = [json.loads(line) for line in small_file.read_text(encoding="utf-8").splitlines()]
+    parquet = tmp_path / "gold.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), parquet)
+    whole = run_blindspot(str(small_file), "chrf", **SMALL)["datasets"]["gold.jsonl"]
+    streamed = run_blindspot(str(parquet), "chrf", chunk_size=5, **SMALL)["datasets"]
+    assert streamed["gold.parquet"] == whole
+    module = evaluate.load(str(module_path("blindspot")))
+    out = module.compute(data=str(small_file), metric="chrf", tests="truncation", seeds=[1],
+                         progress=False, protocol_options={"chunk_size": 5})
+    assert out["results"]["datasets"]["gold.jsonl"] == whole
+
+
+def test_pool_tests_are_skipped_with_the_reason(small_file: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    runner = CliRunner()
+    args = ["--data", str(small_file), "--metrics", "chrf", "--tests",
+            "truncation,sentence_replacement", "--seeds", "1"]
+    done = runner.invoke(app, ["run", *args, "--chunk-size", "5", "--out", str(tmp_path / "a")])
+    assert done.exit_code == 0, done.output
+    results = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))
+    dataset = results["datasets"]["gold.jsonl"]
+    assert dataset["skipped_tests"]["sentence_replacement"].startswith(
+        "draws other rows' texts from the whole dataset")
+    assert list(dataset["metrics"]["chrf.chrf"]["tests"]) == ["truncation"]
+    assert "skipped sentence_replacement" in " ".join(done.output.split())
+    # `blindspot stream` is `blindspot run --chunk-size`: the same report
+    alias = runner.invoke(app, ["stream", *args, "--chunk-size", "5", "--out", str(tmp_path / "b")])
+    assert alias.exit_code == 0, alias.output
+    assert _report_files(tmp_path / "b") == _report_files(tmp_path / "a")
+
+
+@pytest.mark.parametrize("size", ["0", "-3"])
+def test_bad_chunk_size_is_a_clear_error(small_file: Path, tmp_path: Path, size: str) -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    done = CliRunner().invoke(app, ["run", "--data", str(small_file), "--metrics", "chrf",
+                                    "--chunk-size", size, "--out", str(tmp_path / "x")])
+    assert done.exit_code == 2
+    assert f"--chunk-size must be a whole number of rows, at least 1; got {size}" in \
+        " ".join(done.output.split())
+    with pytest.raises(ValueError, match="at least 1; got 2.5"):
+        run_blindspot(str(small_file), "chrf", chunk_size=2.5, **SMALL)
+
+
+@pytest.mark.parametrize("metrics, settings, message", [
+    ("mauve@smollm2", {}, "metric 'mauve.mauve@smollm2' is corpus-level: its score needs every row"),
+    ("bertscore@minilm", {"metric_options": {"bertscore": {"idf": True}}},
+     "weights words by idf over all the references, which a streamed run never holds; switch "
+     "it off (--option bertscore.idf=false)"),
+    ("chrf", {"num_proc": 2}, "perturbs each chunk in this process; leave out --num-proc 2"),
+    ("chrf", {"engine": "ray"}, "cannot be combined with --engine ray"),
+])
+def test_what_cannot_be_streamed_is_refused(small_file: Path, metrics: str, settings: dict,
+                                            message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        run_blindspot(str(small_file), metrics, chunk_size=4, **SMALL, **settings)
+
+
+def test_only_local_jsonl_or_parquet_files_stream(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="streams a local .jsonl or .parquet file, not 'demo'"):
+        run_blindspot("demo", "chrf", chunk_size=4, **SMALL)
+    with pytest.raises(FileNotFoundError, match="input file not found"):
+        run_blindspot(str(tmp_path / "missing.jsonl"), "chrf", chunk_size=4, **SMALL)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="'empty.jsonl' has no rows"):
+        run_blindspot(str(empty), "chrf", chunk_size=4, **SMALL)
 
 
 def test_chunks_are_read_lazily(tmp_path: Path) -> None:
@@ -65,45 +155,3 @@ def test_chunks_are_read_lazily(tmp_path: Path) -> None:
     assert next(chunks)["gold"] == ["text 3", "text 4", "text 5"]
     with pytest.raises(ValueError, match="rows.jsonl, line 8: not JSON"):
         next(chunks)
-
-
-def test_what_cannot_be_streamed_is_refused(gold_file: Path, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"\['sentence_replacement'\] draw from the whole"):
-        stream_run(gold_file, "chrf", out=tmp_path / "a", task="summarization",
-                   tests="sentence_replacement", seeds=[1], progress=False)
-    with pytest.raises(ValueError, match="must be at least 1"):
-        stream_run(gold_file, "chrf", out=tmp_path / "b", chunk_size=0, **RUN)
-
-
-def test_exact_sums_make_means_independent_of_chunking() -> None:
-    values = [0.1] * 10 + [1e16, -1e16]
-    one, many = StreamSums(), StreamSums()
-    one.add(values)
-    for value in values:
-        many.add([value])
-    many.add([float("nan")])
-    exact = float(sum(map(Fraction, values)) / 12)
-    assert one.mean() == many.mean() == exact
-    assert sum(values) / 12 == 0.0  # what a float running sum would have said
-    assert many.n_nan == 1 and many.n == 12
-
-
-def test_stream_command(gold_file: Path, tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from blindspot.cli import app
-
-    runner = CliRunner()
-    out = tmp_path / "streamed"
-    done = runner.invoke(app, ["stream", "--data", str(gold_file), "--metrics", "chrf",
-                               "--tests", "truncation", "--seeds", "1", "--chunk-size", "4",
-                               "--out", str(out)])
-    assert done.exit_code == 0, done.output
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    verdict = summary["metrics"]["chrf.chrf"]["tests"]["truncation"]["status"]
-    assert summary["rows"] == 10 and verdict in done.output
-    refused = runner.invoke(app, ["stream", "--data", str(gold_file), "--metrics",
-                                  "mauve@smollm2", "--tests", "truncation", "--out",
-                                  str(tmp_path / "m")])
-    assert refused.exit_code == 2
-    assert "corpus-level" in refused.output and "cannot be streamed" in refused.output

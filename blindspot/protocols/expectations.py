@@ -38,6 +38,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
+import numpy as np
+
 from blindspot.protocols.rank import TOLERANCE, judge_curve
 
 #: the impairments whose scores must fall with each intensity step
@@ -123,22 +125,25 @@ def applied_drops(cells: Iterable[Any], gold_scores: Sequence[float] | None,
     """Mean (gold - impaired) score per (test, level) over the changed rows of all seeds.
 
     ``cells`` are the runner's scored cells (``test, level, applied, scores, corpus_score,
-    error``); a level whose cells failed, or that changed no row, gets None.
+    error``; per-row values as lists or numpy arrays); a level whose cells failed, or that
+    changed no row, gets None.
     """
-    diffs: dict[tuple[str, str], list[float]] = defaultdict(list)
+    diffs: dict[tuple[str, str], list[Any]] = defaultdict(list)
     failed: set[tuple[str, str]] = set()
     for cell in cells:
         key = (cell.test, str(cell.level))
         if cell.error:
             failed.add(key)
         elif cell.scores is None or gold_scores is None:
-            diffs[key].append(gold_corpus - cell.corpus_score)
+            diffs[key].append([gold_corpus - cell.corpus_score])
         else:
-            diffs[key].extend(g - s for g, s, changed in
-                              zip(gold_scores, cell.scores, cell.applied) if changed)
+            changed = np.asarray(cell.applied, dtype=bool)
+            diffs[key].append(np.asarray(gold_scores, dtype=float)[changed]
+                              - np.asarray(cell.scores, dtype=float)[changed])
         diffs.setdefault(key, [])
-    return {key: None if key in failed or not values else fmean(values)
-            for key, values in diffs.items()}
+    return {key: None if key in failed or not sum(map(len, parts)) else
+            fmean(float(d) for part in parts for d in part)
+            for key, parts in diffs.items()}
 
 
 def check_expectations(tests: Mapping[str, Mapping[str, Any]], drops: Drops,

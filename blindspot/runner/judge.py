@@ -3,17 +3,22 @@
 
 The rank protocol itself (strict decrease, tolerance, noise cap) is :mod:`blindspot.protocols.rank`;
 this module only arranges a run's scores for it. A cell that failed or scored NaN makes the test
-an ``error`` with the reason, never a pass.
+an ``error`` with the reason, never a pass. A cell's per-row values may be lists or numpy arrays
+(a streamed run loads them from disk), and its worst-example candidates may come precomputed
+(:func:`worst_candidates` over each chunk), so both kinds of run judge with this one code.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import fmean, pstdev
 from typing import Any
+
+import numpy as np
 
 from blindspot.protocols.rank import judge_curve, per_sample, summarise_point
 
@@ -31,6 +36,20 @@ class Cell:
     scores: list[float] | None = None  # per row; None for corpus-level metrics
     corpus_score: float | None = None
     error: str | None = None
+    worst: list[Candidate] | None = None  # precomputed worst-example candidates (streamed runs)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A changed row that may be a worst example: its sort key and what the report shows."""
+
+    key: float  # -(perturbed score - gold score): the smallest lowered the score least
+    row: int
+    id: Any
+    gold: str
+    perturbed: str
+    gold_score: float
+    perturbed_score: float
 
 
 @dataclass
@@ -43,6 +62,11 @@ class Gold:
     corpus_score: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def rows(self) -> int:
+        """How many gold rows were scored (a streamed run keeps their scores, not their texts)."""
+        return len(self.scores) if self.scores is not None else len(self.texts)
+
 
 @dataclass(frozen=True)
 class JudgeSettings:
@@ -52,13 +76,21 @@ class JudgeSettings:
     bootstrap_seed: int
 
 
+def nan_rows(scores: Sequence[float]) -> list[int]:
+    """The positions of the NaN (or missing) scores."""
+    return [i for i, s in enumerate(scores) if s is None or math.isnan(s)]
+
+
+def nan_message(first_ids: Sequence[Any], bad: int, rows: int) -> str:
+    """The message of ``bad`` NaN scores out of ``rows``, naming (up to) the first five ids."""
+    shown = ", ".join(str(i) for i in first_ids[:5]) + (", ..." if bad > 5 else "")
+    return f"the metric returned NaN on {bad} of {rows} rows (ids {shown})"
+
+
 def nan_error(scores: Sequence[float], ids: Sequence[Any]) -> str | None:
     """A message naming the rows whose score is NaN, or None when every score is a number."""
-    bad = [i for i, s in enumerate(scores) if s is None or math.isnan(s)]
-    if not bad:
-        return None
-    shown = ", ".join(str(ids[i]) for i in bad[:5]) + (", ..." if len(bad) > 5 else "")
-    return f"the metric returned NaN on {len(bad)} of {len(scores)} rows (ids {shown})"
+    bad = nan_rows(scores)
+    return nan_message([ids[i] for i in bad[:5]], len(bad), len(scores)) if bad else None
 
 
 def _cell_value(cell: Cell) -> float:
@@ -102,10 +134,26 @@ def _per_sample(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
         return []
     out = []
     for level in judged:
-        noised = [s for c in by_level[level] for s in c.scores]
-        paired = [g for _ in by_level[level] for g in gold.scores]
+        noised = np.concatenate([np.asarray(c.scores, dtype=float) for c in by_level[level]])
+        paired = np.tile(np.asarray(gold.scores, dtype=float), len(by_level[level]))
         out.append({"level": level, **per_sample(paired, noised, seed=seed)})
     return out
+
+
+def worst_candidates(scores: Sequence[float], gold_scores: Sequence[float],
+                     applied: Sequence[bool], k: int, ids: Sequence[Any], gold_texts: Sequence[str],
+                     perturbed: Sequence[str], offset: int = 0) -> list[Candidate]:
+    """A cell's (or a chunk of a cell's) ``k`` changed rows whose score the noise lowered least,
+    in :func:`_worst`'s order; ``offset`` is the first row's number in the whole dataset."""
+    keyed = ((-(score - gold), i) for i, (score, gold, changed) in
+             enumerate(zip(scores, gold_scores, applied)) if changed)
+    return [Candidate(key, offset + i, ids[i], gold_texts[i], perturbed[i], gold_scores[i],
+                      scores[i]) for key, i in heapq.nsmallest(k, keyed)]
+
+
+def keep_worst(kept: Sequence[Candidate], more: Sequence[Candidate], k: int) -> list[Candidate]:
+    """The ``k`` first of two candidate lists of one cell."""
+    return heapq.nsmallest(k, [*kept, *more], key=lambda c: (c.key, c.row))
 
 
 def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
@@ -116,14 +164,15 @@ def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
     candidates = []
     for rank, level in enumerate(judged):
         for cell in by_level[level]:
-            for i, (score, changed) in enumerate(zip(cell.scores, cell.applied)):
-                if changed:
-                    candidates.append((-(score - gold.scores[i]), rank, cell.seed, i, cell))
+            found = cell.worst if cell.worst is not None else worst_candidates(
+                cell.scores, gold.scores, cell.applied, k, gold.ids, gold.texts, cell.perturbed)
+            candidates += [(c.key, rank, cell.seed, c.row, c, cell) for c in found]
     candidates.sort(key=lambda c: c[:4])
-    return [{"id": gold.ids[i], "level": cell.level, "seed": cell.seed, "gold": gold.texts[i],
-             "perturbed": cell.perturbed[i], "gold_score": gold.scores[i],
-             "perturbed_score": cell.scores[i], "difference": cell.scores[i] - gold.scores[i]}
-            for _, _, _, i, cell in candidates[:k]]
+    return [{"id": c.id, "level": cell.level, "seed": cell.seed, "gold": c.gold,
+             "perturbed": c.perturbed, "gold_score": c.gold_score,
+             "perturbed_score": c.perturbed_score,
+             "difference": c.perturbed_score - c.gold_score}
+            for _, _, _, _, c, cell in candidates[:k]]
 
 
 def error_entry(test: str, category: str, message: str) -> dict[str, Any]:
@@ -142,7 +191,7 @@ def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
         return error_entry(test, category, f"level {first.level}, seed {first.seed}: "
                                            f"{first.error}")
     by_level = _levels(cells)
-    rows = len(gold.texts)
+    rows = gold.rows
     gold_mean = _gold_value(gold)
     curve, shaped = [], {}
     for level, level_cells in by_level.items():

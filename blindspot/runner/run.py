@@ -3,13 +3,14 @@
 The matrix is datasets x tests x levels x seeds x metrics. Perturbation reuses the parse cache and
 runs in ``num_proc`` worker processes; scoring goes through the shared scoring layer (score cache,
 deduplication); every finished cell is kept in the run's state, so a killed run resumes where it
-stopped and ends with the same ``results.json`` as an uninterrupted one.
+stopped and ends with the same ``results.json`` as an uninterrupted one. With ``chunk_size`` the
+same job streams a data file of any size in bounded memory (:mod:`blindspot.runner.stream`).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ class RunSettings:
     address: str | None = None
     actors: int | None = None
     gpus_per_actor: float | None = None
+    chunk_size: int | None = None  # stream the data this many rows at a time (runner.stream)
 
     def judge(self) -> JudgeSettings:
         return JudgeSettings(self.tolerance, self.noise_cap, self.worst_examples,
@@ -62,16 +64,24 @@ class RunSettings:
 
 # -- perturbation ---------------------------------------------------------------------------------
 
-def default_resources(task: str, gold: GoldData, given: Mapping[str, Any]) -> dict[str, Any]:
-    """What the tests may use: the given resources, else what this machine has offline
-    (SmolLM2's tokenizer for positioned error, the references as the open-ended n-gram corpus)."""
+def machine_resources(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The given resources, else what this machine has offline (SmolLM2's tokenizer for
+    positioned error)."""
     from blindspot.models import available_models
-    from blindspot.perturbations.base import canonical_task
 
     resources: dict[str, Any] = {"mlm": None, "lm": None, "ngram_corpus": None}
     resources.update({k: v for k, v in given.items() if v is not None})
     if resources["lm"] is None and "smollm2" in available_models():
         resources["lm"] = "smollm2"
+    return resources
+
+
+def default_resources(task: str, gold: GoldData, given: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tests may use: :func:`machine_resources`, and the references as the open-ended
+    n-gram corpus."""
+    from blindspot.perturbations.base import canonical_task
+
+    resources = machine_resources(given)
     refs = gold.columns["references"]
     if resources["ngram_corpus"] is None and canonical_task(task) == "open_ended" and refs:
         resources["ngram_corpus"] = reference_corpus(gold.column("references"))
@@ -129,7 +139,19 @@ def suite_cells(suite: Any, plan: Any, rows: int) -> list[Cell]:
 
 # -- scoring --------------------------------------------------------------------------------------
 
-def _error_text(error: BaseException) -> str:
+def missing_input(spec: MetricSpec, scorer: Any, columns: Mapping[str, str | None],
+                  column_names: Sequence[str]) -> str | None:
+    """Why ``scorer`` cannot score data with these column roles (a missing references/source
+    column), or None."""
+    needs = {"references": scorer.uses_references, "source": scorer.uses_source}
+    for role, use in needs.items():
+        if use == "required" and not columns[role]:
+            return (f"metric {spec.name!r} needs {role}; the data has no {role} column "
+                    f"(columns: {list(column_names)}); name it with --{role}-column")
+    return None
+
+
+def error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {str(error).strip()[:500]}"
 
 
@@ -151,13 +173,8 @@ class MetricRun:
 
     def check_inputs(self) -> str | None:
         """Why this metric cannot score this data (a missing references/source column), or None."""
-        needs = {"references": self.scorer.uses_references, "source": self.scorer.uses_source}
-        for role, use in needs.items():
-            if use == "required" and not self.gold.columns[role]:
-                return (f"metric {self.spec.name!r} needs {role}; the data has no {role} column "
-                        f"(columns: {self.gold.dataset.column_names}); name it with "
-                        f"--{role}-column")
-        return None
+        return missing_input(self.spec, self.scorer, self.gold.columns,
+                             self.gold.dataset.column_names)
 
     def _inputs(self) -> dict[str, Any]:
         return {"references": self.references if self.scorer.uses_references != "none" else None,
@@ -247,7 +264,7 @@ def _fill_cell(run: MetricRun, cell: Cell, ids: list[Any]) -> Cell:
     try:
         scored.scores, scored.corpus_score = run.score(cell.perturbed)
     except Exception as error:  # a metric failing on a test's rows is reported, not fatal
-        scored.error = _error_text(error)
+        scored.error = error_text(error)
         return scored
     values = scored.scores if scored.scores is not None else [scored.corpus_score]
     scored.error = nan_error(values, ids if scored.scores is not None else ["(corpus)"])
@@ -264,31 +281,44 @@ def _progress(total: int, enabled: bool) -> Any:
 
 # -- one dataset ----------------------------------------------------------------------------------
 
-def _metric_entry(spec: MetricSpec, scorer: Any | None) -> dict[str, Any]:
+def metric_entry(spec: MetricSpec, scorer: Any | None) -> dict[str, Any]:
     return {"metric": spec.metric, "output": spec.output or (scorer.outputs[0] if scorer else ""),
             "options": spec.as_json()["options"], "higher_is_better": spec.higher_is_better,
             "corpus_level": bool(scorer.corpus_level) if scorer else False, "error": None,
             "gold": None, "tests": {}}
 
 
-def _gold_summary(gold: Gold) -> dict[str, Any]:
+def gold_summary(gold: Gold) -> dict[str, Any]:
     from statistics import fmean
 
     values = gold.scores if gold.scores is not None else [gold.corpus_score]
-    return {"score_mean": fmean(values), "score_std": 0.0, "n": len(gold.texts), "n_nan": 0}
+    return {"score_mean": fmean(values), "score_std": 0.0, "n": gold.rows, "n_nan": 0}
 
 
-def _judge_metric(entry: dict[str, Any], gold: Gold, cells: list[Cell], categories: dict,
-                  settings: RunSettings) -> None:
-    by_test: dict[str, list[Cell]] = {}
-    for cell in cells:
-        by_test.setdefault(cell.test, []).append(cell)
-    for test, test_cells in by_test.items():
+def judge_metric(entry: dict[str, Any], gold: Gold, by_test: Iterable[tuple[str, list[Cell]]],
+                 categories: Mapping[str, str], settings: RunSettings) -> None:
+    """Judge each test of a metric (``by_test``: its scored cells, one test at a time, so a
+    streamed run loads one test's scores at once) and add the expectations."""
+    from blindspot.protocols.expectations import applied_drops, check_expectations
+
+    drops: dict[tuple[str, str], float | None] = {}
+    for test, test_cells in by_test:
         entry["tests"][test] = judge_test(test, categories[test], test_cells, gold,
                                           settings.judge())
+        drops.update(applied_drops(test_cells, gold.scores, gold.corpus_score))
+    checks = check_expectations(entry["tests"], drops, settings.tolerance)
+    if checks:  # the examination paper's expectations, when the run has its tests
+        entry["expectations"] = checks
 
 
-def _fail_all(entry: dict[str, Any], tests: Sequence[str], categories: dict, message: str) -> None:
+def _by_test(cells: Sequence[Cell]) -> list[tuple[str, list[Cell]]]:
+    grouped: dict[str, list[Cell]] = {}
+    for cell in cells:
+        grouped.setdefault(cell.test, []).append(cell)
+    return list(grouped.items())
+
+
+def fail_all(entry: dict[str, Any], tests: Sequence[str], categories: dict, message: str) -> None:
     entry["error"] = message
     for test in tests:
         entry["tests"][test] = error_entry(test, categories[test], message)
@@ -306,14 +336,14 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
     try:
         run = MetricRun(spec, gold_data, state, settings)
     except Exception as error:
-        entry = _metric_entry(spec, None)
-        _fail_all(entry, tests, categories, f"could not build the metric: {_error_text(error)}")
+        entry = metric_entry(spec, None)
+        fail_all(entry, tests, categories, f"could not build the metric: {error_text(error)}")
         bar.update(len(cells) + 1)
         return entry
-    entry = _metric_entry(spec, run.scorer)
+    entry = metric_entry(spec, run.scorer)
     problem = run.check_inputs()
     if problem:
-        _fail_all(entry, tests, categories, problem)
+        fail_all(entry, tests, categories, problem)
         bar.update(len(cells) + 1)
         return entry
     if engine is not None and engine.computes_ahead:
@@ -323,30 +353,18 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
                                      [False] * len(texts), list(texts)), ids)
     bar.update()
     if gold_cell.error:
-        _fail_all(entry, tests, categories, f"on the gold rows: {gold_cell.error}")
+        fail_all(entry, tests, categories, f"on the gold rows: {gold_cell.error}")
         bar.update(len(cells))
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
-    entry["gold"] = _gold_summary(gold)
+    entry["gold"] = gold_summary(gold)
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)
         scored.append(_fill_cell(run, cell, ids))
         bar.update()
-    _judge_metric(entry, gold, scored, categories, settings)
-    _add_expectations(entry, gold, scored, settings)
+    judge_metric(entry, gold, _by_test(scored), categories, settings)
     return entry
-
-
-def _add_expectations(entry: dict[str, Any], gold: Gold, scored: list[Cell],
-                      settings: RunSettings) -> None:
-    """The examination paper's expectations, when the run has its tests (``expectations``)."""
-    from blindspot.protocols.expectations import applied_drops, check_expectations
-
-    drops = applied_drops(scored, gold.scores, gold.corpus_score)
-    checks = check_expectations(entry["tests"], drops, settings.tolerance)
-    if checks:
-        entry["expectations"] = checks
 
 
 def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
@@ -385,6 +403,8 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
 
     Returns the results dict (``blindspot.report.schema``); with ``out``, also writes the report
     folder there. ``state_dir`` (default ``<out>/.state``, else the cache) keeps finished work.
+    ``chunk_size=N`` streams each data file (a local .jsonl/.parquet) N rows at a time in bounded
+    memory, with the same results (:mod:`blindspot.runner.stream`; not resumable).
     Bad input (unknown test or metric, a missing column, an empty dataset) fails before any work.
     """
     from blindspot.perturbations.base import canonical_task
@@ -396,28 +416,54 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     if not test_names:
         raise ValueError(f"no test selected by {tests!r} for task {config.task!r}")
     config.tests = test_names
-    if isinstance(config.engine, str):
-        engine_class(config.engine)  # an unknown engine fails before any work
-    golds = [load_gold_data(source, config.task, columns, split) for source in _as_sources(data)]
-    names = [g.name for g in golds]
-    for i, g in enumerate(golds):
-        if names.count(g.name) > 1:
-            g.name = f"{g.name}#{i + 1}"
-    state = RunState(_state_folder(out, state_dir))
+    folder = _state_folder(out, state_dir)
+    if config.chunk_size is None:
+        datasets = _run_in_memory(_as_sources(data), specs, config, columns, split, folder)
+    else:
+        datasets = _run_streamed(_as_sources(data), specs, config, columns, folder)
     results = {"schema_version": SCHEMA_VERSION, "protocol": "rank", "tool": _tool(),
-               "config": config.as_json(test_names, specs), "datasets": {}}
-    engine = (get_engine(config.engine, **engine_options(config.engine, vars(config)))
-              if isinstance(config.engine, str) else config.engine)
-    try:
-        for gold in golds:
-            results["datasets"][gold.name] = run_dataset(gold, specs, config, state, engine)
-    finally:
-        engine.close()
+               "config": config.as_json(test_names, specs), "datasets": datasets}
     if out is not None:
         from blindspot.report.writer import write_report
 
         write_report(results, Path(out))
     return results
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Dataset names, a repeated one numbered by its position (``rows.jsonl#2``)."""
+    return [f"{n}#{i + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
+def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
+                   columns: Mapping[str, str | None] | None, split: str,
+                   folder: Path) -> dict[str, Any]:
+    """Every dataset loaded whole, perturbed once, scored cell by cell (resumable)."""
+    if isinstance(config.engine, str):
+        engine_class(config.engine)  # an unknown engine fails before any work
+    golds = [load_gold_data(source, config.task, columns, split) for source in sources]
+    for gold, name in zip(golds, _unique([g.name for g in golds])):
+        gold.name = name
+    state = RunState(folder)
+    engine = (get_engine(config.engine, **engine_options(config.engine, vars(config)))
+              if isinstance(config.engine, str) else config.engine)
+    try:
+        return {gold.name: run_dataset(gold, specs, config, state, engine) for gold in golds}
+    finally:
+        engine.close()
+
+
+def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
+                  columns: Mapping[str, str | None] | None, folder: Path) -> dict[str, Any]:
+    """Every dataset file read ``config.chunk_size`` rows at a time (:mod:`.stream`)."""
+    from blindspot.runner.stream import (check_chunk_size, check_streamable, stream_dataset,
+                                         stream_path)
+
+    check_chunk_size(config.chunk_size)
+    check_streamable(specs, config)
+    names = _unique([stream_path(source).name for source in sources])  # all checked first
+    return {name: stream_dataset(source, specs, config, columns, config.chunk_size, folder)
+            for name, source in zip(names, sources)}
 
 
 def run_request(request: Any) -> dict[str, Any]:
@@ -435,7 +481,7 @@ def run_request(request: Any) -> dict[str, Any]:
 
 #: Settings of the rank protocol beyond the request's common fields (``--protocol-option``).
 _RANK_OPTIONS = ("levels", "tolerance", "worst_examples", "bootstrap_seed", "batch_size",
-                 "state_dir", "engine", "address", "actors", "gpus_per_actor")
+                 "state_dir", "engine", "address", "actors", "gpus_per_actor", "chunk_size")
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:

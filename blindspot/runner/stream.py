@@ -1,75 +1,105 @@
-"""Streaming perturbation and scoring: any number of rows in bounded memory on one machine.
+"""Streamed runs of the main job: any number of rows in bounded memory on one machine.
 
-The input file (JSON lines or Parquet) is read ``chunk_size`` rows at a time; each chunk is
-parsed, perturbed for every (test, level, seed) cell of the suite, and scored with every metric,
-then dropped. What stays in memory is one chunk plus a few running sums per (metric, cell): the
-rank protocol's verdict needs only means (gold mean, each cell's mean score and noise ratio),
-and every perturbed row with its scores goes to ``rows.jsonl`` on disk as it is made (chunk by
-chunk, cell by cell within a chunk; each line names its row, test, level and seed).
+``blindspot run --chunk-size N`` (``run_blindspot(..., chunk_size=N)``, the rank protocol's
+``chunk_size`` option) reads a local JSON-lines or Parquet file ``N`` rows at a time. Each chunk
+is parsed, perturbed for every (test, level, seed) cell of the suite and scored with every
+metric (through the score cache, as always), then dropped. What stays in memory is one chunk and,
+per (metric, cell), a NaN count and the few worst-example candidates with their texts. Every
+per-row number the judge needs (each metric's gold and cell scores, each cell's noise ratios and
+applied flags) is appended to one float64 (or bool) file per (metric, cell) in a temporary folder
+under the run's state folder; at the end each metric is judged one test at a time, from that
+test's files only, by the very code of the in-memory run (:func:`~blindspot.runner.run.
+judge_metric`). Every test draws its randomness per row (seed, test, level, row id), so chunking
+changes no perturbation, and ``results.json`` and the report are byte-identical to those of the
+in-memory run on the same data, seeds and metrics (tested on a CNN/DM slice with chunks that do
+not divide the rows).
 
-Every test draws its randomness per row (seed, test, level, row id), so a chunked run perturbs
-each row exactly as the whole-dataset run does, and the verdicts and curve means equal those of
-``blindspot run`` on the same data (up to the last bits of a long float sum). Tests that draw
-from the whole dataset (a ``pool`` of other rows) cannot be streamed and are refused. What a
-streamed run does not give is what needs every row at once: the paired per-sample statistics
-and the worst examples of ``results.json`` (the rows file has the data to compute them).
+What cannot be streamed, and what happens instead:
 
-    >>> from blindspot.runner.stream import StreamSums
-    >>> sums = StreamSums()
-    >>> sums.add([0.5, 0.25]); sums.add([1.0])
-    >>> sums.mean(), sums.n
-    (0.5833333333333334, 3)
+* tests that draw other rows from the whole dataset (``requires=("pool",)``: injection,
+  random_response, random_sentence_addition, sentence_replacement) are skipped, with the reason in
+  ``skipped_tests`` (printed with the summary). A first pass could collect the pool, but the pool
+  is every gold text: memory would grow with the rows again.
+* the open-ended n-gram corpus that the in-memory run builds from all references is not built
+  (same reason); frequent_ngram then needs ``--ngram-corpus``, else it is skipped with the reason.
+* corpus-level metrics (MAUVE), and metrics that weight words by idf over all references
+  (``bertscore.idf=true``), are refused with an error naming the metric, before any model loads.
+* the data must be a local ``.jsonl`` or ``.parquet`` file; any other source (a Hub id, ``demo``,
+  a Dataset, csv) is refused with a clear error; so are ``--engine ray`` and ``--num-proc``
+  above 1 (a chunk is perturbed in this process).
+
+Limits: a streamed run does not resume (its folder of per-row files is removed at the end,
+finished or not; the score cache still makes a rerun cheap). An error message that names a row
+by its position (e.g. ``predictions[3] must be a string``) counts within the chunk. Neural
+metrics whose scores depend on their batch's other texts (padding, BERTScore's embedding cache)
+batch per chunk, so their last bits may differ from the in-memory run. Values read from a
+JSON-lines file are the JSON values themselves; the in-memory run reads them through Arrow,
+which may convert a column of mixed ints and floats, so such a column's fingerprint differs.
+
+    >>> check_chunk_size(500)
+    500
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import math
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, nan_message, nan_rows
+from blindspot.runner.judge import worst_candidates
+
 DEFAULT_CHUNK_SIZE = 2000
+STREAM_FORMATS = (".jsonl", ".parquet")
+
+#: why a test that needs a resource drawn from the whole dataset is skipped by a streamed run
+UNSTREAMED = {
+    "pool": "draws other rows' texts from the whole dataset (a pool), which a streamed run "
+            "(--chunk-size) never holds; run without --chunk-size to include it",
+}
 
 
-@dataclass
-class StreamSums:
-    """An exact running sum (as a fraction) and count, so chunking never changes a mean."""
+def check_chunk_size(chunk_size: Any) -> int:
+    """``chunk_size`` as a whole number of rows, at least 1, or a clear error."""
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"--chunk-size must be a whole number of rows, at least 1; got "
+                         f"{chunk_size!r}")
+    return chunk_size
 
-    total: Fraction = field(default_factory=Fraction)
-    n: int = 0
-    n_nan: int = 0
 
-    def add(self, values: Sequence[float]) -> None:
-        for value in values:
-            if value is None or math.isnan(value):
-                self.n_nan += 1
-            else:
-                self.total += Fraction(value)
-                self.n += 1
-
-    def mean(self) -> float | None:
-        return float(self.total / self.n) if self.n else None
+def stream_path(source: Any) -> Path:
+    """The local file a streamed run reads, or a clear error for any other kind of source."""
+    path = Path(source) if isinstance(source, (str, Path)) else None
+    if path is None or path.suffix.lower() not in STREAM_FORMATS:
+        shown = str(source) if isinstance(source, (str, Path)) else type(source).__name__
+        raise ValueError(f"--chunk-size streams a local .jsonl or .parquet file, not {shown!r}; "
+                         "convert the data to one (e.g. Dataset.to_json('rows.jsonl')) or run "
+                         "without --chunk-size")
+    if not path.is_file():
+        raise FileNotFoundError(f"input file not found: {path}")
+    return path
 
 
 def iter_chunks(path: str | Path, chunk_size: int) -> Iterator[dict[str, list[Any]]]:
     """The file's rows ``chunk_size`` at a time, as columns; never the whole file at once."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"data file {str(path)!r} not found")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
-    if path.suffix == ".parquet":
+        raise FileNotFoundError(f"input file not found: {path}")
+    check_chunk_size(chunk_size)
+    if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
         for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_size):
             yield batch.to_pydict()
         return
-    if path.suffix not in (".jsonl", ".json"):
-        raise ValueError(f"streaming reads .jsonl or .parquet files, not {path.name!r}")
     rows: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -92,102 +122,323 @@ def _columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return {name: [row.get(name) for row in rows] for name in names}
 
 
-def _resolve(first: Mapping[str, list[Any]], columns: Mapping[str, str | None] | None
-             ) -> dict[str, str | None]:
-    from types import SimpleNamespace
+def count_rows(path: Path) -> int:
+    """How many rows the file has (for the progress bar), without parsing them."""
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
 
-    from blindspot.runner.data import resolve_columns
+        return pq.ParquetFile(path).metadata.num_rows
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
 
-    return resolve_columns(SimpleNamespace(column_names=list(first)), columns)
 
+def check_streamable(specs: Sequence[Any], settings: Any) -> None:
+    """Refuse, before any data or model is loaded, what a streamed run cannot do."""
+    import blindspot.scorers  # noqa: F401  (registers every scorer)
+    from blindspot.runner.scorers import _idf_on, _named_model
+    from blindspot.scoring.base import SCORERS
 
-class _MetricSums:
-    """One metric's scorer and running sums: gold, and each cell's score and noise ratio."""
-
-    def __init__(self, spec: Any, references: bool) -> None:
-        import blindspot.scorers  # noqa: F401  (registers every scorer)
-        from blindspot.runner.scorers import scorer_for
-        from blindspot.scoring.base import SCORERS
-
-        self.spec = spec
+    if settings.engine != "local":
+        raise ValueError("--chunk-size streams on this machine; it cannot be combined with "
+                         f"--engine {getattr(settings.engine, 'name', settings.engine)}")
+    if settings.num_proc and settings.num_proc > 1:
+        raise ValueError("--chunk-size perturbs each chunk in this process; leave out "
+                         f"--num-proc {settings.num_proc}")
+    for spec in specs:
         registered = SCORERS.get(spec.metric) if spec.module is None else None
-        if registered is not None and registered.corpus_level:  # before any model is loaded
+        if registered is not None and registered.corpus_level:
             raise ValueError(f"metric {spec.name!r} is corpus-level: its score needs every row "
-                             "at once and cannot be streamed; run it with `blindspot run`")
-        self.scorer = scorer_for(spec, None)
-        if self.scorer.uses_references == "required" and not references:
-            raise ValueError(f"metric {spec.name!r} needs references; the data has no "
-                             "references column (name it with --references-column)")
-        self.output = spec.output or self.scorer.outputs[0]
+                             "at once and cannot be streamed; run it without --chunk-size")
+        if registered is not None and _idf_on(spec.metric, _named_model(spec.metric,
+                                                                        spec.options)):
+            raise ValueError(f"metric {spec.name!r} weights words by idf over all the "
+                             "references, which a streamed run never holds; switch it off "
+                             f"(--option {spec.metric}.idf=false) or run without --chunk-size")
+
+
+def streamed_plan(plan: Any, resources: Mapping[str, Any], order: Sequence[str]) -> Any:
+    """``plan`` without the tests that draw from the whole dataset (skipped, with the reason)."""
+    from blindspot.perturbations.base import REGISTRY
+    from blindspot.perturbations.dataset import SuitePlan
+
+    dropped = {item.test: UNSTREAMED[need] for item in plan.items
+               for need in REGISTRY[item.test].requires
+               if need in UNSTREAMED and resources.get(need) is None}
+    skipped = {**plan.skipped, **dropped}
+    return SuitePlan([i for i in plan.items if i.test not in dropped],
+                     {t: skipped[t] for t in order if t in skipped})
+
+
+class _Spill:
+    """Per-row values appended chunk by chunk to one raw file per name, read back whole."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def append(self, name: str, values: Sequence[Any], dtype: Any) -> None:
+        with open(self.folder / name, "ab") as fh:
+            fh.write(np.asarray(values, dtype=dtype).tobytes())
+
+    def load(self, name: str, dtype: Any) -> np.ndarray:
+        return np.fromfile(self.folder / name, dtype=dtype)
+
+
+class _Fingerprint:
+    """:meth:`GoldData.fingerprint` of a file read chunk by chunk: each used column's values go,
+    JSON-encoded, to a file of their own, hashed in the order of the whole-table JSON at the end."""
+
+    def __init__(self, folder: Path, roles: Mapping[str, str | None]) -> None:
+        self.folder, self.roles = folder, dict(roles)
+        self.used = sorted(dict.fromkeys(c for c in roles.values() if c))
+        self.started: set[str] = set()
+
+    def add(self, chunk: Mapping[str, list[Any]]) -> None:
+        for k, name in enumerate(self.used):
+            parts = [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in chunk[name]]
+            text = (", " if name in self.started else "") + ", ".join(parts)
+            self.started.add(name)
+            with open(self.folder / f"column-{k}.json", "a", encoding="utf-8") as fh:
+                fh.write(text)
+
+    def hexdigest(self) -> str:
+        digest = hashlib.sha256()
+        digest.update(("[" + json.dumps(self.roles, sort_keys=True, ensure_ascii=False)
+                       + ", {").encode("utf-8"))
+        for k, name in enumerate(self.used):
+            head = (", " if k else "") + json.dumps(name, ensure_ascii=False) + ": ["
+            digest.update(head.encode("utf-8"))
+            with open(self.folder / f"column-{k}.json", "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+            digest.update(b"]")
+        digest.update(b"}]")
+        return digest.hexdigest()
+
+
+@dataclass
+class _Tally:
+    """What a streamed run keeps in memory of one metric on one cell (or on the gold rows)."""
+
+    error: str | None = None
+    n_nan: int = 0
+    nan_ids: list[Any] = field(default_factory=list)
+    worst: list[Candidate] = field(default_factory=list)
+
+    def count_nan(self, scores: Sequence[float], ids: Sequence[Any]) -> None:
+        bad = nan_rows(scores)
+        self.n_nan += len(bad)
+        self.nan_ids += [ids[i] for i in bad[: 5 - len(self.nan_ids)]]
+
+    def problem(self, rows: int) -> str | None:
+        """The cell's error, as the in-memory run reports it, or None."""
+        return self.error or (nan_message(self.nan_ids, self.n_nan, rows) if self.n_nan else None)
+
+
+class _StreamedMetric:
+    """One metric of a streamed run: its scorer and its tallies (gold and each cell)."""
+
+    def __init__(self, index: int, spec: Any, roles: Mapping[str, str | None],
+                 column_names: Sequence[str], settings: Any) -> None:
+        from blindspot.runner.run import error_text, missing_input
+        from blindspot.runner.scorers import scorer_for
+        from blindspot.scoring.cache import default_score_cache
+
+        self.index, self.spec, self.settings = index, spec, settings
+        self.scorer: Any = None
+        self.error: str | None = None
+        self.gold = _Tally()
+        self.cells: dict[int, _Tally] = {}
+        self.cache = default_score_cache()
+        try:
+            self.scorer = scorer_for(spec, None)  # idf over all references was refused before
+        except Exception as error:  # reported in the metric's entry, as the in-memory run does
+            self.error = f"could not build the metric: {error_text(error)}"
+            return
+        if self.scorer.corpus_level:  # an evaluate module: known once it is loaded
+            raise ValueError(f"metric {spec.name!r} is corpus-level: its score needs every row "
+                             "at once and cannot be streamed; run it without --chunk-size")
+        self.error = missing_input(spec, self.scorer, roles, column_names)
         self.sign = 1.0 if spec.higher_is_better else -1.0
-        self.gold = StreamSums()
-        self.cells: dict[int, StreamSums] = {}
+        self.output = spec.output or self.scorer.outputs[0]
 
     def score(self, texts: list[str], references: Any, sources: Any) -> list[float]:
+        """Direction-adjusted per-row scores (higher = better)."""
         from blindspot.scoring.engine import score_rows
 
-        refs = references if self.scorer.uses_references != "none" else None
-        srcs = sources if self.scorer.uses_source != "none" else None
-        return [self.sign * s for s in score_rows(self.scorer, texts, refs, srcs)[self.output]]
+        scores = score_rows(
+            self.scorer, texts, batch_size=self.settings.batch_size, cache=self.cache,
+            references=references if self.scorer.uses_references != "none" else None,
+            sources=sources if self.scorer.uses_source != "none" else None)[self.output]
+        return [self.sign * float(s) for s in scores]
+
+    def file(self, cell: int | None) -> str:
+        return f"m{self.index}-{'gold' if cell is None else cell}.f64"
 
 
-def stream_run(data: str | Path, metrics: Any, *, out: str | Path, task: str = "summarization",
-               tests: str | Sequence[str] = "fluency,consistency",
-               seeds: Sequence[int] = (1, 2, 3, 4, 5),
-               levels: Mapping[str, Sequence[Any]] | None = None,
-               columns: Mapping[str, str | None] | None = None,
-               resources: Mapping[str, Any] | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
-               tolerance: float = 1e-5, noise_cap: float = 0.6,
-               progress: bool = True) -> dict[str, Any]:
-    """Perturb and score ``data`` chunk by chunk; write ``summary.json`` and ``rows.jsonl``.
+@dataclass
+class _Chunk:
+    """One chunk's rows in their roles."""
 
-    Returns the summary: per metric and test, the curve points (means over rows, then seeds) and
-    the rank protocol's verdict.
-    """
+    offset: int
+    texts: list[Any]
+    ids: list[Any]
+    references: list[Any] | None
+    sources: list[Any] | None
+
+
+def _chunk_rows(chunk: Mapping[str, list[Any]], roles: Mapping[str, str | None],
+                offset: int) -> _Chunk:
+    from blindspot.perturbations.base import text_row_id
+
+    texts = chunk[roles["hypothesis"]]
+    ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
+    return _Chunk(offset, texts, ids, chunk[roles["references"]] if roles["references"] else None,
+                  chunk[roles["source"]] if roles["source"] else None)
+
+
+def _score_gold(metric: _StreamedMetric, rows: _Chunk, spill: _Spill) -> list[float] | None:
+    from blindspot.runner.run import error_text
+
+    try:
+        scores = metric.score(list(rows.texts), rows.references, rows.sources)
+    except Exception as error:  # the metric fails on the gold rows: nothing else is judged
+        metric.error = f"on the gold rows: {error_text(error)}"
+        return None
+    metric.gold.count_nan(scores, rows.ids)
+    spill.append(metric.file(None), scores, np.float64)
+    return scores
+
+
+def _score_cell(metric: _StreamedMetric, index: int, columns: Mapping[str, list[Any]],
+                gold_scores: list[float], rows: _Chunk, spill: _Spill) -> None:
+    from blindspot.runner.run import error_text
+
+    tally = metric.cells.setdefault(index, _Tally())
+    if tally.error:
+        return
+    try:
+        scores = metric.score(columns["perturbed"], rows.references, rows.sources)
+    except Exception as error:  # a metric failing on a test's rows is reported, not fatal
+        tally.error = error_text(error)
+        return
+    tally.count_nan(scores, rows.ids)
+    spill.append(metric.file(index), scores, np.float64)
+    k = metric.settings.worst_examples
+    if k > 0:
+        found = worst_candidates(scores, gold_scores, columns["applied"], k, rows.ids,
+                                 rows.texts, columns["perturbed"], rows.offset)
+        tally.worst = keep_worst(tally.worst, found, k)
+
+
+def _stream_chunk(rows: _Chunk, plan: Any, perturbations: dict[str, Any],
+                  metrics: list[_StreamedMetric], spill: _Spill) -> None:
+    """Perturb one chunk for every cell and score it with every metric; spill the rows."""
+    from blindspot.perturbations.dataset import apply_item, suite_state
+
+    live = [m for m in metrics if m.error is None]
+    gold = {m.index: _score_gold(m, rows, spill) for m in live}
+    state = suite_state(plan, perturbations, list(rows.texts), list(rows.ids), rows.sources)
+    for index in range(len(plan.items)):
+        columns = apply_item(state, index)
+        spill.append(f"noise-{index}.f64", columns["noise_ratio"], np.float64)
+        spill.append(f"applied-{index}.bool", columns["applied"], np.bool_)
+        for metric in live:
+            if metric.error is None:
+                _score_cell(metric, index, columns, gold[metric.index], rows, spill)
+
+
+def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
+           settings: Any) -> dict[str, Any]:
+    """The metric's results entry, judged one test at a time from the spilled rows."""
+    from blindspot.perturbations.base import REGISTRY
+    from blindspot.runner.run import fail_all, gold_summary, judge_metric, metric_entry
+
+    tests = list(dict.fromkeys(item.test for item in plan.items))
+    categories = {t: REGISTRY[t].category for t in tests}
+    entry = metric_entry(metric.spec, metric.scorer)
+    if metric.error is None and metric.gold.n_nan:
+        metric.error = f"on the gold rows: {metric.gold.problem(rows)}"
+    if metric.error is not None:
+        fail_all(entry, tests, categories, metric.error)
+        return entry
+    gold = Gold([], [], spill.load(metric.file(None), np.float64))
+    entry["gold"] = gold_summary(gold)
+
+    def cells_of(test: str) -> list[Cell]:
+        cells = []
+        for index, item in enumerate(plan.items):
+            if item.test != test:
+                continue
+            tally = metric.cells[index]
+            problem = tally.problem(rows)
+            cells.append(Cell(item.test, str(item.level), int(item.seed),
+                              noise_ratios=spill.load(f"noise-{index}.f64", np.float64),
+                              applied=spill.load(f"applied-{index}.bool", np.bool_),
+                              perturbed=[], error=problem, worst=tally.worst,
+                              scores=None if tally.error else spill.load(metric.file(index),
+                                                                         np.float64)))
+        return cells
+
+    judge_metric(entry, gold, ((test, cells_of(test)) for test in tests), categories, settings)
+    return entry
+
+
+def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
+                   columns: Mapping[str, str | None] | None, chunk_size: int,
+                   state_folder: Path) -> dict[str, Any]:
+    """The results entry of one data file, streamed ``chunk_size`` rows at a time."""
     from tqdm.auto import tqdm
 
     from blindspot.parsing import get_parser
-    from blindspot.perturbations.base import REGISTRY, canonical_task
-    from blindspot.perturbations.dataset import build_perturbation, plan_suite
-    from blindspot.runner.metric_spec import resolve_metrics
+    from blindspot.perturbations.catalogue import suite_tests
+    from blindspot.perturbations.dataset import build_suite_tests, plan_suite
+    from blindspot.runner.data import resolve_columns
+    from blindspot.runner.run import describe_resources, machine_resources
 
-    task = canonical_task(task)
-    chunks = iter_chunks(data, chunk_size)
+    path = stream_path(source)
+    chunks = iter_chunks(path, chunk_size)
     first = next(chunks, None)
     if first is None:
-        raise ValueError(f"dataset {str(data)!r} has no rows; nothing to perturb or score")
-    roles = _resolve(first, columns)
-    plan = plan_suite(tests, task, seeds, levels, resources, has_source=bool(roles["source"]))
-    names = list(dict.fromkeys(item.test for item in plan.items))
-    pooled = [n for n in names if "pool" in REGISTRY[n].requires]
-    if pooled:
-        raise ValueError(f"test(s) {pooled} draw from the whole dataset (a pool of other rows) "
-                         "and cannot be streamed; leave them out of --tests or use `blindspot run`")
-    perturbations = {n: build_perturbation(n, None, resources, task) for n in names}
-    for item in plan.items:
-        perturbations[item.test].check_level(item.level)
-    specs = resolve_metrics(metrics)
-    sums = [_MetricSums(spec, bool(roles["references"])) for spec in specs]
-    noise: dict[int, StreamSums] = {}  # each cell's noise ratio (the same for every metric)
-    needs_parse = any(p.needs_parse for p in perturbations.values())
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    rows_done = 0
-    bar = tqdm(desc="streaming", unit="row", disable=not progress, file=sys.stderr)
-    with open(folder / "rows.jsonl", "w", encoding="utf-8") as rows_file:
-        for chunk in _chain(first, chunks):
-            _stream_chunk(chunk, roles, plan, perturbations, sums, noise, rows_file, rows_done,
-                          needs_parse)
-            if needs_parse:
+        raise ValueError(f"dataset {path.name!r} has no rows; nothing to perturb or score")
+    roles = resolve_columns(_Names(list(first)), columns)
+    resources = machine_resources(settings.resources)
+    plan = streamed_plan(plan_suite(settings.tests, settings.task, settings.seeds,
+                                    settings.levels, resources, has_source=bool(roles["source"])),
+                         resources, suite_tests(settings.tests, settings.task))
+    perturbations = build_suite_tests(plan, None, resources, settings.task)
+    metrics = [_StreamedMetric(i, spec, roles, list(first), settings)
+               for i, spec in enumerate(specs)]
+    state_folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="stream-", dir=state_folder))
+    try:
+        spill, fingerprint = _Spill(folder), _Fingerprint(folder, roles)
+        bar = tqdm(total=count_rows(path), desc="streaming", unit="row",
+                   disable=not settings.progress, file=sys.stderr,
+                   mininterval=0.2 if sys.stderr.isatty() else 10)
+        rows = 0
+        with bar:
+            for chunk in _chain(first, chunks):
+                fingerprint.add(chunk)
+                part = _chunk_rows(chunk, roles, rows)
+                _stream_chunk(part, plan, perturbations, metrics, spill)
                 get_parser().forget()  # the disk cache keeps the parses; memory stays bounded
-            count = len(chunk[roles["hypothesis"]])
-            rows_done += count
-            bar.update(count)
-    bar.close()
-    summary = _summary(plan, sums, noise, rows_done, task, tolerance, noise_cap)
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
-                                         encoding="utf-8")
-    return summary
+                rows += len(part.texts)
+                bar.update(len(part.texts))
+        entry: dict[str, Any] = {
+            "task": settings.task, "rows": rows, "fingerprint": fingerprint.hexdigest(),
+            "columns": dict(roles), "resources": describe_resources(resources),
+            "skipped_tests": dict(plan.skipped),
+            "metrics": {m.spec.name: _judge(m, plan, rows, spill, settings) for m in metrics}}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return entry
+
+
+@dataclass
+class _Names:
+    """What :func:`resolve_columns` reads of a dataset: its column names."""
+
+    column_names: list[str]
 
 
 def _chain(first: dict[str, list[Any]], rest: Iterator[dict[str, list[Any]]]
@@ -196,85 +447,5 @@ def _chain(first: dict[str, list[Any]], rest: Iterator[dict[str, list[Any]]]
     yield from rest
 
 
-def _stream_chunk(chunk: dict[str, list[Any]], roles: Mapping[str, str | None], plan: Any,
-                  perturbations: dict[str, Any], sums: list[_MetricSums],
-                  noise: dict[int, StreamSums], rows_file: Any, offset: int,
-                  needs_parse: bool) -> None:
-    """Perturb one chunk for every cell, score it with every metric, write its rows."""
-    from blindspot.perturbations.base import is_usable_text, text_row_id
-    from blindspot.perturbations.dataset import apply_item, preparse
-
-    texts = chunk[roles["hypothesis"]]
-    ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
-    references = chunk[roles["references"]] if roles["references"] else None
-    sources = chunk[roles["source"]] if roles["source"] else None
-    parses = None
-    if needs_parse:
-        parsed = preparse(texts)
-        parses = [parsed.get(t) if is_usable_text(t) else None for t in texts]
-    state = dict(items=plan.items, perturbations=perturbations, texts=texts, ids=ids,
-                 sources=sources, parses=parses)
-    gold_scores = []
-    for metric in sums:
-        scores = metric.score(list(texts), references, sources)
-        metric.gold.add(scores)
-        gold_scores.append(scores)
-    for index, item in enumerate(plan.items):
-        columns = apply_item(state, index)
-        scored = []
-        for metric in sums:
-            scores = metric.score(columns["perturbed"], references, sources)
-            cell = metric.cells.setdefault(index, StreamSums())
-            cell.add(scores)
-            scored.append(scores)
-        noise.setdefault(index, StreamSums()).add(columns["noise_ratio"])
-        for row, text in enumerate(columns["perturbed"]):
-            rows_file.write(json.dumps({
-                "row": offset + row, "id": ids[row], "test": item.test, "level": str(item.level),
-                "seed": item.seed, "perturbed": text, "applied": bool(columns["applied"][row]),
-                "noise_ratio": columns["noise_ratio"][row],
-                "scores": {m.spec.name: s[row] for m, s in zip(sums, scored)},
-                "gold_scores": {m.spec.name: g[row] for m, g in zip(sums, gold_scores)}},
-                ensure_ascii=False) + "\n")
-
-
-def _summary(plan: Any, sums: list[_MetricSums], noise: dict[int, StreamSums], rows: int,
-             task: str, tolerance: float, noise_cap: float) -> dict[str, Any]:
-    """Per metric and test: the curve points (level means over seeds) and the verdict."""
-    from blindspot.protocols.rank import judge_curve, summarise_point
-
-    out: dict[str, Any] = {"task": task, "rows": rows, "skipped_tests": dict(plan.skipped),
-                           "metrics": {}}
-    for metric in sums:
-        gold_mean = metric.gold.mean()
-        entry: dict[str, Any] = {"gold": {"score_mean": gold_mean, "n": metric.gold.n,
-                                          "n_nan": metric.gold.n_nan}, "tests": {}}
-        by_test: dict[str, dict[str, list[int]]] = {}
-        for index, item in enumerate(plan.items):
-            by_test.setdefault(item.test, {}).setdefault(str(item.level), []).append(index)
-        for test, by_level in by_test.items():
-            curve, points = [], []
-            for level, indices in by_level.items():
-                values = [metric.cells[i].mean() for i in indices]
-                ratios = [noise[i].mean() or 0.0 for i in indices]
-                ratio = sum(ratios) / len(ratios)
-                nan_cells = sum(metric.cells[i].n_nan > 0 for i in indices)
-                points.append(summarise_point(level, ratio, [float("nan") if v is None else v
-                                                             for v in values], gold_mean))
-                points[-1]["n_nan_rows"] = sum(metric.cells[i].n_nan for i in indices)
-                if not nan_cells:
-                    curve.append((level, ratio, values))
-            if len(curve) < len(by_level) or gold_mean is None or metric.gold.n_nan:
-                verdict = {"passed": None, "reason": "the metric returned NaN on some rows"}
-            else:
-                verdict = judge_curve(curve, gold_mean, tolerance=tolerance, noise_cap=noise_cap)
-            passed = verdict["passed"]
-            entry["tests"][test] = {
-                "status": "undecided" if passed is None else ("pass" if passed else "fail"),
-                "passed": passed, "reason": verdict["reason"],
-                "points": sorted(points, key=lambda p: p["noise_ratio"])}
-        out["metrics"][metric.spec.name] = entry
-    return out
-
-
-__all__ = ["DEFAULT_CHUNK_SIZE", "StreamSums", "iter_chunks", "stream_run"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "check_chunk_size", "check_streamable", "iter_chunks",
+           "stream_dataset", "stream_path"]

@@ -86,7 +86,8 @@ Args:
         (``blindspot.protocols.registry``); its own settings go in ``protocol_options`` (dict)
         or as further keywords.
     Further keywords (rank): noise_cap (0.6), tolerance (1e-5), worst_examples (3), levels,
-    resources (mlm=, lm=, ngram_corpus=), num_proc, progress, state_dir.
+    resources (mlm=, lm=, ngram_corpus=), num_proc, progress, state_dir, chunk_size (with
+    ``data=`` a local .jsonl/.parquet file: streamed that many rows at a time, same results).
 Returns:
     metric (its display name), gold (gold score summary), verdicts ({test: pass|fail|error|
     undecided}), failed (tests the metric fails), errors ({test: message}), skipped_tests
