@@ -8,6 +8,7 @@ before any test runs, and every test, level and seed reuses that parse.
 from __future__ import annotations
 
 import sys
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -199,6 +200,30 @@ def perturb_local(job: SuiteJob, num_proc: int | None = None
     else:
         for index in indices:
             yield index, apply_item(job.state, index)
+
+
+def perturb_in_order(job: SuiteJob, num_proc: int | None = None
+                     ) -> Iterator[tuple[int, dict[str, list[Any]]]]:
+    """Every cell of ``job`` in plan order, in ``num_proc`` worker processes when given.
+
+    At most twice ``num_proc`` cells are in flight, so a consumer slower than the workers (a
+    streamed run scoring each cell) never piles finished cells up in memory, and it sees them in
+    the order the one-process run does (order-dependent scorers stay exact).
+    """
+    count = len(job.plan.items)
+    if not num_proc or num_proc < 2 or count < 2:
+        for index in range(count):
+            yield index, apply_item(job.state, index)
+        return
+    with ProcessPoolExecutor(num_proc, mp_context=worker_context(), initializer=_init_worker,
+                             initargs=(job.state,)) as pool:
+        pending: deque = deque()
+        for index in range(count):
+            pending.append(pool.submit(_run_items, [index]))
+            if len(pending) >= 2 * num_proc:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
 
 
 def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",

@@ -56,6 +56,16 @@ def test_streamed_run_writes_the_in_memory_report_byte_for_byte(
     assert list((tmp_path / "streamed" / ".state").iterdir()) == []  # the spilled rows are gone
 
 
+def test_streamed_run_in_processes_gives_the_same_results(gold_file: Path, tmp_path: Path) -> None:
+    """--num-proc with --chunk-size: each chunk parsed and perturbed in 2 forked processes."""
+    whole = run_blindspot(str(gold_file), "chrf", out=tmp_path / "whole", **RUN)
+    streamed = run_blindspot(str(gold_file), "chrf", out=tmp_path / "streamed", chunk_size=13,
+                             num_proc=2, **RUN)
+    assert streamed == whole
+    assert (tmp_path / "streamed" / "results.json").read_bytes() == \
+        (tmp_path / "whole" / "results.json").read_bytes()
+
+
 def test_metric_errors_are_the_same_streamed(small_file: Path, tmp_path: Path) -> None:
     no_refs = write_cnndm_gold(tmp_path / "no_refs.jsonl", 5, keys=("id", "gold"))
     whole = run_blindspot(str(no_refs), "rouge", **SMALL)
@@ -126,7 +136,6 @@ def test_bad_chunk_size_is_a_clear_error(small_file: Path, tmp_path: Path, size:
     ("bertscore@minilm", {"metric_options": {"bertscore": {"idf": True}}},
      "weights words by idf over all the references, which a streamed run never holds; switch "
      "it off (--option bertscore.idf=false)"),
-    ("chrf", {"num_proc": 2}, "perturbs each chunk in this process; leave out --num-proc 2"),
     ("chrf", {"engine": "ray"}, "cannot be combined with --engine ray"),
 ])
 def test_what_cannot_be_streamed_is_refused(small_file: Path, metrics: str, settings: dict,

@@ -25,8 +25,9 @@ What cannot be streamed, and what happens instead:
 * corpus-level metrics (MAUVE), and metrics that weight words by idf over all references
   (``bertscore.idf=true``), are refused with an error naming the metric, before any model loads.
 * the data must be a local ``.jsonl`` or ``.parquet`` file; any other source (a Hub id, ``demo``,
-  a Dataset, csv) is refused with a clear error; so are ``--engine ray`` and ``--num-proc``
-  above 1 (a chunk is perturbed in this process).
+  a Dataset, csv) is refused with a clear error; so is ``--engine ray``. ``--num-proc N``
+  parses and perturbs each chunk in N processes (cells come back in plan order, at most 2N in
+  flight, so memory stays one chunk's).
 
 Limits: a streamed run does not resume (its folder of per-row files is removed at the end,
 finished or not; the score cache still makes a rerun cheap). An error message that names a row
@@ -141,9 +142,6 @@ def check_streamable(specs: Sequence[Any], settings: Any) -> None:
     if settings.engine != "local":
         raise ValueError("--chunk-size streams on this machine; it cannot be combined with "
                          f"--engine {getattr(settings.engine, 'name', settings.engine)}")
-    if settings.num_proc and settings.num_proc > 1:
-        raise ValueError("--chunk-size perturbs each chunk in this process; leave out "
-                         f"--num-proc {settings.num_proc}")
     for spec in specs:
         registered = SCORERS.get(spec.metric) if spec.module is None else None
         if registered is not None and registered.corpus_level:
@@ -331,15 +329,16 @@ def _score_cell(metric: _StreamedMetric, index: int, columns: Mapping[str, list[
 
 
 def _stream_chunk(rows: _Chunk, plan: Any, perturbations: dict[str, Any],
-                  metrics: list[_StreamedMetric], spill: _Spill) -> None:
-    """Perturb one chunk for every cell and score it with every metric; spill the rows."""
-    from blindspot.perturbations.dataset import apply_item, suite_state
+                  metrics: list[_StreamedMetric], spill: _Spill, num_proc: int | None) -> None:
+    """Perturb one chunk for every cell (in ``num_proc`` processes) and score it with every
+    metric, cell by cell in plan order; spill the rows."""
+    from blindspot.perturbations.dataset import SuiteJob, perturb_in_order, suite_state
 
     live = [m for m in metrics if m.error is None]
     gold = {m.index: _score_gold(m, rows, spill) for m in live}
-    state = suite_state(plan, perturbations, list(rows.texts), list(rows.ids), rows.sources)
-    for index in range(len(plan.items)):
-        columns = apply_item(state, index)
+    state = suite_state(plan, perturbations, list(rows.texts), list(rows.ids), rows.sources,
+                        num_proc)
+    for index, columns in perturb_in_order(SuiteJob(plan, state), num_proc):
         spill.append(f"noise-{index}.f64", columns["noise_ratio"], np.float64)
         spill.append(f"applied-{index}.bool", columns["applied"], np.bool_)
         for metric in live:
@@ -420,7 +419,7 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
             for chunk in _chain(first, chunks):
                 fingerprint.add(chunk)
                 part = _chunk_rows(chunk, roles, rows)
-                _stream_chunk(part, plan, perturbations, metrics, spill)
+                _stream_chunk(part, plan, perturbations, metrics, spill, settings.num_proc)
                 get_parser().forget()  # the disk cache keeps the parses; memory stays bounded
                 rows += len(part.texts)
                 bar.update(len(part.texts))
