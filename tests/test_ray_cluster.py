@@ -165,8 +165,10 @@ def test_a_ray_client_driver_gets_the_local_results(head: Head, gold: Path, loca
 ])
 def test_an_address_where_nothing_answers_is_a_clear_error(given: str, from_env: str | None,
                                                            gold: Path, tmp_path: Path) -> None:
-    with socket.socket() as closed:  # bound, never listening: connections are refused
-        closed.bind(("127.0.0.1", 0))
+    # bound on every interface (Ray may dial this machine's IP for 127.0.0.1), never listening:
+    # connections are refused and no other process can take the port meanwhile
+    with socket.socket() as closed:
+        closed.bind(("", 0))
         port = closed.getsockname()[1]
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "COLUMNS": "400"}
         env.pop("RAY_ADDRESS", None)

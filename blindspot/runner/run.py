@@ -396,8 +396,9 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     if not test_names:
         raise ValueError(f"no test selected by {tests!r} for task {config.task!r}")
     config.tests = test_names
-    if isinstance(config.engine, str):
-        engine_class(config.engine)  # an unknown engine fails before any work
+    if isinstance(config.engine, str):  # an unknown engine or a stray option fails before any work
+        engine_class(config.engine)
+        engine_options(config.engine, vars(config))
     golds = [load_gold_data(source, config.task, columns, split) for source in _as_sources(data)]
     names = [g.name for g in golds]
     for i, g in enumerate(golds):
