@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -67,8 +69,10 @@ def _stop(group: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Head]:
-    folder = tmp_path_factory.mktemp("ray-head")
+def head() -> Iterator[Head]:
+    # a short folder: Ray's Unix sockets live under it, and their paths may not pass 107 bytes
+    folder = Path(tempfile.mkdtemp(prefix="bs-ray-", dir="/tmp" if os.path.isdir("/tmp")
+                                   else None))
     token = folder / "auth_token"
     token.write_text(secrets.token_hex(32))
     cache = folder / "head-cache"
@@ -77,6 +81,7 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Head]:
            "BLINDSPOT_CACHE": str(cache)}
     env.pop("RAY_ADDRESS", None)
     gcs_port, client_port = _free_port(), _free_port()
+    # `ray start` of this interpreter (the head's workers run the Python that started it)
     command = [sys.executable, "-m", "ray.scripts.scripts", "start", "--head",
                "--node-ip-address", "127.0.0.1", "--num-cpus", "2", "--port", str(gcs_port),
                "--ray-client-server-port", str(client_port), "--include-dashboard", "false",
@@ -94,6 +99,7 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Head]:
     finally:
         started.kill()
         _stop(started.pid)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
