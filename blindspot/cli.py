@@ -175,7 +175,8 @@ def run(
     engine: str = typer.Option("local", help="where perturbation and scoring run: local (this "
                                "machine) or ray (a Ray cluster; rank protocol)"),
     address: Optional[str] = typer.Option(None, help="Ray cluster to join with --engine ray: "
-                                          "auto, or ray://host:port (default: start one here)"),
+                                          "auto or HOST:PORT from a node of it, ray://HOST:PORT "
+                                          "(Ray Client) from elsewhere (default: start one here)"),
     actors: Optional[int] = typer.Option(None, help="--engine ray: scoring actors (default: one "
                                          "per GPU, else one per CPU)"),
     gpus_per_actor: Optional[float] = typer.Option(None, help="--engine ray: GPUs per scoring "

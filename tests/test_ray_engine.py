@@ -129,6 +129,21 @@ def test_engine_options_on_the_command_line(gold_file: Path, tmp_path: Path) -> 
     assert "unknown engine 'spark'; valid engines: local, ray" in done.output
 
 
+def test_ray_options_without_the_ray_engine_are_an_error(gold_file: Path, tmp_path: Path) -> None:
+    """--address on the default local engine would be dropped silently: it is refused instead."""
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    done = CliRunner().invoke(app, ["run", "--data", str(gold_file), "--metrics", "chrf", "--tests",
+                                    "truncation", "--seeds", "1", "--address", "auto",
+                                    "--actors", "2", "--out", str(tmp_path / "r")])
+    assert done.exit_code == 2
+    assert ("--address, --actors only apply with --engine ray (this run's engine: local)"
+            in " ".join(done.output.split()))  # the console wraps long lines
+    assert not (tmp_path / "r" / "results.json").exists()
+
+
 def test_planned_batches_are_the_batches_of_cell_by_cell_scoring(
         gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Computing ahead (what the Ray engine is handed) scores the very batches, in the very

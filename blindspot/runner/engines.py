@@ -123,13 +123,25 @@ def get_engine(name: str, **options: Any) -> Engine:
     return engine_class(name)(**options)
 
 
+#: Engine name -> the run settings it takes (``num_proc`` for every engine).
+ENGINE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "local": ("num_proc",), "ray": ("num_proc", "address", "actors", "gpus_per_actor")}
+
+
 def engine_options(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The options of engine ``name`` found in a run's settings (``num_proc`` for every engine)."""
-    wanted = {"local": ("num_proc",),
-              "ray": ("num_proc", "address", "actors", "gpus_per_actor")}.get(name, ())
+    """The options of engine ``name`` found in a run's settings; a setting that only another
+    engine takes (``address`` without the Ray engine) is an error, not silently dropped."""
+    wanted = ENGINE_OPTIONS.get(name, ())
+    known = dict.fromkeys(k for opts in ENGINE_OPTIONS.values() for k in opts)  # in order
+    stray = [k for k in known if k not in wanted and settings.get(k) is not None]
+    if stray:
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in stray)
+        takers = sorted(e for e, opts in ENGINE_OPTIONS.items() if set(stray) <= set(opts))
+        raise ValueError(f"{flags} only appl{'ies' if len(stray) == 1 else 'y'} with --engine "
+                         f"{' or '.join(takers)} (this run's engine: {name})")
     return {k: settings[k] for k in wanted if settings.get(k) is not None}
 
 
-__all__ = ["ENGINES", "Engine", "LocalEngine", "ScoreJob", "ScorerRecipe", "engine_class",
+__all__ = ["ENGINES", "ENGINE_OPTIONS", "Engine", "LocalEngine", "ScoreJob", "ScorerRecipe", "engine_class",
            "engine_options",
            "get_engine", "run_score_job"]

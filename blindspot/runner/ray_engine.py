@@ -12,8 +12,13 @@ what the local engine does, so its results stay bit-identical.
 Ray Data's actor pools restart a dead actor and retry its batch (``max_restarts`` and
 ``max_task_retries`` default to -1 there), so a worker process that dies costs only a retry.
 
-Start Ray yourself (``ray start --head`` ...) and pass ``address="auto"`` to join a cluster;
-without an address a local Ray instance is started for the run (no dashboard, no usage stats).
+Start Ray yourself (``ray start --head`` ...) and pass ``address="auto"`` (or the head's
+``host:port``) to join a cluster as a driver on one of its nodes, or ``ray://host:port`` (the head's
+Ray Client port, 10001 by default) to drive it from a machine outside it; without an address a
+local Ray instance is started for the run (no dashboard, no usage stats). A Ray Client driver has
+no core worker, which Ray Data's executor needs, so there each pipeline runs in a small actor on
+the cluster (:class:`RemotePipeline`) that hands its rows back as they finish; the driver still
+writes every cache. An address where nothing answers is a clear error at once, not a long wait.
 """
 
 from __future__ import annotations
@@ -21,8 +26,12 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import queue
+import socket
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from blindspot.runner.engines import ScoreJob, ScorerRecipe, run_score_job
 
@@ -54,10 +63,10 @@ class ScoreWorker:
     A job's error is returned, not raised, so the driver raises it where that job's cell is.
     """
 
-    def __init__(self, recipe: bytes) -> None:
+    def __init__(self, recipe: Any) -> None:
         from ray import cloudpickle
 
-        self.scorer = cloudpickle.loads(recipe).build()
+        self.scorer = cloudpickle.loads(_resolve(recipe)).build()
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         payloads = []
@@ -68,6 +77,158 @@ class ScoreWorker:
                 outcome = ("error", f"{type(error).__name__}: {error}")
             payloads.append(pickle.dumps(outcome))
         return {"index": batch["index"], "payload": payloads}
+
+
+def _quiet_data() -> None:
+    """No Ray Data progress bars (the run shows its own) and no log line per pipeline."""
+    import ray
+
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+
+
+def _pipeline(rows: list[dict[str, Any]], worker: type, argument: Any, size: int,
+              gpus: float) -> Iterator[tuple[int, bytes]]:
+    """(index, pickled payload) of every row mapped through a pool of ``size`` actors built
+    with ``argument`` (put once in the object store), as they finish; dead actors are
+    restarted and their batches retried (Ray Data's defaults: -1)."""
+    import ray
+
+    _quiet_data()
+    shared = ray.put(argument)
+    # one actor: one job at a time, in input order (what an order-dependent scorer needs)
+    pool = (ray.data.ActorPoolStrategy(size=1, max_tasks_in_flight_per_actor=1) if size == 1
+            else ray.data.ActorPoolStrategy(size=size))
+    dataset = ray.data.from_items(rows, override_num_blocks=max(1, len(rows)))
+    mapped = dataset.map_batches(worker, fn_constructor_args=(shared,), batch_size=1,
+                                 compute=pool, num_cpus=0 if gpus else 1, num_gpus=gpus)
+    for row in mapped.iter_rows():
+        yield int(row["index"]), row["payload"]
+
+
+class RemotePipeline:
+    """A pipeline run on the cluster for a Ray Client driver, its rows handed back in chunks.
+
+    Ray Data's executor needs a process with a core worker, which a Ray Client driver lacks;
+    this actor (no CPU of its own, so it never takes a slot from the workers) is that process.
+    """
+
+    def __init__(self, rows: list[dict[str, Any]], worker: type, argument: Any, size: int,
+                 gpus: float) -> None:
+        self.finished: queue.Queue[tuple[str, Any]] = queue.Queue()
+        threading.Thread(target=self._drain, args=(rows, worker, argument, size, gpus),
+                         daemon=True).start()
+
+    def _drain(self, *pipeline: Any) -> None:
+        try:
+            for item in _pipeline(*pipeline):
+                self.finished.put(("row", item))
+            self.finished.put(("end", None))
+        except BaseException as error:  # noqa: BLE001  (raised on the driver)
+            self.finished.put(("error", error))
+
+    def take(self) -> list[tuple[str, Any]]:
+        """What finished since the last call (waits for at least one item)."""
+        items = [self.finished.get()]
+        while not self.finished.empty():
+            items.append(self.finished.get())
+        return items
+
+
+def _remote_pipeline(rows: list[dict[str, Any]], worker: type, argument: Any, size: int,
+                     gpus: float) -> Iterator[tuple[int, bytes]]:
+    """:func:`_pipeline` run by a :class:`RemotePipeline` actor, its rows as they finish."""
+    import ray
+
+    runner = ray.remote(num_cpus=0)(RemotePipeline).remote(rows, worker, argument, size, gpus)
+    try:
+        while True:
+            for kind, value in ray.get(runner.take.remote()):
+                if kind == "error":
+                    raise value
+                if kind == "end":
+                    return
+                yield value
+    finally:
+        ray.kill(runner)
+
+
+def _is_client() -> bool:
+    """True when this process drives the cluster through Ray Client (``ray://``)."""
+    import ray.util.client
+
+    return ray.util.client.ray.is_connected()
+
+
+#: how long to wait for a TCP answer from the address given before calling it unreachable
+CONNECT_TIMEOUT_S = 5.0
+
+HOW_TO_START = ("To use a cluster, start it with `ray start --head --port 6379` and pass the "
+                "address it prints (HEAD_IP:6379 from a node of the cluster, ray://HEAD_IP:10001 "
+                "from elsewhere, through Ray Client), or leave --address out to start Ray on "
+                "this machine for the run.")
+
+
+def _target(address: str | None) -> tuple[str | None, str]:
+    """The address Ray will use for ``address`` (RAY_ADDRESS stands in for none or ``auto``, as
+    in ``ray.init``) and how to name it in an error."""
+    from_env = os.environ.get("RAY_ADDRESS")
+    if from_env and address in (None, "auto"):
+        return from_env, f"RAY_ADDRESS={from_env} (--address {address or 'not given'})"
+    return address, f"--address {address}"
+
+
+def _dialled(target: str, named: str) -> tuple[str, int]:
+    """The (host, port) Ray will dial for ``target``: a Ray Client address as written; a
+    cluster address as Ray resolves it (``auto`` through the address file of this node's
+    ``ray start``; 127.0.0.1 and localhost become this machine's IP, unless Ray runs
+    loopback-only, ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``)."""
+    if "://" not in target:
+        # Ray's own resolution (ray is pinned in requirements/constraints.txt)
+        from ray._private.services import canonicalize_bootstrap_address
+
+        try:
+            target = canonicalize_bootstrap_address(target) or target
+        except (ConnectionError, ValueError) as error:  # auto and no cluster; not host:port
+            raise ValueError(f"{named}: {str(error).rstrip('.')}. {HOW_TO_START}") from None
+    parts = urlsplit(target if "://" in target else f"//{target}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number
+        host, port = None, None
+    if not host or port is None:
+        raise ValueError(f"{named} must be auto, HOST:PORT or ray://HOST:PORT. {HOW_TO_START}")
+    return host, port
+
+
+def _check_reachable(address: str | None) -> None:
+    """A clear error at once when nothing answers where Ray would dial for ``address``
+    (Ray itself retries for minutes); no address at all is left to Ray (it starts one)."""
+    target, named = _target(address)
+    if not target:
+        return
+    host, port = _dialled(target, named)
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ValueError(f"{named}: no Ray cluster answers at {host}:{port} ({reason}). "
+                         f"{HOW_TO_START}") from None
+
+
+def _connect(address: str | None, init_options: dict[str, Any]) -> None:
+    """Join the cluster at ``address`` (or start one); a failure is a clear error naming it."""
+    import ray
+
+    _check_reachable(address)
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, **init_options)
+    except (ConnectionError, ray.exceptions.AuthenticationError) as error:
+        cause = error.__cause__ or error
+        raise ValueError(f"{_target(address)[1]}: could not join the Ray cluster "
+                         f"({type(cause).__name__}: {str(cause).strip()}). A cluster with token "
+                         "authentication (Ray's default once a token exists) needs "
+                         f"RAY_AUTH_MODE=token and its token here too. {HOW_TO_START}") from None
 
 
 class RayEngine:
@@ -85,11 +246,7 @@ class RayEngine:
         self.num_proc, self.actors, self.gpus_per_actor = num_proc, actors, gpus_per_actor
         self._started = not ray.is_initialized()
         if self._started:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                     **init_options)
-        context = ray.data.DataContext.get_current()
-        context.enable_progress_bars = False  # the run shows its own bars
-        logging.getLogger("ray.data").setLevel(logging.WARNING)  # no line per pipeline
+            _connect(address, init_options)
 
     # -- resources -------------------------------------------------------------------------------
 
@@ -114,30 +271,24 @@ class RayEngine:
     def _map(self, rows: list[dict[str, Any]], worker: type, argument: Any, actors: int,
              gpus: float = 0) -> Iterator[tuple[int, Any]]:
         """(index, payload) of every row mapped through a pool of ``actors`` actors, as they
-        finish; dead actors are restarted and their batches retried."""
-        import ray
-
+        finish: here, or on the cluster when this process is a Ray Client driver."""
         size = max(1, min(actors, len(rows)))
-        # one actor: one job at a time, in input order (what an order-dependent scorer needs)
-        pool = (ray.data.ActorPoolStrategy(size=1, max_tasks_in_flight_per_actor=1) if size == 1
-                else ray.data.ActorPoolStrategy(size=size))
-        dataset = ray.data.from_items(rows, override_num_blocks=max(1, len(rows)))
-        mapped = dataset.map_batches(
-            worker, fn_constructor_args=(argument,), batch_size=1, compute=pool,
-            num_cpus=0 if gpus else 1, num_gpus=gpus)  # actors restart, tasks retry: -1
-        for row in mapped.iter_rows():
-            yield int(row["index"]), pickle.loads(row["payload"])
+        if _is_client():
+            stream: Iterator[tuple[int, bytes]] = _remote_pipeline(rows, worker, argument, size,
+                                                                   gpus)
+        else:
+            stream = _pipeline(rows, worker, argument, size, gpus)
+        for index, payload in stream:
+            yield index, pickle.loads(payload)
 
     def perturb(self, job: Any) -> Iterator[tuple[int, dict[str, list[Any]]]]:
         """Every cell of a prepared suite, one actor per CPU slot (``num_proc`` when given)."""
-        import ray
-
         count = len(job.plan.items)
         if count == 0:
             return
         actors = self.num_proc or self._cluster()[0]
-        state = ray.put(job.state)
-        yield from self._map([{"index": i} for i in range(count)], PerturbWorker, state, actors)
+        yield from self._map([{"index": i} for i in range(count)], PerturbWorker, job.state,
+                             actors)
 
     def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
         """Each job's scores in job order (they finish in any order; the driver reorders)."""
@@ -167,4 +318,4 @@ class RayEngine:
             ray.shutdown()
 
 
-__all__ = ["PerturbWorker", "RayEngine", "ScoreWorker"]
+__all__ = ["PerturbWorker", "RayEngine", "RemotePipeline", "ScoreWorker"]

@@ -416,6 +416,9 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     if not test_names:
         raise ValueError(f"no test selected by {tests!r} for task {config.task!r}")
     config.tests = test_names
+    if isinstance(config.engine, str):  # an unknown engine or a stray option fails before any work
+        engine_class(config.engine)
+        engine_options(config.engine, vars(config))
     folder = _state_folder(out, state_dir)
     if config.chunk_size is None:
         datasets = _run_in_memory(_as_sources(data), specs, config, columns, split, folder)
@@ -439,8 +442,6 @@ def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSetti
                    columns: Mapping[str, str | None] | None, split: str,
                    folder: Path) -> dict[str, Any]:
     """Every dataset loaded whole, perturbed once, scored cell by cell (resumable)."""
-    if isinstance(config.engine, str):
-        engine_class(config.engine)  # an unknown engine fails before any work
     golds = [load_gold_data(source, config.task, columns, split) for source in sources]
     for gold, name in zip(golds, _unique([g.name for g in golds])):
         gold.name = name
