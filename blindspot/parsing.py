@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -180,7 +180,7 @@ class Parser:
         """Parses of ``texts`` in order; each distinct text is parsed at most once, ever.
 
         ``num_proc`` > 1 parses the texts missing from both caches in that many processes
-        (spaCy's own ``n_process``; the parses are the same).
+        (the same parses, in order).
         """
         missing = [t for t in dict.fromkeys(texts) if t not in self._memory]
         if missing:
@@ -200,15 +200,32 @@ class Parser:
         if not todo:
             return
         fresh = []
-        # A process pool only pays off beyond a few batches (each worker starts a pipeline).
-        processes = num_proc if len(todo) >= 4 * self.batch_size else 1
-        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size,
-                                                 n_process=processes)):
-            parsed = ParsedText.from_doc(doc)
-            self._memory[text] = parsed
-            fresh.append((keys[text], parsed.to_json()))
+        for text, payload in zip(todo, self._parse(todo, num_proc)):
+            self._memory[text] = ParsedText.from_json(payload)
+            fresh.append((keys[text], payload))
         if self._store is not None:
             self._store.put_many(fresh, replace=False)
+
+    def _parse(self, texts: list[str], num_proc: int) -> Iterator[str]:
+        """The stored form (JSON) of each text's parse, in order, in ``num_proc`` processes.
+
+        Workers send back that compact form, not spaCy Docs (whose tensors make them large to
+        pickle); a pool only pays off beyond a few batches per worker.
+        """
+        shards = _shards(texts, num_proc * 4) if len(texts) >= 4 * num_proc * self.batch_size \
+            else []
+        if len(shards) < 2:
+            yield from _parse_json(self.nlp, texts, self.batch_size)
+            return
+        from concurrent.futures import ProcessPoolExecutor
+
+        from blindspot.forking import worker_context
+
+        _WORKER["nlp"] = self.nlp  # a forked worker inherits the loaded pipeline
+        with ProcessPoolExecutor(num_proc, mp_context=worker_context(), initializer=_set_nlp,
+                                 initargs=(self.model,)) as pool:
+            for payloads in pool.map(_parse_shard, shards, [self.batch_size] * len(shards)):
+                yield from payloads
 
     def __getstate__(self) -> dict[str, Any]:
         # Worker processes get the settings and the disk store, not the loaded model.
@@ -217,6 +234,30 @@ class Parser:
 
 
 _PARSERS: dict[str, Parser] = {}
+#: the pipeline of a parsing worker process
+_WORKER: dict[str, Any] = {}
+
+
+def _shards(texts: list[str], count: int) -> list[list[str]]:
+    size = -(-len(texts) // count)
+    return [texts[i: i + size] for i in range(0, len(texts), size)]
+
+
+def _parse_json(nlp: Any, texts: Sequence[str], batch_size: int) -> Iterator[str]:
+    for doc in nlp.pipe(texts, batch_size=batch_size):
+        yield ParsedText.from_doc(doc).to_json()
+
+
+def _set_nlp(model: str) -> None:
+    """A parsing worker's pipeline: the parent's when forked, else loaded here (spawned)."""
+    if "nlp" not in _WORKER:
+        from blindspot.models import load_spacy
+
+        _WORKER["nlp"] = load_spacy(model)
+
+
+def _parse_shard(texts: list[str], batch_size: int) -> list[str]:
+    return list(_parse_json(_WORKER["nlp"], texts, batch_size))
 
 
 def get_parser(model: str = "en_core_web_sm") -> Parser:
