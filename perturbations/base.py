@@ -195,8 +195,8 @@ class Perturbation(ABC):
     needs_source: ClassVar[bool] = False
     #: resources the constructor must be given (e.g. "mlm", "lm", "ngram_corpus", "pool")
     requires: ClassVar[tuple[str, ...]] = ()
-    #: what the test loads on its first row (CheckList, WordNet, word lists): a suite loads it
-    #: before its worker processes fork, so that they inherit it instead of each loading it
+    #: what the test loads on its first row (CheckList, WordNet, word lists), once per process:
+    #: a suite keeps such a test on one worker, a streamed run loads it before it forks any
     preloads: ClassVar[tuple[Callable[[], Any], ...]] = ()
     version: ClassVar[str] = "1.0.0"
 
@@ -220,6 +220,11 @@ class Perturbation(ABC):
         """Load now what the test would load lazily on its first row."""
         for load in self.preloads:
             load()
+
+    @classmethod
+    def loads_once(cls) -> bool:
+        """Whether the test has a one-off load on first use (``preloads``, or its own preload)."""
+        return bool(cls.preloads) or cls.preload is not Perturbation.preload
 
     def is_swap(self, level: Any) -> bool:
         """Whether the noise ratio counts a swap as one edit (halved) at this level."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,7 +139,8 @@ OUTPUT_SCHEMA = pa.schema([
     ("perturbation", pa.string()), ("level", pa.string()), ("seed", pa.int64())])
 
 
-def _cell_table(columns: Mapping[str, list[Any]]) -> pa.Table:
+def cell_table(columns: Mapping[str, list[Any]]) -> pa.Table:
+    """A cell's output columns as an Arrow table (compact, and cheap to send between processes)."""
     return pa.table({name: columns[name] for name in OUTPUT_SCHEMA.names}, schema=OUTPUT_SCHEMA)
 
 
@@ -173,33 +174,45 @@ def _run_items(indices: list[int]) -> list[tuple[int, dict[str, list[Any]]]]:
     return [(index, apply_item(_STATE, index)) for index in indices]
 
 
-def worker_tasks(items: Sequence[SuiteItem], workers: int) -> list[list[int]]:
-    """Cell indices in tasks for ``workers`` processes: each test's cells in at most ``workers``
-    tasks, so that a test's one-off set-up (a model, a word list) is paid by few workers, and the
-    biggest tasks first, so the pool ends evenly."""
+def _run_tables(indices: list[int]) -> list[tuple[int, pa.Table]]:
+    return [(index, cell_table(apply_item(_STATE, index))) for index in indices]
+
+
+def worker_tasks(items: Sequence[SuiteItem], workers: int,
+                 whole: Collection[str] = ()) -> list[list[int]]:
+    """Cell indices in tasks for ``workers`` processes, in the order to hand them out.
+
+    A test in ``whole`` (one that loads CheckList, WordNet... on first use) is one task, handed
+    out first: one worker pays its load while the others perturb. Every other test is split in
+    at most ``workers`` tasks, biggest first, so the pool ends evenly.
+    """
     by_test: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         by_test.setdefault(item.test, []).append(index)
-    tasks = []
-    for indices in by_test.values():
-        size = -(-len(indices) // workers)
-        tasks += [indices[start: start + size] for start in range(0, len(indices), size)]
-    return sorted(tasks, key=len, reverse=True)
+    first, rest = [], []
+    for test, indices in by_test.items():
+        size = len(indices) if test in whole else -(-len(indices) // workers)
+        tasks = [indices[start: start + size] for start in range(0, len(indices), size)]
+        (first if test in whole else rest).extend(tasks)
+    return first + sorted(rest, key=len, reverse=True)
 
 
-def perturb_local(job: SuiteJob, num_proc: int | None = None
-                  ) -> Iterator[tuple[int, dict[str, list[Any]]]]:
-    """Every cell of ``job`` in this process, or in ``num_proc`` worker processes."""
+def perturb_local(job: SuiteJob, num_proc: int | None = None) -> Iterator[tuple[int, pa.Table]]:
+    """Every cell of ``job`` as (index, Arrow table), in this process or, in any order, in
+    ``num_proc`` worker processes (which build the tables too: the parent only collects)."""
     indices = range(len(job.plan.items))
     if num_proc and num_proc > 1 and len(indices) > 1:
         # forked workers inherit the tests and parses; spawned ones get them once, pickled
+        whole = {n for n, p in job.state["perturbations"].items() if p.loads_once()}
         with ProcessPoolExecutor(num_proc, mp_context=worker_context(), initializer=_init_worker,
                                  initargs=(job.state,)) as pool:
-            for done in pool.map(_run_items, worker_tasks(job.plan.items, num_proc)):
-                yield from done
+            tasks = [pool.submit(_run_tables, task)
+                     for task in worker_tasks(job.plan.items, num_proc, whole)]
+            for done in as_completed(tasks):
+                yield from done.result()
     else:
         for index in indices:
-            yield index, apply_item(job.state, index)
+            yield index, cell_table(apply_item(job.state, index))
 
 
 def perturb_in_order(job: SuiteJob, num_proc: int | None = None
@@ -253,8 +266,6 @@ def build_suite_tests(plan: SuitePlan, texts: Sequence[Any] | None,
     perturbations = {n: build_perturbation(n, texts, resources, task) for n in names}
     for item in plan.items:  # every level checked before doing any work
         perturbations[item.test].check_level(item.level)
-    for perturbation in perturbations.values():  # here, not once per worker process
-        perturbation.preload()
     return perturbations
 
 
@@ -271,8 +282,8 @@ def suite_state(plan: SuitePlan, perturbations: Mapping[str, Perturbation], text
                 sources=sources, parses=parses)
 
 
-#: Where a suite's cells run: (job) -> (cell index, output columns) in any order.
-SuiteExecutor = Callable[[SuiteJob], Iterable[tuple[int, dict[str, list[Any]]]]]
+#: Where a suite's cells run: (job) -> (cell index, its Arrow table) in any order.
+SuiteExecutor = Callable[[SuiteJob], Iterable[tuple[int, pa.Table]]]
 
 
 def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",
@@ -294,13 +305,13 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     job = prepare_suite(ds, tests, task, seeds, column, id_column, source_column, levels,
                         resources, num_proc)
     run = executor or (lambda j: perturb_local(j, num_proc))
-    # Each cell becomes an Arrow table as soon as it is done, so Python lists never pile up.
+    # Each cell is an Arrow table as soon as it is done, so Python lists never pile up.
     tables: list[Any] = [None] * len(job.plan.items)
     bar = tqdm(total=len(tables), desc="perturbing", unit="cell", disable=not progress,
                file=sys.stderr)
     try:
-        for index, columns in run(job):
-            tables[index] = _cell_table(columns)
+        for index, table in run(job):
+            tables[index] = table
             bar.update()
     finally:
         bar.close()

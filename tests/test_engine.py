@@ -226,19 +226,15 @@ def test_parse_cache_survives_the_process(tmp_path) -> None:
 
 
 def test_parsing_in_processes_gives_the_same_parses_in_order(gold) -> None:
-    from blindspot.parsing import Parser
+    from blindspot import parsing
 
     texts = [t for t in gold["gold"] if t][:12] * 2  # repeats are parsed once
-    expected = Parser(use_disk=False, batch_size=2).parse_many(texts)
-    two = Parser(use_disk=False, batch_size=2)
-    calls = []
-    pipe = two.nlp.pipe
-    two.nlp.pipe = lambda *a, **k: calls.append(k["n_process"]) or pipe(*a, **k)
-    try:
-        assert two.parse_many(texts, num_proc=2) == expected
-    finally:
-        two.nlp.pipe = pipe
-    assert calls == [2]
+    expected = parsing.Parser(use_disk=False, batch_size=1).parse_many(texts)
+    parsing._WORKER.clear()
+    # 12 distinct texts, 2 workers, batches of 1: enough for a pool (8 shards)
+    got = parsing.Parser(use_disk=False, batch_size=1).parse_many(texts, num_proc=2)
+    assert "nlp" in parsing._WORKER  # set for the forked workers only when a pool ran
+    assert got == expected
 
 
 def test_suite_with_nothing_to_run_is_empty_but_typed(gold) -> None:
@@ -257,3 +253,12 @@ def test_worker_tasks_keep_each_test_on_few_workers() -> None:
     assert worker_tasks(items, 2) == [[0, 1, 2], [3, 4], [5], [6], [7]]
     assert worker_tasks(items, 1) == [[0, 1, 2, 3, 4], [5, 6], [7]]
     assert sorted(i for task in worker_tasks(items, 3) for i in task) == list(range(8))
+    # a test with a one-off load is one task, handed out first
+    assert worker_tasks(items, 2, {"negation"}) == [[0, 1, 2, 3, 4], [5], [6], [7]]
+    assert worker_tasks(items, 2, {"token_drop"}) == [[7], [0, 1, 2], [3, 4], [5], [6]]
+
+
+def test_tests_with_a_one_off_load_say_so() -> None:
+    assert REGISTRY["negation"].loads_once()  # CheckList's negator
+    assert REGISTRY["noun_mismatch"].loads_once()  # its own preload: the MENLI word list
+    assert not REGISTRY["truncation"].loads_once()

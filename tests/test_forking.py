@@ -36,18 +36,3 @@ def test_forked_child_runs_torch_on_one_thread_after_the_parent_used_its_pool() 
     assert results == [(expected, 256.0 ** 3)] * 4
     assert torch.get_num_threads() == threads  # the parent is left as it was
 
-
-def test_a_suite_loads_what_its_tests_load_lazily_before_forking(tmp_path) -> None:
-    """CheckList's negation and WordNet are loaded by prepare_suite, in the parent."""
-    import datasets
-
-    from blindspot.perturbations._checklist import wordnet
-    from blindspot.perturbations.dataset import prepare_suite
-    from blindspot.perturbations.negation import checklist_negator
-
-    checklist_negator.cache_clear()
-    wordnet.cache_clear()
-    ds = datasets.Dataset.from_dict({"id": [1], "gold": ["The cat sat on the mat."]})
-    prepare_suite(ds, "negation,synonym_substitution", "summarization", seeds=[1])
-    assert checklist_negator.cache_info().currsize == 1
-    assert wordnet.cache_info().currsize == 1

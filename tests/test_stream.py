@@ -66,6 +66,17 @@ def test_streamed_run_in_processes_gives_the_same_results(gold_file: Path, tmp_p
         (tmp_path / "whole" / "results.json").read_bytes()
 
 
+def test_a_streamed_run_loads_once_what_its_workers_need(small_file: Path, tmp_path: Path
+                                                         ) -> None:
+    """Each chunk's workers fork from the parent, which loaded CheckList's negator for them."""
+    from blindspot.perturbations.negation import checklist_negator
+
+    checklist_negator.cache_clear()
+    run_blindspot(str(small_file), "chrf", chunk_size=5, num_proc=2,
+                  **{**SMALL, "tests": "negation,truncation"})
+    assert checklist_negator.cache_info().currsize == 1  # the parent never negates a row itself
+
+
 def test_metric_errors_are_the_same_streamed(small_file: Path, tmp_path: Path) -> None:
     no_refs = write_cnndm_gold(tmp_path / "no_refs.jsonl", 5, keys=("id", "gold"))
     whole = run_blindspot(str(no_refs), "rouge", **SMALL)

@@ -71,8 +71,9 @@ class Engine(Protocol):
     #: the run state as soon as it is done (what lets a killed local run resume cell by cell).
     computes_ahead: bool
 
-    def perturb(self, job: Any) -> Iterable[tuple[int, dict[str, list[Any]]]]:
-        """Every cell of a prepared suite (``SuiteJob``) as (cell index, columns), any order."""
+    def perturb(self, job: Any) -> Iterable[tuple[int, Any]]:
+        """Every cell of a prepared suite (``SuiteJob``) as (cell index, its Arrow table
+        (``perturbations.dataset.cell_table``)), in any order."""
 
     def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
         """Each job's scores, in job order; raises a job's error when the iteration reaches it."""
@@ -89,7 +90,7 @@ class LocalEngine:
     name: str = "local"
     computes_ahead: bool = False
 
-    def perturb(self, job: Any) -> Iterable[tuple[int, dict[str, list[Any]]]]:
+    def perturb(self, job: Any) -> Iterable[tuple[int, Any]]:
         from blindspot.perturbations.dataset import perturb_local
 
         return perturb_local(job, self.num_proc)

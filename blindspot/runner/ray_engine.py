@@ -50,11 +50,11 @@ class PerturbWorker:
         self.state = _resolve(state)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        from blindspot.perturbations.dataset import apply_item
+        from blindspot.perturbations.dataset import apply_item, cell_table
 
         indices = [int(i) for i in batch["index"]]
-        return {"index": indices,
-                "payload": [pickle.dumps(apply_item(self.state, i)) for i in indices]}
+        return {"index": indices, "payload": [pickle.dumps(cell_table(apply_item(self.state, i)))
+                                              for i in indices]}
 
 
 class ScoreWorker:
@@ -281,7 +281,7 @@ class RayEngine:
         for index, payload in stream:
             yield index, pickle.loads(payload)
 
-    def perturb(self, job: Any) -> Iterator[tuple[int, dict[str, list[Any]]]]:
+    def perturb(self, job: Any) -> Iterator[tuple[int, Any]]:
         """Every cell of a prepared suite, one actor per CPU slot (``num_proc`` when given)."""
         count = len(job.plan.items)
         if count == 0:

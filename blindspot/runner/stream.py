@@ -405,6 +405,8 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
                                     settings.levels, resources, has_source=bool(roles["source"])),
                          resources, suite_tests(settings.tests, settings.task))
     perturbations = build_suite_tests(plan, None, resources, settings.task)
+    for perturbation in perturbations.values():  # once: every chunk's workers fork from here
+        perturbation.preload()
     metrics = [_StreamedMetric(i, spec, roles, list(first), settings)
                for i, spec in enumerate(specs)]
     state_folder.mkdir(parents=True, exist_ok=True)
