@@ -208,8 +208,12 @@ def perturb_local(job: SuiteJob, num_proc: int | None = None) -> Iterator[tuple[
                                  initargs=(job.state,)) as pool:
             tasks = [pool.submit(_run_tables, task)
                      for task in worker_tasks(job.plan.items, num_proc, whole)]
-            for done in as_completed(tasks):
-                yield from done.result()
+            try:
+                for done in as_completed(tasks):
+                    yield from done.result()
+            finally:  # a worker's error (or the caller stopping) drops the tasks not started
+                for task in tasks:
+                    task.cancel()
     else:
         for index in indices:
             yield index, cell_table(apply_item(job.state, index))
@@ -231,12 +235,16 @@ def perturb_in_order(job: SuiteJob, num_proc: int | None = None
     with ProcessPoolExecutor(num_proc, mp_context=worker_context(), initializer=_init_worker,
                              initargs=(job.state,)) as pool:
         pending: deque = deque()
-        for index in range(count):
-            pending.append(pool.submit(_run_items, [index]))
-            if len(pending) >= 2 * num_proc:
+        try:
+            for index in range(count):
+                pending.append(pool.submit(_run_items, [index]))
+                if len(pending) >= 2 * num_proc:
+                    yield from pending.popleft().result()
+            while pending:
                 yield from pending.popleft().result()
-        while pending:
-            yield from pending.popleft().result()
+        finally:  # a worker's error (or the caller stopping) drops the cells not started
+            for task in pending:
+                task.cancel()
 
 
 def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",

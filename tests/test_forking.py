@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
+import pytest
 import torch
 
 from blindspot.forking import single_thread_after_fork, worker_context
+from blindspot.perturbations.base import REGISTRY, Perturbation, Ratio, Row
+from blindspot.perturbations.dataset import perturb_local
 
 
 def _matmul_in_child() -> tuple[int, float]:
@@ -36,3 +40,37 @@ def test_forked_child_runs_torch_on_one_thread_after_the_parent_used_its_pool() 
     assert results == [(expected, 256.0 ** 3)] * 4
     assert torch.get_num_threads() == threads  # the parent is left as it was
 
+
+
+class _Boom(Perturbation):
+    """A test that fails on one row, to see a worker's error reach the caller."""
+
+    name = "boom"
+    category = "fluency"
+    description = "fails on the row 'explode'"
+    level_kind = Ratio(0.0, 1.0)
+    levels = {"summarization": (0.5,)}
+    deterministic = True
+
+    def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:
+        if row.text == "explode":
+            raise RuntimeError("boom on row 'explode'")
+        return row.text.upper()
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_an_error_in_a_worker_reaches_the_caller(monkeypatch: pytest.MonkeyPatch,
+                                                 chunked: bool) -> None:
+    import datasets
+
+    from blindspot.perturbations.dataset import SuiteJob, perturb_in_order, prepare_suite
+
+    from blindspot.perturbations import base
+
+    monkeypatch.setitem(REGISTRY, "boom", _Boom)
+    monkeypatch.setitem(base._ALIASES, "boom", "boom")
+    ds = datasets.Dataset.from_dict({"id": [1, 2, 3], "gold": ["a b.", "explode", "c d."]})
+    job = prepare_suite(ds, "boom,truncation", "summarization", seeds=[1, 2])
+    run = perturb_in_order if chunked else perturb_local
+    with pytest.raises(RuntimeError, match="boom on row 'explode'"):
+        list(run(SuiteJob(job.plan, job.state), 2))
