@@ -12,13 +12,17 @@ from collections.abc import Iterable
 from rapidfuzz.distance import Levenshtein
 
 
+def word_distance(gold: str | None, noised: str | None) -> int:
+    """Word-level Levenshtein distance between the whitespace words of ``gold`` and ``noised``."""
+    return Levenshtein.distance((gold or "").split(), (noised or "").split())
+
+
 def noise_ratio(gold: str | None, noised: str | None, swap: bool = False) -> float:
     """Word-level Levenshtein(noised, gold) / len(gold words); halved when ``swap``."""
     gold_words = (gold or "").split()
     if not gold_words:
         return 0.0
-    distance = Levenshtein.distance(gold_words, (noised or "").split())
-    ratio = distance / len(gold_words)
+    ratio = word_distance(gold, noised) / len(gold_words)
     return ratio / 2 if swap else ratio
 
 

@@ -2,12 +2,12 @@
 (blind-spots paper, Appendix J; :mod:`blindspot.search`).
 
 The command is a plain function with ``typer`` defaults, so that ``blindspot/cli.py`` registers
-it with ``app.command("search")(search)``.
+it with ``app.command("search")(search)``; it runs the ``search`` protocol as ``blindspot run
+--protocol search`` does (same request, errors, summary and report line).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -15,11 +15,6 @@ import typer
 
 from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
                                    SOURCE_COLUMN)
-
-
-def _fail(message: str) -> None:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, bold=True, err=True)
-    raise typer.Exit(code=2)
 
 
 def search(
@@ -57,21 +52,13 @@ def search(
 ) -> None:
     """Greedy adversarial search: perturb each gold text word by word, keeping the edits the
     metric penalises least, until the noise ratio; a panel of other metrics judges the result."""
-    from rich.console import Console
-
-    from blindspot.search.protocol import print_summary
-    from blindspot.search.run import run_search
+    from blindspot.cli import _parse_seeds, _run_job  # the one path of every protocol command
 
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
-    try:
-        chosen_seeds = [int(s) for s in seeds.split(",") if s.strip()]
-        results = run_search(data, metric, noise_ratio=noise_ratio, panel=panel, mlm=mlm,
-                             embedding_model=embedding_model or None, k=k, max_calls=max_calls,
-                             max_seconds=max_seconds, seed=seed, limit=limit, columns=columns,
-                             task=task, generalise=generalise, top_patterns=top_patterns,
-                             generalise_seeds=chosen_seeds, out=out)
-    except (ValueError, KeyError, FileNotFoundError) as error:
-        _fail(str(error).strip("'\""))
-    print_summary(results, Console(width=None if sys.stdout.isatty() else 160))
-    typer.echo(f"report: {out / 'report.md'}")
+    options = {"noise_ratio": noise_ratio, "panel": panel, "mlm": mlm,
+               "embedding_model": embedding_model or None, "k": k, "max_calls": max_calls,
+               "max_seconds": max_seconds, "seed": seed, "limit": limit,
+               "generalise": generalise, "top_patterns": top_patterns}
+    _run_job("search", out, data=[data], metrics=metric, task=task, seeds=_parse_seeds(seeds),
+             columns=columns, options=options)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from blindspot.perturbations.bert_diverge import MaskedInput, Predictor
+from blindspot.perturbations.text_utils import match_case as fit_case
 
 DEFAULT_K = 8
 _PUNCTUATION = set(string.punctuation) | set("“”‘’«»„–—…")
@@ -72,14 +73,9 @@ def is_trivial(original: str, candidate: str) -> bool:
 
 
 def match_case(original: str, candidate: str) -> str:
-    """``candidate`` in ``original``'s capitalisation when the candidate is all lower case."""
-    if not candidate.islower() or not original:
-        return candidate
-    if original.isupper() and len(original) > 1:
-        return candidate.upper()
-    if original[0].isupper():
-        return candidate[0].upper() + candidate[1:]
-    return candidate
+    """``candidate`` in ``original``'s capitalisation (the perturbations' ``match_case``) when
+    the candidate is all lower case; a cased candidate ("NATO", "iPhone") is kept as it is."""
+    return fit_case(original, candidate) if candidate.islower() else candidate
 
 
 def keep_candidates(original: str, candidates: list[str], k: int) -> list[str]:

@@ -37,9 +37,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rapidfuzz.distance import Levenshtein
-
+from blindspot.noise import noise_ratio, word_distance
 from blindspot.search.candidates import replacements
+from blindspot.search.panel import relative_change
 from blindspot.search.patterns import classify
 from blindspot.seeding import row_key
 
@@ -96,13 +96,12 @@ class Hypothesis:
 
     @property
     def noise_ratio(self) -> float:
-        return self.distance / self.gold_words if self.gold_words else 0.0
+        """The current text's noise ratio to the gold (:func:`blindspot.noise.noise_ratio`)."""
+        return noise_ratio(self.gold, self.text)
 
     def relative(self, score: float) -> float | None:
         """``score`` relative to the gold's, in percent (None when the gold scores 0 or NaN)."""
-        if not self.gold_score or math.isnan(self.gold_score) or math.isnan(score):
-            return None
-        return (score - self.gold_score) / abs(self.gold_score) * 100
+        return relative_change(self.gold_score, score)
 
 
 Objective = Callable[[Sequence[str], Sequence[str], Sequence[str | None]], list[float]]
@@ -140,7 +139,6 @@ def step_candidates(state: Hypothesis, sources: Sequence[CandidateSource]
                     ) -> tuple[list[Operation], list[str], list[int]]:
     """The operations that raise the edit distance to the gold, one per distinct text:
     (operations, texts, distances)."""
-    gold_words = state.gold.split()
     seen: dict[str, int] = {}
     ops, texts, distances = [], [], []
     for op in operations(state, sources):
@@ -148,7 +146,7 @@ def step_candidates(state: Hypothesis, sources: Sequence[CandidateSource]
         text = " ".join(words)
         if text in seen:
             continue
-        distance = Levenshtein.distance(gold_words, words)
+        distance = word_distance(state.gold, text)
         seen[text] = distance
         if distance > state.distance:
             ops.append(op)

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from blindspot.perturbations.article_removal import ARTICLES
 from blindspot.search.candidates import split_word
 
-ARTICLES = frozenset({"a", "an", "the"})
 DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 PRONOUNS = frozenset({
     "i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself", "yourselves",

@@ -38,7 +38,6 @@ Summary means are over the examples whose search reached the target noise ratio.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,7 +45,9 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from blindspot.report.files import atomic_write_bytes, atomic_write_text
+from blindspot.report.markdown import escape, table
 from blindspot.report.plots import render_png
+from blindspot.report.writer import results_json
 
 PLOT_FILE = "search.png"
 TARGET_COLOR, PANEL_COLOR = "#d62728", "#1f77b4"
@@ -63,21 +64,18 @@ def _edit(step: Mapping[str, Any]) -> str:
 
 def metric_table(results: Mapping[str, Any]) -> list[str]:
     """The mean relative change of every metric on the perturbed texts, target first."""
-    lines = ["| metric | role | vs. gold | vs. references |", "|---|---|---:|---:|"]
-    for name, entry in results["summary"]["metrics"].items():
-        lines.append(f"| {name} | {entry['role']} | {_pct(entry.get('gold'))} | "
-                     f"{_pct(entry.get('references'))} |")
-    return lines
+    rows = [[name, entry["role"], _pct(entry.get("gold")), _pct(entry.get("references"))]
+            for name, entry in results["summary"]["metrics"].items()]
+    return table(["metric", "role", "vs. gold", "vs. references"], rows)
 
 
 def pattern_table(results: Mapping[str, Any], top: int = 10) -> list[str]:
-    lines = ["| rank | pattern | edits | examples | mean score change | most frequent |",
-             "|---:|---|---:|---:|---:|---|"]
-    for p in results["patterns"][:top]:
-        pairs = ", ".join(f"{x['edit']} ×{x['count']}" for x in p["pairs"][:3])
-        lines.append(f"| {p['rank']} | {p['pattern']} | {p['count']} | {p['examples']} | "
-                     f"{_pct(p['mean_score_change'])} | {pairs} |")
-    return lines
+    rows = [[str(p["rank"]), p["pattern"], str(p["count"]), str(p["examples"]),
+             _pct(p["mean_score_change"]),
+             ", ".join(f"{x['edit']} ×{x['count']}" for x in p["pairs"][:3])]
+            for p in results["patterns"][:top]]
+    return table(["rank", "pattern", "edits", "examples", "mean score change", "most frequent"],
+                 rows)
 
 
 def example_lines(results: Mapping[str, Any], top: int = 8) -> list[str]:
@@ -87,8 +85,8 @@ def example_lines(results: Mapping[str, Any], top: int = 8) -> list[str]:
     lines = []
     for example in changed[:top]:
         edits = "; ".join(_edit(s) for s in example["trail"])
-        lines.append(f"- `{example['id']}` ({_pct(example['relative_change'])}): "
-                     f"{example['perturbed']}  \n  edits: {edits}")
+        lines.append(f"- {escape(example['id'])} ({_pct(example['relative_change'])}): "
+                     f"{escape(example['perturbed'])}  \n  edits: {escape(edits)}")
     return lines
 
 
@@ -102,17 +100,16 @@ def generalisation_lines(results: Mapping[str, Any]) -> list[str]:
                None: "undecided"}[found["generalises"]]
     lines = [f"Rules `{found['test']}` from patterns {', '.join(found['rules']['patterns'])}, "
              f"rank protocol on all {found['rows']} rows (seeds {found['seeds']}).",
-             f"Do the patterns generalise? {verdict}.", "",
-             "| metric | rank verdict | relative change | noise ratio "
-             "| noised ≥ gold (all rows) |",
-             "|---|---|---:|---:|---:|"]
+             f"Do the patterns generalise? {verdict}.", ""]
+    rows = []
     for name, view in found["metrics"].items():
         share = view.get("fraction_noised_ge_gold")
         ratio = view.get("noise_ratio")
-        lines.append(f"| {name} | {view['status']} | {_pct(view.get('relative_change'))} | "
-                     f"{'n/a' if ratio is None else f'{ratio:.3f}'} | "
-                     f"{'n/a' if share is None else f'{share:.0%}'} |")
-    return lines
+        rows.append([name, str(view["status"]), _pct(view.get("relative_change")),
+                     "n/a" if ratio is None else f"{ratio:.3f}",
+                     "n/a" if share is None else f"{share:.0%}"])
+    return lines + table(["metric", "rank verdict", "relative change", "noise ratio",
+                          "noised ≥ gold (all rows)"], rows)
 
 
 def search_markdown(results: Mapping[str, Any]) -> str:
@@ -159,8 +156,7 @@ def build_figure(results: Mapping[str, Any]) -> Figure:
 def write_search_report(results: Mapping[str, Any], folder: Path) -> list[Path]:
     """Write results.json, report.md and the plot into ``folder``; return their paths."""
     folder = Path(folder)
-    text = json.dumps(results, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    written = [atomic_write_text(folder / "results.json", text),
+    written = [atomic_write_text(folder / "results.json", results_json(dict(results))),
                atomic_write_text(folder / "report.md",
                                  "# blindspot search report\n\n" + search_markdown(results))]
     written.append(atomic_write_bytes(folder / PLOT_FILE, render_png(build_figure(results))))
