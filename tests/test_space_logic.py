@@ -308,6 +308,7 @@ def _request(out: Path, tests: list[str], seeds: list[int]) -> dict:
 def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) -> None:
     from blindspot.runner import run_blindspot
     from blindspot.space.tabs.compare import collect_runs
+    from blindspot.space.tabs.stress import result_views
 
     space = Workspace(tmp_path / "space")
     folder = space.new_run_folder("s")
@@ -323,6 +324,10 @@ def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) ->
     runs, errors = collect_runs([{"label": "run 1", "results": str(folder / "results.json")}],
                                 ["run 1"], [])
     assert errors == [] and runs[0][1] == json.loads(written)
+    # the page's verdict table and legend are the report's: the run's tolerance and noise cap
+    html_view, markdown = result_views(direct, folder)
+    assert markdown == "" and "<td>truncation</td><td>fluency</td>" in html_view
+    assert "more than 1e-05, judging only points with a noise ratio below 0.6" in html_view
 
 
 def test_stop_ends_the_run_process(tmp_path: Path) -> None:

@@ -130,7 +130,8 @@ def verdicts_html(results: dict[str, Any]) -> str:
     """Per dataset: the test x metric verdict table, skipped tests and metric errors."""
     import html
 
-    from blindspot.report.views import metric_errors, skipped_tests, summary_rows
+    from blindspot.report.html import lines_list
+    from blindspot.report.views import legend, metric_errors, skipped_tests, summary_rows
     from blindspot.space.matrix import cells_html
 
     parts = []
@@ -142,8 +143,7 @@ def verdicts_html(results: dict[str, Any]) -> str:
         notes = [f"skipped {t}: {why}" for t, why in skipped_tests(data)]
         notes += [f"metric error {m}: {why}" for m, why in metric_errors(data)]
         parts += [f"<p>{html.escape(n)}</p>" for n in notes]
-    parts.append("<p>✓ pass: the score strictly decreases as the noise grows; ✗ fail: a blind "
-                 "spot. The percentage is the change at the noisiest judged level.</p>")
+    parts.append(lines_list(legend(results)))  # the report's legend: the run's tolerance and cap
     return "".join(parts)
 
 
