@@ -126,8 +126,25 @@ def run_label(number: str, data_label: str, metrics: Sequence[str]) -> str:
     return f"run {number}: {data_label} · {', '.join(metrics)}"
 
 
+def expectations_html(data: dict[str, Any]) -> str:
+    """The examination paper's expectation x metric table and its lines, as the report shows
+    them (empty when the run checked none)."""
+    from blindspot.report import views
+    from blindspot.report.html import esc, lines_list
+    from blindspot.space.matrix import cells_html
+
+    rows = [(r.test, r.category, r.cells) for r in views.expectation_rows(data)]
+    if not rows:
+        return ""
+    return (f"<h4>{esc(views.EXPECTATIONS_TITLE)}</h4>"
+            + cells_html(list(data["metrics"]), rows, table_id="expectations",
+                         first=views.EXPECTATION_HEADER)
+            + lines_list(views.expectations_legend() + views.expectation_lines(data)))
+
+
 def verdicts_html(results: dict[str, Any]) -> str:
-    """Per dataset: the test x metric verdict table, skipped tests and metric errors."""
+    """Per dataset: the test x metric verdict table, the examination paper's expectations,
+    skipped tests and metric errors (the report's sections, without the details)."""
     import html
 
     from blindspot.report.html import lines_list
@@ -140,6 +157,7 @@ def verdicts_html(results: dict[str, Any]) -> str:
                      "</h4>")
         rows = [(r.test, r.category, r.cells) for r in summary_rows(data)]
         parts.append(cells_html(list(data["metrics"]), rows))
+        parts.append(expectations_html(data))
         notes = [f"skipped {t}: {why}" for t, why in skipped_tests(data)]
         notes += [f"metric error {m}: {why}" for m, why in metric_errors(data)]
         parts += [f"<p>{html.escape(n)}</p>" for n in notes]
