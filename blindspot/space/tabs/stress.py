@@ -18,10 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.space.datapick import data_source
-from blindspot.space.forms import DATA_KINDS, form_for, stress_protocols
+from blindspot.space.forms import form_for, stress_protocols
 
-__all__ = ["DATA_KINDS", "build", "chosen_metrics", "data_source", "make_request",
-           "parse_options", "parse_seeds", "report_outputs", "result_views"]
 LEXICAL_METRICS = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
 MODEL_METRICS = {"bertscore.f1@minilm": "minilm", "gpt_ppl@smollm2": "smollm2"}
 REPORT_FILES = ("results.json", "report.md", "report.html")
@@ -41,11 +39,6 @@ def test_choices() -> list[str]:
     from blindspot.space.tabs.perturb import test_names
 
     return [*suite_names(), *test_names()]
-
-
-def protocol_choices() -> list[str]:
-    """Every registered protocol but those with a tab of their own (search)."""
-    return stress_protocols()
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -213,7 +206,7 @@ def build(context: Any) -> None:
             extra = gr.Textbox(label="More metric specs (comma-separated, e.g. "
                                "rouge.rouge2, bertscore.f1@minilm)")
             with gr.Row():
-                protocol = gr.Dropdown(protocol_choices(), value="rank", label="Protocol",
+                protocol = gr.Dropdown(stress_protocols(), value="rank", label="Protocol",
                                        elem_id="stress-protocol")
                 options = gr.Textbox(label="Protocol options (key=value per line)", lines=1,
                                      elem_id="stress-options")
