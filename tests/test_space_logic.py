@@ -308,6 +308,7 @@ def _request(out: Path, tests: list[str], seeds: list[int]) -> dict:
 def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) -> None:
     from blindspot.runner import run_blindspot
     from blindspot.space.tabs.compare import collect_runs
+    from blindspot.space.tabs.stress import result_views
 
     space = Workspace(tmp_path / "space")
     folder = space.new_run_folder("s")
@@ -323,6 +324,33 @@ def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) ->
     runs, errors = collect_runs([{"label": "run 1", "results": str(folder / "results.json")}],
                                 ["run 1"], [])
     assert errors == [] and runs[0][1] == json.loads(written)
+    # the page's verdict table and legend are the report's: the run's tolerance and noise cap
+    html_view, markdown = result_views(direct, folder)
+    assert markdown == "" and "<td>truncation</td><td>fluency</td>" in html_view
+    assert "more than 1e-05, judging only points with a noise ratio below 0.6" in html_view
+    assert 'id="expectations"' not in html_view  # no examination test ran
+
+
+def test_an_examination_run_shows_the_expectations_as_the_report_does(tmp_path: Path) -> None:
+    from blindspot.demo import read_demo
+    from blindspot.report.views import EXPECTATIONS_TITLE, expectation_lines, expectation_rows
+    from blindspot.runner import run_blindspot
+    from blindspot.space.tabs.stress import verdicts_html
+
+    rows = read_demo("summarization")[:4]
+    results = run_blindspot({k: [r[k] for r in rows] for k in rows[0]}, ["rouge"],
+                            task="summarization", tests=["root_negation", "word_drop"],
+                            seeds=[1], out=tmp_path / "run", progress=False)
+    data = results["datasets"]["data"]
+    expected = expectation_rows(data)
+    assert [r.test for r in expected] == ["decreasing_with_intensity", "negation_drops_sharply"]
+    page = verdicts_html(results)
+    assert EXPECTATIONS_TITLE in page and 'id="expectations"' in page
+    for row in expected:
+        cell = row.cells[0]
+        assert (f'<td>{row.test}</td><td>{row.category}</td><td class="{cell.status}"'
+                in page) and f">{cell.text}</td>" in page
+    assert all(line.split(";")[0] in page for line in expectation_lines(data))
 
 
 def test_stop_ends_the_run_process(tmp_path: Path) -> None:

@@ -59,7 +59,6 @@ def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path
 
         demo.unload(forget)
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=4)
-    demo.blindspot_workspace = workspace
     return demo
 
 

@@ -77,10 +77,12 @@ def headers(columns: Sequence[Column]) -> list[str]:
 
 
 def cells_html(titles: Sequence[str], rows: Sequence[tuple[str, str, Sequence[Cell]]],
-               footer: Sequence[str] | None = None, table_id: str = "verdicts") -> str:
-    """A test x column HTML table with coloured verdict cells (the Space's verdict views)."""
+               footer: Sequence[str] | None = None, table_id: str = "verdicts",
+               first: Sequence[str] = ("test", "category")) -> str:
+    """A test x column HTML table with coloured verdict cells (the Space's verdict views);
+    ``first`` names the two leading columns."""
     esc = html.escape
-    head = "".join(f"<th>{esc(t)}</th>" for t in ("test", "category", *titles))
+    head = "".join(f"<th>{esc(t)}</th>" for t in (*first, *titles))
     body = []
     for test, category, cells in rows:
         tds = "".join(f'<td class="{esc(c.status)}" style="{STATUS_STYLE.get(c.status, "")}">'

@@ -8,9 +8,11 @@ tests that need a model or corpus this machine lacks say so instead of running.
 import html
 from typing import Any
 
+from blindspot.perturbations.base import TASKS as TASK_DATA
 from blindspot.space.worddiff import COLORS, changed_words, diff_html, word_diff
 
-TASKS = ("summarization", "translation", "translation_paragraph", "open_ended")
+#: the tasks with paper levels, as the perturbation registry names them
+TASKS = tuple(TASK_DATA)
 EXAMPLE = ("The council approved the new budget on Tuesday. It will fund 12 more teachers and "
            "repair two bridges in Eastbridge. Mayor Helen Okafor said the plan was fair.")
 

@@ -18,10 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.space.datapick import data_source
-from blindspot.space.forms import DATA_KINDS, form_for, stress_protocols
+from blindspot.space.forms import form_for, stress_protocols
 
-__all__ = ["DATA_KINDS", "build", "chosen_metrics", "data_source", "make_request",
-           "parse_options", "parse_seeds", "report_outputs", "result_views"]
 LEXICAL_METRICS = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
 MODEL_METRICS = {"bertscore.f1@minilm": "minilm", "gpt_ppl@smollm2": "smollm2"}
 REPORT_FILES = ("results.json", "report.md", "report.html")
@@ -41,11 +39,6 @@ def test_choices() -> list[str]:
     from blindspot.space.tabs.perturb import test_names
 
     return [*suite_names(), *test_names()]
-
-
-def protocol_choices() -> list[str]:
-    """Every registered protocol but those with a tab of their own (search)."""
-    return stress_protocols()
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -126,11 +119,29 @@ def run_label(number: str, data_label: str, metrics: Sequence[str]) -> str:
     return f"run {number}: {data_label} · {', '.join(metrics)}"
 
 
+def expectations_html(data: dict[str, Any]) -> str:
+    """The examination paper's expectation x metric table and its lines, as the report shows
+    them (empty when the run checked none)."""
+    from blindspot.report import views
+    from blindspot.report.html import esc, lines_list
+    from blindspot.space.matrix import cells_html
+
+    rows = [(r.test, r.category, r.cells) for r in views.expectation_rows(data)]
+    if not rows:
+        return ""
+    return (f"<h4>{esc(views.EXPECTATIONS_TITLE)}</h4>"
+            + cells_html(list(data["metrics"]), rows, table_id="expectations",
+                         first=views.EXPECTATION_HEADER)
+            + lines_list(views.expectations_legend() + views.expectation_lines(data)))
+
+
 def verdicts_html(results: dict[str, Any]) -> str:
-    """Per dataset: the test x metric verdict table, skipped tests and metric errors."""
+    """Per dataset: the test x metric verdict table, the examination paper's expectations,
+    skipped tests and metric errors (the report's sections, without the details)."""
     import html
 
-    from blindspot.report.views import metric_errors, skipped_tests, summary_rows
+    from blindspot.report.html import lines_list
+    from blindspot.report.views import legend, metric_errors, skipped_tests, summary_rows
     from blindspot.space.matrix import cells_html
 
     parts = []
@@ -139,11 +150,11 @@ def verdicts_html(results: dict[str, Any]) -> str:
                      "</h4>")
         rows = [(r.test, r.category, r.cells) for r in summary_rows(data)]
         parts.append(cells_html(list(data["metrics"]), rows))
+        parts.append(expectations_html(data))
         notes = [f"skipped {t}: {why}" for t, why in skipped_tests(data)]
         notes += [f"metric error {m}: {why}" for m, why in metric_errors(data)]
         parts += [f"<p>{html.escape(n)}</p>" for n in notes]
-    parts.append("<p>✓ pass: the score strictly decreases as the noise grows; ✗ fail: a blind "
-                 "spot. The percentage is the change at the noisiest judged level.</p>")
+    parts.append(lines_list(legend(results)))  # the report's legend: the run's tolerance and cap
     return "".join(parts)
 
 
@@ -195,7 +206,7 @@ def build(context: Any) -> None:
             extra = gr.Textbox(label="More metric specs (comma-separated, e.g. "
                                "rouge.rouge2, bertscore.f1@minilm)")
             with gr.Row():
-                protocol = gr.Dropdown(protocol_choices(), value="rank", label="Protocol",
+                protocol = gr.Dropdown(stress_protocols(), value="rank", label="Protocol",
                                        elem_id="stress-protocol")
                 options = gr.Textbox(label="Protocol options (key=value per line)", lines=1,
                                      elem_id="stress-options")
