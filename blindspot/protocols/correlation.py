@@ -181,16 +181,10 @@ def _pick(rows: list[dict[str, Any]], role: str, given: str | None, names: Seque
 
 def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
             batch_size: int | None, progress: bool) -> list[float]:
-    from blindspot.runner.scorers import make_scorer, reference_corpus
+    from blindspot.runner.scorers import scorer_for
     from blindspot.scoring.engine import score_rows
 
-    if spec.module is not None:
-        from blindspot.runner.module_scorer import ModuleScorer
-
-        scorer = ModuleScorer(spec.module, spec.output, **spec.options)
-    else:
-        scorer = make_scorer(spec.metric, spec.options,
-                             idf_references=reference_corpus(references))
+    scorer = scorer_for(spec, references)
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} gives one corpus-level score; correlations "
                          f"need a score per output")

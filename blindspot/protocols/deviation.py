@@ -185,25 +185,15 @@ def build_cases(templates: Sequence[Template], gold: Any, seeds: Sequence[int],
 
 # -- scoring --------------------------------------------------------------------------------------
 
-def _scorer(spec: Any, references: list[Any] | None) -> Any:
-    from blindspot.runner.scorers import make_scorer, reference_corpus
-
-    if spec.module is not None:
-        from blindspot.runner.module_scorer import ModuleScorer
-
-        return ModuleScorer(spec.module, spec.output, **spec.options)
-    idf = reference_corpus(references) if references is not None else None
-    return make_scorer(spec.metric, spec.options, idf_references=idf)
-
-
 def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
                 progress: bool) -> tuple[list[float], dict[int, tuple[list[float], list[float]]]]:
     """Gold scores per row, and per case (by position) its (gold, perturbed) scores per applied
     row, all in one ``score_rows`` call (deduplicated, cached, one progress bar)."""
+    from blindspot.runner.scorers import scorer_for
     from blindspot.scoring.engine import score_rows
 
     refs, sources = gold.column("references"), gold.column("source")
-    scorer = _scorer(spec, refs)
+    scorer = scorer_for(spec, refs)
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} gives one corpus-level score; the deviation "
                          f"protocol needs a score per output")

@@ -30,7 +30,6 @@ type and metric, those with the largest margin for the attack first, default 1);
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from blindspot.protocols.preference import (
 from blindspot.protocols.preference_data import (
     FIXED_COLUMNS, check_columns, dataset_name, load_preference_set,
 )
+from blindspot.runner.scorers import scorer_for
 
 PROTOCOL = "preference"
 SCHEMA_VERSION = 1
@@ -108,17 +108,6 @@ def parse_options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- scoring ---------------------------------------------------------------------------------------
-
-def build_scorer(spec: Any, idf_corpus: Sequence[str] | None) -> Any:
-    """The scorer behind ``spec``: our registered scorer, or a wrapped evaluate module."""
-    from blindspot.runner.scorers import make_scorer
-
-    if spec.module is not None:
-        from blindspot.runner.module_scorer import ModuleScorer
-
-        return ModuleScorer(spec.module, spec.output, **spec.options)
-    return make_scorer(spec.metric, spec.options, idf_references=idf_corpus)
-
 
 def anchor_inputs(scorer: Any, mode: Mode, dataset: Any) -> dict[str, list[str] | None]:
     """``references`` and ``sources`` of one candidate column, as the module docstring says."""
@@ -280,7 +269,7 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
     for spec in tqdm(specs, desc="metrics", unit="metric", disable=not progress):
         scorer = None
         try:
-            scorer = build_scorer(spec, idf)
+            scorer = scorer_for(spec, idf)
             scored[spec.name] = score_pairs(scorer, spec, mode, dataset,
                                             settings["batch_size"], progress)
         except Exception as error:  # one metric failing is reported, the others still run
