@@ -201,11 +201,13 @@ def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
 def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[list[str]],
                   criteria: list[str], system: str, settings: Mapping[str, Any],
                   progress: bool) -> dict[str, Any]:
+    from blindspot.runner.run import error_text
+
     entry: dict[str, Any] = {"error": None, "mean_score": None, "criteria": {}}
     try:
         scores = _scores(spec, [r[hyp] for r in rows], refs, settings["batch_size"], progress)
     except Exception as error:  # one failing metric is reported, the others still run
-        entry["error"] = f"{type(error).__name__}: {str(error).strip()[:500]}"
+        entry["error"] = error_text(error)
         return entry
     if not all(math.isfinite(s) for s in scores):
         entry["error"] = "some scores are NaN or infinite; correlations are undefined"

@@ -305,13 +305,15 @@ def _template_entry(case: Case, human: Mapping[Any, float], basis: Mapping[Any, 
 def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, float],
                  settings: Mapping[str, Any], progress: bool) -> dict[str, Any]:
     """One metric's deviations over every template (or its error)."""
+    from blindspot.runner.run import error_text
+
     entry: dict[str, Any] = {"metric": spec.metric, "output": spec.output,
                              "higher_is_better": spec.higher_is_better, "error": None,
                              "normalisation": None, "templates": {}}
     try:
         _, per_case = score_cases(spec, gold, cases, settings["batch_size"], progress)
     except Exception as error:  # one failing metric is reported, the others still run
-        entry["error"] = f"{type(error).__name__}: {str(error).strip()[:500]}"
+        entry["error"] = error_text(error)
         return entry
     pooled = [v for base, pert in per_case.values() for v in (*base, *pert)]
     bad = [v for v in pooled if not math.isfinite(v)]

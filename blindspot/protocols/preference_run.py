@@ -175,10 +175,6 @@ def _empty_figures() -> dict[str, Any]:
             "per_type": {}}
 
 
-def _error_text(error: BaseException) -> str:
-    return f"{type(error).__name__}: {str(error).strip()[:500]}"
-
-
 def combination_name(other: str, metric: str, weight: float) -> str:
     """``0.2*menli.e+0.8*bleu.bleu``: the display name of a combined metric."""
     return f"{weight:g}*{other}+{1 - weight:g}*{metric}"
@@ -256,6 +252,8 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
     """One set's entry: every metric's figures (and the combinations)."""
     from tqdm.auto import tqdm
 
+    from blindspot.runner.run import error_text
+
     mode: Mode = settings["mode"]
     check_columns(dataset, mode)
     rows = dataset.num_rows
@@ -273,7 +271,7 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
             scored[spec.name] = score_pairs(scorer, spec, mode, dataset,
                                             settings["batch_size"], progress)
         except Exception as error:  # one metric failing is reported, the others still run
-            metrics[spec.name] = _metric_entry(spec, None, _error_text(error), scorer)
+            metrics[spec.name] = _metric_entry(spec, None, error_text(error), scorer)
             continue
         figures = preference_accuracy(*scored[spec.name], error_types)
         metrics[spec.name] = _metric_entry(spec, figures, None, scorer)
@@ -332,6 +330,8 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     ``options`` are the protocol options (module docstring). Returns the results dict
     (layout: :mod:`blindspot.protocols.preference_report`).
     """
+    from blindspot.runner.run import _tool
+
     settings = parse_options(options)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])
     sets = [(dataset_name(d), load_preference_set(d, settings["fixed"])) for d in
@@ -349,12 +349,6 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
 
         write_preference_report(results, Path(out))
     return results
-
-
-def _tool() -> dict[str, str]:
-    from blindspot import __version__
-
-    return {"name": "blindspot", "version": __version__}
 
 
 def run_request(request: Any) -> dict[str, Any]:
