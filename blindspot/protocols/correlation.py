@@ -41,8 +41,6 @@ results.json (``"protocol": "correlation"``)::
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -235,6 +233,7 @@ def run_correlation(request: Any) -> dict[str, Any]:
     from blindspot.protocols.registry import check_options
     from blindspot.runner.metric_spec import resolve_metrics
     from blindspot.runner.run import _tool
+    from blindspot.runner.state import content_key
 
     options = request.options
     check_options("correlation", options, OPTIONS)
@@ -269,8 +268,7 @@ def run_correlation(request: Any) -> dict[str, Any]:
     criteria = _criteria(rows, options.get("criteria"), {hyp, system, "id", *ref_columns})
     batch = options.get("batch_size")
     settings = {"batch_size": int(batch) if batch is not None else None}
-    fingerprint = hashlib.sha256(json.dumps([rows, refs], sort_keys=True, ensure_ascii=False)
-                                 .encode("utf-8")).hexdigest()
+    fingerprint = content_key(rows, refs)
     results: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "protocol": "correlation", "tool": _tool(),
         "config": {"metrics": [s.as_json() for s in specs], "criteria": criteria,
