@@ -230,17 +230,14 @@ def _nan_to_none(value: Any) -> Any:
 
 def run_correlation(request: Any) -> dict[str, Any]:
     """The correlation protocol's entry in the protocol registry (see the module docstring)."""
-    from blindspot.protocols.registry import check_options
+    from blindspot.protocols.registry import check_options, single_data
     from blindspot.runner.metric_spec import resolve_metrics
     from blindspot.runner.run import _tool
     from blindspot.runner.state import content_key
 
     options = request.options
     check_options("correlation", options, OPTIONS)
-    data = request.data[0] if isinstance(request.data, (list, tuple)) and len(request.data) == 1 \
-        else request.data
-    if isinstance(data, (list, tuple)):
-        raise ValueError("the correlation protocol reads one judgment file (--data once)")
+    data = single_data("correlation", request.data)
     specs = resolve_metrics(request.metrics, request.metric_options)
     name, rows = _read_rows(data)
     if not rows:

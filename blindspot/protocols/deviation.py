@@ -343,15 +343,6 @@ def _settings(options: Mapping[str, Any]) -> dict[str, Any]:
             "examples": int(options.get("examples", 2))}
 
 
-def _single_source(data: Any) -> Any:
-    if isinstance(data, (list, tuple)):
-        if len(data) != 1:
-            raise ValueError(f"the deviation protocol judges one dataset at a time; got "
-                             f"{len(data)} (--data once)")
-        return data[0]
-    return data
-
-
 def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
     chosen = templates_for(task, options.get("criteria"))
     wanted = options.get("templates")
@@ -369,6 +360,7 @@ def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
 
 def run_deviation(request: Any) -> dict[str, Any]:
     """The deviation protocol's entry in the protocol registry (see the module docstring)."""
+    from blindspot.protocols.registry import single_data
     from blindspot.runner.data import load_gold_data
     from blindspot.runner.metric_spec import resolve_metrics
     from blindspot.runner.run import _tool
@@ -379,7 +371,8 @@ def run_deviation(request: Any) -> dict[str, Any]:
     table = load_human_scores(request.options.get("human_scores"))
     human = table.for_templates(templates)
     specs = resolve_metrics(request.metrics, request.metric_options)
-    gold = load_gold_data(_single_source(request.data), task, request.columns, request.split)
+    gold = load_gold_data(single_data("deviation", request.data), task, request.columns,
+                          request.split)
     seeds = [int(s) for s in request.seeds] or [1]
     resources = {k: v for k, v in dict(request.resources or {}).items() if v is not None}
     cases = build_cases(templates, gold, seeds, resources, request.progress)
