@@ -249,13 +249,13 @@ def select_types(dataset: Any, include: list[str] | None) -> Any:
 
 def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other: Any | None,
                 progress: bool) -> dict[str, Any]:
-    """One set's entry: every metric's figures (and the combinations)."""
+    """One set's entry: every metric's figures (and the combinations); ``dataset`` has passed
+    :func:`check_columns` (:func:`run_preference` checks every set before any scoring)."""
     from tqdm.auto import tqdm
 
     from blindspot.runner.run import error_text
 
     mode: Mode = settings["mode"]
-    check_columns(dataset, mode)
     rows = dataset.num_rows
     dataset = select_types(dataset, settings["error_types"])
     error_types = list(dataset["error"])
