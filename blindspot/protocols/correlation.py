@@ -285,30 +285,34 @@ def run_correlation(request: Any) -> dict[str, Any]:
     return results
 
 
+CORRELATION_HEADER = ("metric", "criterion", "sys. Kendall", "sys. Pearson", "sys. Spearman",
+                      "summ. Kendall", "summ. Pearson", "summ. Spearman")
+
+
 def correlation_table(results: dict[str, Any]) -> list[str]:
     """Markdown lines: one row per metric x criterion, the three coefficients at both levels."""
-    lines = ["| metric | criterion | sys. Kendall | sys. Pearson | sys. Spearman | "
-             "summ. Kendall | summ. Pearson | summ. Spearman |",
-             "|---|---|---|---|---|---|---|---|"]
+    from blindspot.report.markdown import table
+
+    rows = []
     for name, entry in results["metrics"].items():
         if entry["error"]:
-            lines.append(f"| {name} | error: {entry['error']} |||||||")
+            rows.append([name, f"error: {entry['error']}", *[""] * 6])
             continue
         for criterion, levels in entry["criteria"].items():
-            cells = [_fmt(levels[level][c]) for level in ("system", "summary")
-                     for c in COEFFICIENTS]
-            lines.append(f"| {name} | {criterion} | " + " | ".join(cells) + " |")
-    return lines
+            rows.append([name, criterion, *(_fmt(levels[level][c])
+                                            for level in ("system", "summary")
+                                            for c in COEFFICIENTS)])
+    return table(CORRELATION_HEADER, rows)
 
 
 def criteria_table(results: dict[str, Any]) -> list[str]:
     """Markdown lines: Kendall tau-b between the human criteria (over all outputs)."""
+    from blindspot.report.markdown import table
+
     matrix = results["criteria_correlations"]
     names = list(matrix)
-    lines = ["| Kendall tau-b | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    lines += [f"| {a} | " + " | ".join(_fmt(matrix[a][b]["kendall"]) for b in names) + " |"
-              for a in names]
-    return lines
+    return table(["Kendall tau-b", *names],
+                 [[a, *(_fmt(matrix[a][b]["kendall"]) for b in names)] for a in names])
 
 
 def _fmt(value: Any) -> str:
