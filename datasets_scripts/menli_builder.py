@@ -83,10 +83,13 @@ DEFAULT_ROLES = {"wmt21_de_en": MenliRoles(r_system="Online-B")}
 # -- the table ------------------------------------------------------------------------------------
 
 def _column(ds: Any, name: str, what: str) -> list[Any]:
+    """The column ``name`` as a list, or a ValueError naming the flag that chooses it."""
+    from blindspot.perturbations.dataset import column_values
+
     if name not in ds.column_names:
         raise ValueError(f"the {what} column {name!r} is not in the data (columns: "
                          f"{ds.column_names}); choose it with --{what.replace(' ', '-')}-column")
-    return ds.select_columns([name]).to_dict()[name]
+    return column_values(ds, name)
 
 
 def literal_translations(ds: Any, roles: MenliRoles) -> list[str | None] | None:

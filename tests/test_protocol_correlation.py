@@ -124,3 +124,7 @@ def test_missing_references_are_named(judgments, tmp_path) -> None:
                           options={"references": str(REFERENCES), "criteria": "expert_joy"})
     with pytest.raises(ValueError, match="criterion column 'expert_joy' not found"):
         get_protocol("correlation").run(bad)
+    with pytest.raises(ValueError, match=r"correlation protocol judges one dataset at a time; "
+                                         r"got 2 \(--data once\)"):
+        get_protocol("correlation").run(ProtocolRequest(data=[judgments, judgments],
+                                                        metrics="rouge", progress=False))

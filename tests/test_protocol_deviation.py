@@ -185,6 +185,7 @@ def test_cli_end_to_end_matches_a_recomputation(cnndm_slice: Path, tmp_path: Pat
     (["--protocol-option", "colour=red"], "'colour' is not an option of the deviation"),
     (["--protocol-option", "templates=shuffle"], "template 'shuffle' is not a template"),
     (["--task", "open_ended"], "has no perturbation checklist"),
+    (["--data", "second.jsonl"], "deviation protocol judges one dataset at a time; got 2"),
 ])
 def test_cli_errors(cnndm_slice: Path, tmp_path: Path, extra: list[str], message: str) -> None:
     result = runner.invoke(app, ["run", "--data", str(cnndm_slice), *ARGS, *extra,

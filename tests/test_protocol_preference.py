@@ -345,14 +345,14 @@ def test_a_failing_metric_is_reported_and_the_others_run(slice_csv: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import blindspot.protocols.preference_run as run
 
-    real = run.build_scorer
+    real = run.scorer_for
 
     def broken_chrf(spec, idf):
         if spec.metric == "chrf":
             raise RuntimeError("weights missing")
         return real(spec, idf)
 
-    monkeypatch.setattr(run, "build_scorer", broken_chrf)
+    monkeypatch.setattr(run, "scorer_for", broken_chrf)
     results = run_preference(str(slice_csv), "chrf,bleu", examples=2, progress=False)
     metrics = results["datasets"]["slice.csv"]["metrics"]
     assert metrics["chrf.chrf"]["error"] == "RuntimeError: weights missing"

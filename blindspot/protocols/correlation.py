@@ -41,8 +41,6 @@ results.json (``"protocol": "correlation"``)::
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -181,16 +179,10 @@ def _pick(rows: list[dict[str, Any]], role: str, given: str | None, names: Seque
 
 def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
             batch_size: int | None, progress: bool) -> list[float]:
-    from blindspot.runner.scorers import make_scorer, reference_corpus
+    from blindspot.runner.scorers import scorer_for
     from blindspot.scoring.engine import score_rows
 
-    if spec.module is not None:
-        from blindspot.runner.module_scorer import ModuleScorer
-
-        scorer = ModuleScorer(spec.module, spec.output, **spec.options)
-    else:
-        scorer = make_scorer(spec.metric, spec.options,
-                             idf_references=reference_corpus(references))
+    scorer = scorer_for(spec, references)
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} gives one corpus-level score; correlations "
                          f"need a score per output")
@@ -207,11 +199,13 @@ def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
 def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[list[str]],
                   criteria: list[str], system: str, settings: Mapping[str, Any],
                   progress: bool) -> dict[str, Any]:
+    from blindspot.runner.run import error_text
+
     entry: dict[str, Any] = {"error": None, "mean_score": None, "criteria": {}}
     try:
         scores = _scores(spec, [r[hyp] for r in rows], refs, settings["batch_size"], progress)
     except Exception as error:  # one failing metric is reported, the others still run
-        entry["error"] = f"{type(error).__name__}: {str(error).strip()[:500]}"
+        entry["error"] = error_text(error)
         return entry
     if not all(math.isfinite(s) for s in scores):
         entry["error"] = "some scores are NaN or infinite; correlations are undefined"
@@ -236,16 +230,14 @@ def _nan_to_none(value: Any) -> Any:
 
 def run_correlation(request: Any) -> dict[str, Any]:
     """The correlation protocol's entry in the protocol registry (see the module docstring)."""
-    from blindspot.protocols.registry import check_options
+    from blindspot.protocols.registry import check_options, single_data
     from blindspot.runner.metric_spec import resolve_metrics
     from blindspot.runner.run import _tool
+    from blindspot.runner.state import content_key
 
     options = request.options
     check_options("correlation", options, OPTIONS)
-    data = request.data[0] if isinstance(request.data, (list, tuple)) and len(request.data) == 1 \
-        else request.data
-    if isinstance(data, (list, tuple)):
-        raise ValueError("the correlation protocol reads one judgment file (--data once)")
+    data = single_data("correlation", request.data)
     specs = resolve_metrics(request.metrics, request.metric_options)
     name, rows = _read_rows(data)
     if not rows:
@@ -273,8 +265,7 @@ def run_correlation(request: Any) -> dict[str, Any]:
     criteria = _criteria(rows, options.get("criteria"), {hyp, system, "id", *ref_columns})
     batch = options.get("batch_size")
     settings = {"batch_size": int(batch) if batch is not None else None}
-    fingerprint = hashlib.sha256(json.dumps([rows, refs], sort_keys=True, ensure_ascii=False)
-                                 .encode("utf-8")).hexdigest()
+    fingerprint = content_key(rows, refs)
     results: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "protocol": "correlation", "tool": _tool(),
         "config": {"metrics": [s.as_json() for s in specs], "criteria": criteria,
@@ -294,30 +285,34 @@ def run_correlation(request: Any) -> dict[str, Any]:
     return results
 
 
+CORRELATION_HEADER = ("metric", "criterion", "sys. Kendall", "sys. Pearson", "sys. Spearman",
+                      "summ. Kendall", "summ. Pearson", "summ. Spearman")
+
+
 def correlation_table(results: dict[str, Any]) -> list[str]:
     """Markdown lines: one row per metric x criterion, the three coefficients at both levels."""
-    lines = ["| metric | criterion | sys. Kendall | sys. Pearson | sys. Spearman | "
-             "summ. Kendall | summ. Pearson | summ. Spearman |",
-             "|---|---|---|---|---|---|---|---|"]
+    from blindspot.report.markdown import table
+
+    rows = []
     for name, entry in results["metrics"].items():
         if entry["error"]:
-            lines.append(f"| {name} | error: {entry['error']} |||||||")
+            rows.append([name, f"error: {entry['error']}", *[""] * 6])
             continue
         for criterion, levels in entry["criteria"].items():
-            cells = [_fmt(levels[level][c]) for level in ("system", "summary")
-                     for c in COEFFICIENTS]
-            lines.append(f"| {name} | {criterion} | " + " | ".join(cells) + " |")
-    return lines
+            rows.append([name, criterion, *(_fmt(levels[level][c])
+                                            for level in ("system", "summary")
+                                            for c in COEFFICIENTS)])
+    return table(CORRELATION_HEADER, rows)
 
 
 def criteria_table(results: dict[str, Any]) -> list[str]:
     """Markdown lines: Kendall tau-b between the human criteria (over all outputs)."""
+    from blindspot.report.markdown import table
+
     matrix = results["criteria_correlations"]
     names = list(matrix)
-    lines = ["| Kendall tau-b | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    lines += [f"| {a} | " + " | ".join(_fmt(matrix[a][b]["kendall"]) for b in names) + " |"
-              for a in names]
-    return lines
+    return table(["Kendall tau-b", *names],
+                 [[a, *(_fmt(matrix[a][b]["kendall"]) for b in names)] for a in names])
 
 
 def _fmt(value: Any) -> str:

@@ -185,25 +185,15 @@ def build_cases(templates: Sequence[Template], gold: Any, seeds: Sequence[int],
 
 # -- scoring --------------------------------------------------------------------------------------
 
-def _scorer(spec: Any, references: list[Any] | None) -> Any:
-    from blindspot.runner.scorers import make_scorer, reference_corpus
-
-    if spec.module is not None:
-        from blindspot.runner.module_scorer import ModuleScorer
-
-        return ModuleScorer(spec.module, spec.output, **spec.options)
-    idf = reference_corpus(references) if references is not None else None
-    return make_scorer(spec.metric, spec.options, idf_references=idf)
-
-
 def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
                 progress: bool) -> tuple[list[float], dict[int, tuple[list[float], list[float]]]]:
     """Gold scores per row, and per case (by position) its (gold, perturbed) scores per applied
     row, all in one ``score_rows`` call (deduplicated, cached, one progress bar)."""
+    from blindspot.runner.scorers import scorer_for
     from blindspot.scoring.engine import score_rows
 
     refs, sources = gold.column("references"), gold.column("source")
-    scorer = _scorer(spec, refs)
+    scorer = scorer_for(spec, refs)
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} gives one corpus-level score; the deviation "
                          f"protocol needs a score per output")
@@ -315,13 +305,15 @@ def _template_entry(case: Case, human: Mapping[Any, float], basis: Mapping[Any, 
 def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, float],
                  settings: Mapping[str, Any], progress: bool) -> dict[str, Any]:
     """One metric's deviations over every template (or its error)."""
+    from blindspot.runner.run import error_text
+
     entry: dict[str, Any] = {"metric": spec.metric, "output": spec.output,
                              "higher_is_better": spec.higher_is_better, "error": None,
                              "normalisation": None, "templates": {}}
     try:
         _, per_case = score_cases(spec, gold, cases, settings["batch_size"], progress)
     except Exception as error:  # one failing metric is reported, the others still run
-        entry["error"] = f"{type(error).__name__}: {str(error).strip()[:500]}"
+        entry["error"] = error_text(error)
         return entry
     pooled = [v for base, pert in per_case.values() for v in (*base, *pert)]
     bad = [v for v in pooled if not math.isfinite(v)]
@@ -351,15 +343,6 @@ def _settings(options: Mapping[str, Any]) -> dict[str, Any]:
             "examples": int(options.get("examples", 2))}
 
 
-def _single_source(data: Any) -> Any:
-    if isinstance(data, (list, tuple)):
-        if len(data) != 1:
-            raise ValueError(f"the deviation protocol judges one dataset at a time; got "
-                             f"{len(data)} (--data once)")
-        return data[0]
-    return data
-
-
 def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
     chosen = templates_for(task, options.get("criteria"))
     wanted = options.get("templates")
@@ -377,6 +360,7 @@ def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
 
 def run_deviation(request: Any) -> dict[str, Any]:
     """The deviation protocol's entry in the protocol registry (see the module docstring)."""
+    from blindspot.protocols.registry import single_data
     from blindspot.runner.data import load_gold_data
     from blindspot.runner.metric_spec import resolve_metrics
     from blindspot.runner.run import _tool
@@ -387,7 +371,8 @@ def run_deviation(request: Any) -> dict[str, Any]:
     table = load_human_scores(request.options.get("human_scores"))
     human = table.for_templates(templates)
     specs = resolve_metrics(request.metrics, request.metric_options)
-    gold = load_gold_data(_single_source(request.data), task, request.columns, request.split)
+    gold = load_gold_data(single_data("deviation", request.data), task, request.columns,
+                          request.split)
     seeds = [int(s) for s in request.seeds] or [1]
     resources = {k: v for k, v in dict(request.resources or {}).items() if v is not None}
     cases = build_cases(templates, gold, seeds, resources, request.progress)

@@ -59,6 +59,7 @@ from matplotlib.figure import Figure
 
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
+from blindspot.report import markdown as md
 from blindspot.report.views import MISSING, number, shorten
 
 SUMMARY_ROWS = ("mean", "adequacy", "fluency", "kendall_like")
@@ -145,20 +146,13 @@ def config_lines(results: Mapping[str, Any]) -> list[str]:
 
 # -- markdown -------------------------------------------------------------------------------------
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    return "\n".join([line(header), line(["---"] * len(header)), *map(line, rows)])
-
-
 def render_markdown(results: Mapping[str, Any], plots: Mapping[str, str]) -> str:
     """report.md: settings, then per set the accuracy table, counts and plot."""
     parts = ["# Preference accuracy report (MENLI protocol)", "",
              *(f"- {line}" for line in config_lines(results)), ""]
     for name, data in results["datasets"].items():
         parts += [f"## {name} ({rows_line(data)})", "", "Accuracy (hits / pairs):", "",
-                  _md_table(*accuracy_table(data)), "", *(f"- {x}" for x in count_lines(data)),
+                  *md.table(*accuracy_table(data)), "", *(f"- {x}" for x in count_lines(data)),
                   ""]
         if name in plots:
             parts += [f"![{name}]({plots[name]})", ""]
@@ -166,7 +160,7 @@ def render_markdown(results: Mapping[str, Any], plots: Mapping[str, str]) -> str
             rows = example_rows(entry)
             if rows:
                 parts += [f"### {metric}: failed pairs (the attack won by most)", "",
-                          _md_table(list(EXAMPLE_HEADER), rows), ""]
+                          *md.table(EXAMPLE_HEADER, rows), ""]
     return "\n".join(parts)
 
 

@@ -30,7 +30,6 @@ type and metric, those with the largest margin for the attack first, default 1);
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from blindspot.protocols.preference import (
 from blindspot.protocols.preference_data import (
     FIXED_COLUMNS, check_columns, dataset_name, load_preference_set,
 )
+from blindspot.runner.scorers import scorer_for
 
 PROTOCOL = "preference"
 SCHEMA_VERSION = 1
@@ -109,17 +109,6 @@ def parse_options(options: dict[str, Any]) -> dict[str, Any]:
 
 # -- scoring ---------------------------------------------------------------------------------------
 
-def build_scorer(spec: Any, idf_corpus: Sequence[str] | None) -> Any:
-    """The scorer behind ``spec``: our registered scorer, or a wrapped evaluate module."""
-    from blindspot.runner.scorers import make_scorer
-
-    if spec.module is not None:
-        from blindspot.runner.module_scorer import ModuleScorer
-
-        return ModuleScorer(spec.module, spec.output, **spec.options)
-    return make_scorer(spec.metric, spec.options, idf_references=idf_corpus)
-
-
 def anchor_inputs(scorer: Any, mode: Mode, dataset: Any) -> dict[str, list[str] | None]:
     """``references`` and ``sources`` of one candidate column, as the module docstring says."""
     anchor = list(dataset[mode.anchor])
@@ -184,10 +173,6 @@ def _empty_figures() -> dict[str, Any]:
     return {"mean": None, "adequacy": None, "fluency": None, "kendall_like": None,
             "error_types": 0, "n": 0, "hits": 0, "misses": 0, "ties": 0, "n_nan": 0,
             "per_type": {}}
-
-
-def _error_text(error: BaseException) -> str:
-    return f"{type(error).__name__}: {str(error).strip()[:500]}"
 
 
 def combination_name(other: str, metric: str, weight: float) -> str:
@@ -264,11 +249,13 @@ def select_types(dataset: Any, include: list[str] | None) -> Any:
 
 def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other: Any | None,
                 progress: bool) -> dict[str, Any]:
-    """One set's entry: every metric's figures (and the combinations)."""
+    """One set's entry: every metric's figures (and the combinations); ``dataset`` has passed
+    :func:`check_columns` (:func:`run_preference` checks every set before any scoring)."""
     from tqdm.auto import tqdm
 
+    from blindspot.runner.run import error_text
+
     mode: Mode = settings["mode"]
-    check_columns(dataset, mode)
     rows = dataset.num_rows
     dataset = select_types(dataset, settings["error_types"])
     error_types = list(dataset["error"])
@@ -280,11 +267,11 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
     for spec in tqdm(specs, desc="metrics", unit="metric", disable=not progress):
         scorer = None
         try:
-            scorer = build_scorer(spec, idf)
+            scorer = scorer_for(spec, idf)
             scored[spec.name] = score_pairs(scorer, spec, mode, dataset,
                                             settings["batch_size"], progress)
         except Exception as error:  # one metric failing is reported, the others still run
-            metrics[spec.name] = _metric_entry(spec, None, _error_text(error), scorer)
+            metrics[spec.name] = _metric_entry(spec, None, error_text(error), scorer)
             continue
         figures = preference_accuracy(*scored[spec.name], error_types)
         metrics[spec.name] = _metric_entry(spec, figures, None, scorer)
@@ -343,6 +330,8 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     ``options`` are the protocol options (module docstring). Returns the results dict
     (layout: :mod:`blindspot.protocols.preference_report`).
     """
+    from blindspot.runner.run import _tool
+
     settings = parse_options(options)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])
     sets = [(dataset_name(d), load_preference_set(d, settings["fixed"])) for d in
@@ -360,12 +349,6 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
 
         write_preference_report(results, Path(out))
     return results
-
-
-def _tool() -> dict[str, str]:
-    from blindspot import __version__
-
-    return {"name": "blindspot", "version": __version__}
 
 
 def run_request(request: Any) -> dict[str, Any]:

@@ -94,6 +94,16 @@ def check_options(protocol: str, options: Mapping[str, Any], known: Sequence[str
                          f"protocol; valid options: {valid}")
 
 
+def single_data(protocol: str, data: Any) -> Any:
+    """The one data source of a protocol that judges one dataset (``--data`` given once)."""
+    if isinstance(data, (list, tuple)):
+        if len(data) != 1:
+            raise ValueError(f"the {protocol} protocol judges one dataset at a time; got "
+                             f"{len(data)} (--data once)")
+        return data[0]
+    return data
+
+
 register_protocol(Protocol(
     name="rank",
     description="rank and monotonicity (He et al., 2023): the score must strictly decrease "

@@ -11,6 +11,7 @@ from typing import Any
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from blindspot.report import markdown as md
 from blindspot.report.files import atomic_write_bytes, atomic_write_text
 from blindspot.report.plots import render_png
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
@@ -69,19 +70,18 @@ def render_markdown(results: dict[str, Any]) -> str:
              "s = (h(p') - h(p)) - (f(p') - f(p)) (Sai et al. 2021, Eq. 1): s > 0 the metric "
              "dropped more than humans, s < 0 it under-reacted. Verdicts: a `drop` template is "
              "detected/missed, an `invariant` one kept/dropped.", "",
-             f"![deviation heatmap]({HEATMAP_FILE})", "",
-             "| criterion/template | test (level) | expects | h(p') | applied | "
-             + " | ".join(metrics) + " |",
-             "|---|---|---|---|---|" + "---|" * len(metrics)]
+             f"![deviation heatmap]({HEATMAP_FILE})", ""]
+    rows = []
     for t in results["templates"]:
         key = f"{t['criterion']}/{t['template']}"
         cells = []
         for m in metrics:
             r = results["metrics"][m]["templates"].get(key)
             cells.append("-" if r is None else f"{_fmt(r['deviation'])} ({r['verdict']})")
-        lines.append(f"| {key} | {t['test']} ({t['level']}) | {t['expectation']} | "
-                     f"{t['human_score']:.2f} | {t['applied']}/{t['rows']} | "
-                     + " | ".join(cells) + " |")
+        rows.append([key, f"{t['test']} ({t['level']})", t["expectation"],
+                     f"{t['human_score']:.2f}", f"{t['applied']}/{t['rows']}", *cells])
+    lines += md.table(["criterion/template", "test (level)", "expects", "h(p')", "applied",
+                       *metrics], rows)
     skipped = [t for t in results["templates"] if t["status"] == "skipped"]
     if skipped:
         lines += ["", "## Skipped templates", ""]
@@ -98,7 +98,8 @@ def render_markdown(results: dict[str, Any]) -> str:
     for t in results["templates"]:
         for ex in t["examples"]:
             lines += [f"- **{t['criterion']}/{t['template']}** (`{ex['id']}`)",
-                      f"  - gold: {ex['gold']}", f"  - perturbed: {ex['perturbed']}"]
+                      f"  - gold: {md.escape(ex['gold'])}",
+                      f"  - perturbed: {md.escape(ex['perturbed'])}"]
     return "\n".join(lines) + "\n"
 
 
