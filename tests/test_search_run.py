@@ -179,6 +179,8 @@ def test_search_protocol(wmt_file: Path, chrf_run: dict) -> None:
     assert view["metric"] == "chrf.chrf" and view["reached"] == 5
     with pytest.raises(ValueError, match="valid options"):
         protocol.run(ProtocolRequest(data=str(wmt_file), metrics="chrf", options={"nope": 1}))
+    with pytest.raises(ValueError, match=r"search protocol judges one dataset at a time; got 2"):
+        protocol.run(ProtocolRequest(data=[str(wmt_file)] * 2, metrics="chrf"))
 
 
 def test_generalisation_runs_the_rules_through_the_rank_protocol(wmt_file: Path,

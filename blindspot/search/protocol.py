@@ -14,24 +14,16 @@ SEARCH_OPTIONS = ("noise_ratio", "panel", "k", "mlm", "embedding_model", "max_ca
                   "max_seconds", "seed", "limit", "generalise", "top_patterns", "batch_size")
 
 
-def _one(data: Any) -> Any:
-    if isinstance(data, (list, tuple)):
-        if len(data) != 1:
-            raise ValueError(f"the search protocol runs on one dataset; got {len(data)}")
-        return data[0]
-    return data
-
-
 def run_request(request: Any) -> dict[str, Any]:
     """Run the search for a protocol request; the masked LM defaults to the request's ``mlm``."""
-    from blindspot.protocols.registry import check_options
+    from blindspot.protocols.registry import check_options, single_data
     from blindspot.search.run import run_search
 
     check_options("search", request.options, SEARCH_OPTIONS)
     options = dict(request.options)
     options.setdefault("mlm", (request.resources or {}).get("mlm"))
-    return run_search(_one(request.data), request.metrics, columns=request.columns,
-                      task=request.task, split=request.split,
+    return run_search(single_data("search", request.data), request.metrics,
+                      columns=request.columns, task=request.task, split=request.split,
                       metric_options=request.metric_options, out=request.out,
                       progress=request.progress, generalise_seeds=request.seeds, **options)
 
