@@ -179,8 +179,7 @@ def _pick(rows: list[dict[str, Any]], role: str, given: str | None, names: Seque
 
 def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
             batch_size: int | None, progress: bool) -> list[float]:
-    from blindspot.runner.scorers import scorer_for
-    from blindspot.scoring.engine import score_rows
+    from blindspot.runner.scorers import scorer_for, signed_scores
 
     scorer = scorer_for(spec, references)
     if scorer.corpus_level:
@@ -189,11 +188,7 @@ def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
     if scorer.uses_source == "required":
         raise ValueError(f"metric {spec.name!r} needs the source text, which the correlation "
                          f"protocol does not pass")
-    refs = references if scorer.uses_references != "none" else None
-    values = score_rows(scorer, hypotheses, references=refs, batch_size=batch_size,
-                        progress=progress)[spec.output or scorer.outputs[0]]
-    sign = 1.0 if spec.higher_is_better else -1.0
-    return [sign * float(v) for v in values]
+    return signed_scores(spec, scorer, hypotheses, references, None, batch_size, progress)
 
 
 def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[list[str]],

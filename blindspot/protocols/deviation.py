@@ -66,7 +66,7 @@ from statistics import fmean
 from typing import Any
 
 from blindspot.checklists import (
-    CONTROL, Template, canonical_checklist_task, load_human_scores, templates_for,
+    Template, canonical_checklist_task, load_human_scores, templates_for,
 )
 
 SCHEMA_VERSION = 1
@@ -189,8 +189,7 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
                 progress: bool) -> tuple[list[float], dict[int, tuple[list[float], list[float]]]]:
     """Gold scores per row, and per case (by position) its (gold, perturbed) scores per applied
     row, all in one ``score_rows`` call (deduplicated, cached, one progress bar)."""
-    from blindspot.runner.scorers import scorer_for
-    from blindspot.scoring.engine import score_rows
+    from blindspot.runner.scorers import scorer_for, signed_scores
 
     refs, sources = gold.column("references"), gold.column("source")
     scorer = scorer_for(spec, refs)
@@ -219,11 +218,7 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
         if s_in is not None:
             s_in += [sources[i] for i in case.rows] * (2 if own_gold else 1)
         spans[k] = (start, len(case.rows), 1 if own_gold else 0)
-    output = spec.output or scorer.outputs[0]
-    scores = score_rows(scorer, hyps, references=r_in, sources=s_in, batch_size=batch_size,
-                        progress=progress)[output]
-    sign = 1.0 if spec.higher_is_better else -1.0
-    scores = [sign * float(s) for s in scores]
+    scores = signed_scores(spec, scorer, hyps, r_in, s_in, batch_size, progress)
     gold_scores = scores[:len(texts)]
     per_case = {}
     for k, (start, n, own) in spans.items():

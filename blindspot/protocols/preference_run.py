@@ -131,7 +131,7 @@ def anchor_inputs(scorer: Any, mode: Mode, dataset: Any) -> dict[str, list[str] 
 def score_pairs(scorer: Any, spec: Any, mode: Mode, dataset: Any, batch_size: int | None,
                 progress: bool) -> tuple[list[float], list[float]]:
     """(paraphrase scores, adversarial scores) of every row, higher = better."""
-    from blindspot.scoring.engine import score_rows
+    from blindspot.runner.scorers import signed_scores
 
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} is corpus-level: it has no per-row score to "
@@ -139,11 +139,8 @@ def score_pairs(scorer: Any, spec: Any, mode: Mode, dataset: Any, batch_size: in
     inputs = anchor_inputs(scorer, mode, dataset)
     doubled = {k: (v + v if v is not None else None) for k, v in inputs.items()}
     candidates = list(dataset[mode.good]) + list(dataset[mode.bad])
-    output = spec.output or scorer.outputs[0]
-    scores = score_rows(scorer, candidates, batch_size=batch_size, progress=progress,
-                        **doubled)[output]
-    sign = 1.0 if spec.higher_is_better else -1.0
-    signed = [sign * float(s) for s in scores]
+    signed = signed_scores(spec, scorer, candidates, doubled["references"], doubled["sources"],
+                           batch_size, progress)
     n = dataset.num_rows
     return signed[:n], signed[n:]
 

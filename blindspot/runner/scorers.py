@@ -13,7 +13,7 @@ from typing import Any
 from blindspot.scorers._encoders import reference_corpus
 from blindspot.scoring.base import Scorer, get_scorer
 
-__all__ = ["make_scorer", "reference_corpus", "scorer_for"]
+__all__ = ["make_scorer", "reference_corpus", "scorer_for", "signed_scores"]
 
 
 def _idf_on(metric: str, options: Mapping[str, Any]) -> bool:
@@ -70,3 +70,22 @@ def scorer_for(spec: Any, references: Sequence[Any] | None = None) -> Scorer:
         return ModuleScorer(spec.module, spec.output, **spec.options)
     idf = reference_corpus(references) if references is not None else None
     return make_scorer(spec.metric, spec.options, idf_references=idf)
+
+
+def signed_scores(spec: Any, scorer: Scorer, texts: Sequence[str],
+                  references: Sequence[Any] | None = None, sources: Sequence[Any] | None = None,
+                  batch_size: int | None = None, progress: bool = False) -> list[float]:
+    """Per-row scores of the spec's output, higher = better (lower-is-better metrics negated).
+
+    References or sources the scorer does not use are not passed (nor checked). Every protocol
+    that compares per-row scores (preference, deviation, correlation, search, streamed runs)
+    scores through here.
+    """
+    from blindspot.scoring.engine import score_rows
+
+    values = score_rows(scorer, list(texts),
+                        references if scorer.uses_references != "none" else None,
+                        sources if scorer.uses_source != "none" else None,
+                        batch_size=batch_size, progress=progress)[spec.output or scorer.outputs[0]]
+    sign = 1.0 if spec.higher_is_better else -1.0
+    return [sign * float(v) for v in values]

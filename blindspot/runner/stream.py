@@ -239,14 +239,12 @@ class _StreamedMetric:
                  column_names: Sequence[str], settings: Any) -> None:
         from blindspot.runner.run import error_text, missing_input
         from blindspot.runner.scorers import scorer_for
-        from blindspot.scoring.cache import default_score_cache
 
         self.index, self.spec, self.settings = index, spec, settings
         self.scorer: Any = None
         self.error: str | None = None
         self.gold = _Tally()
         self.cells: dict[int, _Tally] = {}
-        self.cache = default_score_cache()
         try:
             self.scorer = scorer_for(spec, None)  # idf over all references was refused before
         except Exception as error:  # reported in the metric's entry, as the in-memory run does
@@ -256,18 +254,13 @@ class _StreamedMetric:
             raise ValueError(f"metric {spec.name!r} is corpus-level: its score needs every row "
                              "at once and cannot be streamed; run it without --chunk-size")
         self.error = missing_input(spec, self.scorer, roles, column_names)
-        self.sign = 1.0 if spec.higher_is_better else -1.0
-        self.output = spec.output or self.scorer.outputs[0]
 
     def score(self, texts: list[str], references: Any, sources: Any) -> list[float]:
         """Direction-adjusted per-row scores (higher = better)."""
-        from blindspot.scoring.engine import score_rows
+        from blindspot.runner.scorers import signed_scores
 
-        scores = score_rows(
-            self.scorer, texts, batch_size=self.settings.batch_size, cache=self.cache,
-            references=references if self.scorer.uses_references != "none" else None,
-            sources=sources if self.scorer.uses_source != "none" else None)[self.output]
-        return [self.sign * float(s) for s in scores]
+        return signed_scores(self.spec, self.scorer, texts, references, sources,
+                             self.settings.batch_size)
 
     def file(self, cell: int | None) -> str:
         return f"m{self.index}-{'gold' if cell is None else cell}.f64"

@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
-from blindspot.runner.scorers import scorer_for
+from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.scoring.base import Scorer
-from blindspot.scoring.engine import score_rows
 
 #: the panel when none is given; the targeted metric's own family is left out of it
 DEFAULT_PANEL = ("chrf", "bleu", "rouge", "bertscore.f1@minilm")
@@ -44,8 +43,6 @@ class MetricScores:
         if self.scorer.corpus_level:
             raise ValueError(f"metric {spec.name!r} scores only whole corpora; the search needs "
                              "a score per text (choose a per-row metric)")
-        self.output = spec.output or self.scorer.outputs[0]
-        self.sign = 1.0 if spec.higher_is_better else -1.0
         self.batch_size = batch_size
 
     def __call__(self, texts: Sequence[str], references: Sequence[Any] | None,
@@ -53,14 +50,12 @@ class MetricScores:
         """Signed scores of ``texts`` against ``references`` (one item per text) and sources."""
         if not texts:
             return []
-        refs = None if self.scorer.uses_references == "none" else references
         use_source = self.scorer.uses_source != "none" and any(s is not None for s in sources)
         if self.scorer.uses_source == "required" and not use_source:
             raise ValueError(f"metric {self.spec.name!r} needs the source texts; give a source "
                              "column (--source-column)")
-        scores = score_rows(self.scorer, list(texts), refs, list(sources) if use_source else None,
-                            batch_size=self.batch_size)[self.output]
-        return [self.sign * float(s) for s in scores]
+        return signed_scores(self.spec, self.scorer, texts, references,
+                             list(sources) if use_source else None, self.batch_size)
 
     def against_gold(self, texts: Sequence[str], golds: Sequence[str],
                      sources: Sequence[str | None]) -> list[float]:
