@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,11 @@ def _pick(role: str, given: str | None, names: list[str]) -> str | None:
             raise ValueError(f"{role} column {given!r} not found; the data has columns {names}; "
                              f"choose one with --{role}-column")
         return given
+    return guess_column(role, names)
+
+
+def guess_column(role: str, names: Sequence[str]) -> str | None:
+    """The first of the role's conventional column names (:data:`ROLE_CANDIDATES`) present."""
     return next((c for c in ROLE_CANDIDATES[role] if c in names), None)
 
 

@@ -83,10 +83,9 @@ def check_file(path: str | Path, name: str | None = None,
 
 def guess_roles(columns: list[str]) -> dict[str, str | None]:
     """Each role's column by the runner's conventional names (``gold``, ``references``...)."""
-    from blindspot.runner.data import ROLE_CANDIDATES
+    from blindspot.runner.data import ROLE_CANDIDATES, guess_column
 
-    return {role: next((c for c in names if c in columns), None)
-            for role, names in ROLE_CANDIDATES.items()}
+    return {role: guess_column(role, columns) for role in ROLE_CANDIDATES}
 
 
 def read_upload(path: str | Path, name: str | None = None) -> UploadedTable:
