@@ -33,6 +33,14 @@ def all_tasks(levels: tuple[Level, ...]) -> dict[str, tuple[Level, ...]]:
 
 
 @lru_cache(maxsize=1)
+def checklist_perturb() -> Any:
+    """CheckList's ``Perturb`` (a multi-second import), imported once per process on first use."""
+    from checklist.perturb import Perturb
+
+    return Perturb
+
+
+@lru_cache(maxsize=1)
 def wordnet() -> Any:
     """NLTK's WordNet reader, over the offline copy (assembled, or repaired, on first use)."""
     from nltk.corpus import wordnet as wn

@@ -50,6 +50,17 @@ def test_expansion_is_the_papers_example_and_inverts_contraction() -> None:
     assert perturbed("expansion", "I don't know.") == "I do not know."
 
 
+def test_checklist_imports_are_one_off_loads() -> None:
+    """CheckList's multi-second import is loaded once per process (a suite keeps the test on one
+    worker; a streamed run loads it before forking), not found on a worker's first row."""
+    from blindspot.perturbations._checklist import checklist_perturb
+
+    assert REGISTRY["contraction"].loads_once() and REGISTRY["expansion"].loads_once()
+    checklist_perturb.cache_clear()
+    get_perturbation("contraction").preload()
+    assert checklist_perturb.cache_info().currsize == 1
+
+
 def test_numerals_to_words_spells_standalone_numbers_only() -> None:
     text = ("Aron Ralston was trapped for 127 hours in 2003, with 2.5 litres, at 10:30, "
             "after a 0-0 draw and 1,500 dollars.")
