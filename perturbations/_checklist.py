@@ -16,7 +16,6 @@ from lemminflect import getInflection
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task
-from blindspot.perturbations.base import Level
 from blindspot.perturbations.text_utils import match_case, replace_spans
 
 CATEGORY = "checklist"
@@ -25,11 +24,6 @@ PAPER = "Sai et al. 2021, Perturbation CheckLists for Evaluating NLG Evaluation 
 NO_LEVEL = every_task(("-",))
 #: spaCy coarse POS -> WordNet POS
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
-
-
-def all_tasks(levels: tuple[Level, ...]) -> dict[str, tuple[Level, ...]]:
-    """The same levels on every task of the catalogue."""
-    return every_task(levels)
 
 
 @lru_cache(maxsize=1)
