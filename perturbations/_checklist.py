@@ -131,7 +131,13 @@ def replace_one_word(parsed: ParsedText, rng: random.Random, pos: Iterable[str],
 
 def drop_tokens(parsed: ParsedText, drop: Callable[[Token], bool]) -> str | None:
     """The text without the tokens ``drop`` selects, each with the whitespace before it
-    (or after it, at the start); None when nothing is dropped."""
+    (or after it, at the start); None when nothing is dropped.
+
+    Not :func:`~blindspot.perturbations._fluency_edits.remove_tokens`, on purpose: a gap before
+    kept punctuation keeps its space and kept words keep their case ("The bank is willing to
+    approve the loan." -> "The is to the ."; remove_tokens closes the gap, "The is to the.", and
+    capitalises a kept word after a dropped sentence start).
+    """
     pieces: list[str] = []
     dropped = False
     for token in parsed.tokens:
