@@ -16,7 +16,6 @@ from lemminflect import getInflection
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task
-from blindspot.perturbations.base import Level
 from blindspot.perturbations.text_utils import match_case, replace_spans
 
 CATEGORY = "checklist"
@@ -27,9 +26,12 @@ NO_LEVEL = every_task(("-",))
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
 
-def all_tasks(levels: tuple[Level, ...]) -> dict[str, tuple[Level, ...]]:
-    """The same levels on every task of the catalogue."""
-    return every_task(levels)
+@lru_cache(maxsize=1)
+def checklist_perturb() -> Any:
+    """CheckList's ``Perturb`` (a multi-second import), imported once per process on first use."""
+    from checklist.perturb import Perturb
+
+    return Perturb
 
 
 @lru_cache(maxsize=1)
@@ -129,7 +131,13 @@ def replace_one_word(parsed: ParsedText, rng: random.Random, pos: Iterable[str],
 
 def drop_tokens(parsed: ParsedText, drop: Callable[[Token], bool]) -> str | None:
     """The text without the tokens ``drop`` selects, each with the whitespace before it
-    (or after it, at the start); None when nothing is dropped."""
+    (or after it, at the start); None when nothing is dropped.
+
+    Not :func:`~blindspot.perturbations._fluency_edits.remove_tokens`, on purpose: a gap before
+    kept punctuation keeps its space and kept words keep their case ("The bank is willing to
+    approve the loan." -> "The is to the ."; remove_tokens closes the gap, "The is to the.", and
+    capitalises a kept word after a dropped sentence start).
+    """
     pieces: list[str] = []
     dropped = False
     for token in parsed.tokens:

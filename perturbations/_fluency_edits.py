@@ -44,6 +44,11 @@ def count_of(n: int, p: float) -> int:
     return math.ceil(round(n * p, 9))
 
 
+def floor_count_of(n: int, p: float) -> int:
+    """floor(n * p), immune to float noise (100 * 0.29 is 29, not 28)."""
+    return math.floor(round(n * p, 9))
+
+
 def words_and_count(text: str, p: float, spare: int) -> tuple[Words, int]:
     """The text's whitespace words and how many to edit: min(ceil(n*p), n - spare), at least 0."""
     words = Words.of(text)

@@ -29,11 +29,6 @@ MENLI_ERRORS = ("add", "drop", "name", "neg", "num", "pron", "word_JJ", "word_NN
 NO_LEVEL = every_task(("-",))
 
 
-def menli_levels(*levels: Level) -> dict[str, tuple[Level, ...]]:
-    """The same levels for every task (MENLI runs its attacks on MT and summarization alike)."""
-    return every_task(tuple(levels))
-
-
 def row_parse(row: Row) -> ParsedText | None:
     """The row's parse when it belongs to the row's text (else the attack does not apply)."""
     return parse_of(row.text, row.parsed)

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
+from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER, checklist_perturb
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 
 
 def contract(text: str) -> str:
     """``text`` with CheckList's contractions applied."""
-    from checklist.perturb import Perturb
-
-    return Perturb.contract(text)
+    return checklist_perturb().contract(text)
 
 
 @register
@@ -31,6 +29,7 @@ class Contraction(Perturbation):
     level_kind = NoLevel()
     levels = NO_LEVEL
     deterministic = True
+    preloads = (checklist_perturb,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return contract(row.text)

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
+from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER, checklist_perturb
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 
 
 def expand(text: str) -> str:
     """``text`` with CheckList's contraction expansions applied."""
-    from checklist.perturb import Perturb
-
-    return Perturb.expand_contractions(text)
+    return checklist_perturb().expand_contractions(text)
 
 
 @register
@@ -30,6 +28,7 @@ class Expansion(Perturbation):
     level_kind = NoLevel()
     levels = NO_LEVEL
     deterministic = True
+    preloads = (checklist_perturb,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return expand(row.text)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 import re
 
-from blindspot.perturbations._checklist import CATEGORY, PAPER, all_tasks
-from blindspot.perturbations._fluency_edits import count_of
+from blindspot.perturbations._checklist import CATEGORY, PAPER
+from blindspot.perturbations._fluency_edits import count_of, every_task
 from blindspot.perturbations.base import Perturbation, Ratio, Row, register
 from blindspot.perturbations.text_utils import lowercase_first
 
@@ -46,7 +46,7 @@ class LeadingPhraseRepetition(Perturbation):
     paper = PAPER
     description = "Append the first 25 % of the words after a comma (a repeated phrase)."
     level_kind = Ratio(0.0, 1.0)
-    levels = all_tasks((0.25,))
+    levels = every_task((0.25,))
     deterministic = True
     needs_parse = True
 

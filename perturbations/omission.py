@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations._fluency_edits import words_and_count
-from blindspot.perturbations._menli import MenliAttack, menli_levels
+from blindspot.perturbations._fluency_edits import every_task, words_and_count
+from blindspot.perturbations._menli import MenliAttack
 from blindspot.perturbations.base import Ratio, Row, register
 
 
@@ -34,7 +34,7 @@ class Omission(MenliAttack):
     aliases = ("drop", "drop phrase", "menli drop", "omission error")
     description = "Delete a random contiguous span of ceil(n*p) words (MENLI: p = 0.2)."
     level_kind = Ratio(0.0, 1.0)
-    levels = menli_levels(0.2)
+    levels = every_task((0.2,))
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:
         return drop_span(row.text, level, rng)

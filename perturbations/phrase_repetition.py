@@ -21,11 +21,11 @@ the place (before the final punctuation, not after it) and the punctuation-free 
 
 from __future__ import annotations
 
-import math
 import random
 import re
 
 from blindspot.perturbations._examination import ExaminationTest
+from blindspot.perturbations._fluency_edits import floor_count_of
 from blindspot.perturbations.base import Row, register
 from blindspot.perturbations.repetition import TAIL_WORDS, repeat_tail
 
@@ -55,7 +55,7 @@ def repeat_final_phrase(text: str, p: float) -> str | None:
     """``text`` with its final phrase repeated floor(p * n) times before its final punctuation."""
     body, final = split_final_punctuation(text)
     words = body.split()
-    copies = math.floor(round(len(text.split()) * p, 9))
+    copies = floor_count_of(len(text.split()), p)
     if not words or not copies:
         return None
     return repeat_tail(body, copies, phrase_length(words)) + final

@@ -14,8 +14,9 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import (
-    CATEGORY, PAPER, all_tasks, replace_one_word, siblings, wordnet,
+    CATEGORY, PAPER, replace_one_word, siblings, wordnet,
 )
+from blindspot.perturbations._fluency_edits import every_task
 from blindspot.perturbations.base import Choice, Perturbation, Row, register
 
 _POS = {"noun": "NOUN", "verb": "VERB", "adj": "ADJ"}
@@ -30,7 +31,7 @@ class SiblingSubstitution(Perturbation):
     description = ("Replace one noun, verb or adjective by a WordNet sibling (a hyponym of its "
                    "hypernym): musician -> architect, red -> green.")
     level_kind = Choice(tuple(_POS))
-    levels = all_tasks(("noun", "adj"))
+    levels = every_task(("noun", "adj"))
     needs_parse = True
     preloads = (wordnet,)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations._fluency_edits import Words
-from blindspot.perturbations._menli import MenliAttack, menli_levels
+from blindspot.perturbations._fluency_edits import Words, every_task
+from blindspot.perturbations._menli import MenliAttack
 from blindspot.perturbations.base import Count, Row, register
 
 
@@ -48,7 +48,7 @@ class Typo(MenliAttack):
     aliases = ("spelling error", "spelling errors", "add typos", "menli typo")
     description = "Swap two adjacent letters inside K random words (MENLI: one typo)."
     level_kind = Count(1)
-    levels = menli_levels(1)
+    levels = every_task((1,))
 
     def perturb(self, row: Row, level: int, rng: random.Random) -> str | None:
         return add_typos(row.text, level, rng)

@@ -22,12 +22,11 @@ are anywhere in the text. A swap is one edit: the noise ratio is halved.
 
 from __future__ import annotations
 
-import math
 import random
 import re
 
 from blindspot.perturbations._examination import ExaminationTest
-from blindspot.perturbations._fluency_edits import Words
+from blindspot.perturbations._fluency_edits import Words, floor_count_of
 from blindspot.perturbations.base import Row, register
 
 _WORDLIKE = re.compile(r"\w")
@@ -48,7 +47,7 @@ def swap_candidates(words: list[str]) -> list[int]:
 
 def pair_count(m: int, p: float) -> int:
     """How many words to swap: floor(p*m) rounded up to even, at most the largest even <= m."""
-    k = math.floor(round(m * p, 9))  # immune to float noise (4 * 0.75 is 3)
+    k = floor_count_of(m, p)
     k += k % 2
     return min(k, m - m % 2)
 

@@ -5,13 +5,12 @@ templates that keep the meaning, determinism and rows that cannot be changed."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import torch
 
 from blindspot.perturbations import REGISTRY, get_perturbation, suite_tests
 from blindspot.perturbations._dialogue import utterances
+from blindspot.tiny_models import tiny_masked_lm
 
 from tests.conftest import SHARED_DATA
 
@@ -48,6 +47,17 @@ def test_expansion_is_the_papers_example_and_inverts_contraction() -> None:
     text = "There weren't any clear winners of the contest"
     assert perturbed("expansion", text) == "There were not any clear winners of the contest"
     assert perturbed("expansion", "I don't know.") == "I do not know."
+
+
+def test_checklist_imports_are_one_off_loads() -> None:
+    """CheckList's multi-second import is loaded once per process (a suite keeps the test on one
+    worker; a streamed run loads it before forking), not found on a worker's first row."""
+    from blindspot.perturbations._checklist import checklist_perturb
+
+    assert REGISTRY["contraction"].loads_once() and REGISTRY["expansion"].loads_once()
+    checklist_perturb.cache_clear()
+    get_perturbation("contraction").preload()
+    assert checklist_perturb.cache_info().currsize == 1
 
 
 def test_numerals_to_words_spells_standalone_numbers_only() -> None:
@@ -145,21 +155,7 @@ def test_question_word_change_and_drop() -> None:
 @pytest.fixture(scope="module")
 def tiny_mlm(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A 2-layer BERT masked LM with random weights and MiniLM's real tokenizer."""
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
-
-    from blindspot.models import resolve_model
-
-    folder: Path = tmp_path_factory.mktemp("tiny-mlm")
-    tokenizer = AutoTokenizer.from_pretrained(resolve_model("minilm"))
-    state = torch.random.get_rng_state()
-    torch.manual_seed(7)
-    model = BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), hidden_size=32,
-                                       num_hidden_layers=2, num_attention_heads=2,
-                                       intermediate_size=64))
-    torch.random.set_rng_state(state)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
+    return tiny_masked_lm(tmp_path_factory.mktemp("tiny-mlm"), seed=7)
 
 
 def test_question_to_assertion_fills_the_masked_question_word(tiny_mlm: str) -> None:

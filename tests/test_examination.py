@@ -77,7 +77,8 @@ def test_swap_candidates_are_distinct_words_with_letters() -> None:
 
 
 @pytest.mark.parametrize("m, p, k", [(10, 0.25, 2), (10, 0.5, 6), (10, 0.75, 8), (10, 1.0, 10),
-                                     (5, 1.0, 4), (4, 0.75, 4), (3, 0.25, 0), (3, 0.5, 2)])
+                                     (5, 1.0, 4), (4, 0.75, 4), (3, 0.25, 0), (3, 0.5, 2),
+                                     (100, 0.29, 30)])  # floor(100 * 0.29) is 29, not 28
 def test_pair_count_rounds_up_to_even_within_the_candidates(m: int, p: float, k: int) -> None:
     assert pair_count(m, p) == k
 
