@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from blindspot.parsing import ParsedText, get_parser
+from blindspot.perturbations._checklist import checklist_perturb
 from blindspot.perturbations._switching import is_title_word
 from blindspot.perturbations.base import Perturbation, Ratio, Row, register
 from blindspot.perturbations.text_utils import (
@@ -40,9 +41,7 @@ _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
 @lru_cache(maxsize=1)
 def checklist_negator() -> Any:
     """CheckList's ``Perturb.add_negation`` (imported once, on first use)."""
-    from checklist.perturb import Perturb
-
-    return Perturb.add_negation
+    return checklist_perturb().add_negation
 
 
 def sentence_doc(parsed: ParsedText, start: int, end: int) -> Any:

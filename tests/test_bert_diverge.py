@@ -11,7 +11,6 @@ import math
 import pickle
 import random
 from itertools import islice
-from pathlib import Path
 
 import pytest
 import torch
@@ -40,21 +39,9 @@ def one_torch_thread():
 @pytest.fixture(scope="module")
 def tiny_mlm(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A 2-layer BERT masked LM with random weights and MiniLM's real tokenizer, in a folder."""
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+    from blindspot.tiny_models import tiny_masked_lm
 
-    from blindspot.models import resolve_model
-
-    folder: Path = tmp_path_factory.mktemp("tiny-bert-mlm")
-    tokenizer = AutoTokenizer.from_pretrained(resolve_model("minilm"))
-    generator_state = torch.random.get_rng_state()
-    torch.manual_seed(1234)
-    model = BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), hidden_size=32,
-                                       num_hidden_layers=2, num_attention_heads=2,
-                                       intermediate_size=64))
-    torch.random.set_rng_state(generator_state)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
+    return tiny_masked_lm(tmp_path_factory.mktemp("tiny-bert-mlm"), seed=1234)
 
 
 @pytest.fixture(scope="module")
