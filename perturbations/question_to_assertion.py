@@ -17,7 +17,7 @@ import re
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._questions import QUESTION_WORDS, first_question_word
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.base import NoLevel, Row, register
 from blindspot.perturbations.bert_diverge import (
     BertDiverge, Predictor, mask_single_subword, sample_index,
 )
