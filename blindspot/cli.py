@@ -29,13 +29,12 @@ def _fail(message: str) -> None:
 
 
 def _parse_seeds(text: str) -> list[int]:
+    from blindspot.seeding import parse_seeds
+
     try:
-        seeds = [int(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        _fail(f"--seeds must be comma-separated whole numbers, got {text!r}")
-    if not seeds:
-        _fail("--seeds is empty; give e.g. --seeds 1,2,3,4,5")
-    return seeds
+        return parse_seeds(text)
+    except ValueError as error:
+        _fail(str(error))
 
 
 def _resources(mlm: str | None, lm: str | None, ngram_corpus: str | None) -> dict[str, Any]:

@@ -20,3 +20,14 @@ def row_key(*parts: object) -> int:
 def row_rng(seed: int, perturbation: str, level: str, row_id: object) -> random.Random:
     """The random stream of one row for one perturbation, level and seed."""
     return random.Random(row_key(seed, perturbation, level, row_id))
+
+
+def parse_seeds(text: str, option: str = "--seeds") -> list[int]:
+    """``"1,2, 3"`` as ``[1, 2, 3]``; a clear error naming ``option`` for anything else."""
+    try:
+        seeds = [int(s) for s in str(text).split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"{option} must be comma-separated whole numbers, got {text!r}") from None
+    if not seeds:
+        raise ValueError(f"{option} is empty; give at least one seed, e.g. {option} 1,2,3,4,5")
+    return seeds

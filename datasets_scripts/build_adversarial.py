@@ -30,6 +30,7 @@ from blindspot.datasets_scripts.gold_sources import (
     BLINDSPOT_CITATION, GoldDataMissingError, GoldSource, describe_sources, get_gold_source,
     hub_offline, is_gold_source, load_gold,
 )
+from blindspot.seeding import parse_seeds
 
 #: Bumped when the folder layout or the card's meaning changes.
 LAYOUT = "blindspot-adversarial-dataset/1"
@@ -636,16 +637,6 @@ def _upload(path: Path, repo_id: str, token: str | None, private: bool,
 
 # -- command line ---------------------------------------------------------------------------------
 
-def _parse_seeds(text: str) -> list[int]:
-    try:
-        seeds = [int(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        raise ValueError(f"--seeds must be comma-separated whole numbers, got {text!r}") from None
-    if not seeds:
-        raise ValueError("--seeds is empty; give e.g. --seeds 1,2,3,4,5")
-    return seeds
-
-
 def _parse_levels(items: Sequence[str] | None) -> dict[str, list[str]] | None:
     """``["truncation=0.1,0.2", ...]`` as ``{"truncation": ["0.1", "0.2"]}``."""
     if not items:
@@ -702,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = Path(args.out) if args.out else None
         folder = build_adversarial_dataset(
             args.data, args.task, out or _default_out(args), tests=args.tests,
-            seeds=_parse_seeds(args.seeds), levels=_parse_levels(args.levels),
+            seeds=parse_seeds(args.seeds), levels=_parse_levels(args.levels),
             resources=resources, column=args.column, id_column=args.id_column,
             source_column=args.source_column, version=args.version, name=args.name,
             num_proc=args.num_proc, data_dir=args.data_dir, limit=args.limit,

@@ -42,13 +42,10 @@ def test_choices() -> list[str]:
 
 
 def parse_seeds(text: str) -> list[int]:
-    try:
-        seeds = [int(s) for s in str(text).replace(" ", "").split(",") if s]
-    except ValueError:
-        raise ValueError(f"seeds must be comma-separated whole numbers, got {text!r}") from None
-    if not seeds:
-        raise ValueError("give at least one seed, e.g. 1 or 1,2,3")
-    return seeds
+    """The seeds field (``1, 2,3``)."""
+    from blindspot import seeding
+
+    return seeding.parse_seeds(text, "seeds")
 
 
 def parse_options(text: str) -> dict[str, Any]:
