@@ -44,6 +44,8 @@ UNSPACED_SCRIPTS: dict[str, str] = {
     "half-width Katakana": "\uff66-\uff9f",
 }
 _UNSPACED = re.compile("[" + "".join(UNSPACED_SCRIPTS.values()) + "]")
+#: a character for which str.isalnum() holds (\w without the underscore)
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
 
 def canonical_task(task: str) -> str:
@@ -184,7 +186,7 @@ def is_usable_text(text: Any) -> bool:
 
     Empty and whitespace-only text, and text of only punctuation, symbols or emoji, is not.
     """
-    return isinstance(text, str) and any(ch.isalnum() for ch in text)
+    return isinstance(text, str) and _LETTER_OR_DIGIT.search(text) is not None
 
 
 def can_segment(text: str) -> bool:
