@@ -33,9 +33,8 @@ from __future__ import annotations
 
 import math
 import random
-
-from nltk.tokenize import NLTKWordTokenizer
-from nltk.tokenize.treebank import TreebankWordDetokenizer
+from functools import lru_cache
+from typing import Any
 
 from blindspot.perturbations._fluency_edits import parse_of
 from blindspot.perturbations.base import Count, Perturbation, Row, register
@@ -44,13 +43,22 @@ from blindspot.perturbations.text_utils import replace_spans, sentence_char_span
 #: first words the release lower-cases when they move into the sentence
 LOWERED_FIRST_WORDS = frozenset({"the", "in", "a", "on", "at", "around", "when", "and"})
 _PARAGRAPH_LEVELS = (1, 2, 3)
-_TOKENIZER = NLTKWordTokenizer()
-_DETOKENIZER = TreebankWordDetokenizer()
+
+
+@lru_cache(maxsize=1)
+def nltk_word_tools() -> tuple[Any, Any]:
+    """NLTK's word tokenizer and Treebank detokenizer, imported on first use: ``import nltk``
+    pulls in scipy.stats and takes seconds, which every other test and command would pay."""
+    from nltk.tokenize import NLTKWordTokenizer
+    from nltk.tokenize.treebank import TreebankWordDetokenizer
+
+    return NLTKWordTokenizer(), TreebankWordDetokenizer()
 
 
 def swap_halves(sentence: str) -> str | None:
     """One sentence with its token halves swapped; None when nothing would move."""
-    tokens = _TOKENIZER.tokenize(sentence)
+    tokenizer, detokenizer = nltk_word_tools()
+    tokens = tokenizer.tokenize(sentence)
     if len(tokens) <= 1:
         return None
     cut = math.ceil(len(tokens) / 2)
@@ -66,7 +74,7 @@ def swap_halves(sentence: str) -> str | None:
         second = second[1:]
     if end and first[-1] == ",":
         first = first[:-1]
-    moved = _DETOKENIZER.detokenize(second + first + end)
+    moved = detokenizer.detokenize(second + first + end)
     return moved[:1].upper() + moved[1:]
 
 
@@ -94,6 +102,7 @@ class MiddleSwap(Perturbation):
               "translation_paragraph": _PARAGRAPH_LEVELS, "open_ended": _PARAGRAPH_LEVELS}
     swap = True
     needs_parse = True
+    preloads = (nltk_word_tools,)
 
     def perturb(self, row: Row, level: int, rng: random.Random) -> str | None:
         return middle_swap(row, level, rng)
