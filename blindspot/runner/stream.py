@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from blindspot.io import json_rows
 from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, nan_message, nan_rows
 from blindspot.runner.judge import worst_candidates
 
@@ -102,18 +103,11 @@ def iter_chunks(path: str | Path, chunk_size: int) -> Iterator[dict[str, list[An
             yield batch.to_pydict()
         return
     rows: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path.name}, line {number}: not JSON ({error.msg}); every "
-                                 "line must be one JSON object") from None
-            if len(rows) == chunk_size:
-                yield _columns(rows)
-                rows = []
+    for row in json_rows(path):
+        rows.append(row)
+        if len(rows) == chunk_size:
+            yield _columns(rows)
+            rows = []
     if rows:
         yield _columns(rows)
 
@@ -278,9 +272,11 @@ class _Chunk:
 
 
 def _chunk_rows(chunk: Mapping[str, list[Any]], roles: Mapping[str, str | None],
-                offset: int) -> _Chunk:
+                offset: int, file: str) -> _Chunk:
     from blindspot.perturbations.base import text_row_id
+    from blindspot.runner.data import check_role_texts
 
+    check_role_texts(chunk, roles, file, first_row=offset + 1)
     texts = chunk[roles["hypothesis"]]
     ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
     return _Chunk(offset, texts, ids, chunk[roles["references"]] if roles["references"] else None,
@@ -413,7 +409,7 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
         with bar:
             for chunk in _chain(first, chunks):
                 fingerprint.add(chunk)
-                part = _chunk_rows(chunk, roles, rows)
+                part = _chunk_rows(chunk, roles, rows, path.name)
                 _stream_chunk(part, plan, perturbations, metrics, spill, settings.num_proc)
                 get_parser().forget()  # the disk cache keeps the parses; memory stays bounded
                 rows += len(part.texts)
