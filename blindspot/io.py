@@ -38,11 +38,8 @@ def table_format(path: str | Path) -> str:
     return FORMATS[suffix]
 
 
-def read_table(path: str | Path) -> Any:
-    """The rows of a jsonl/json/csv/parquet file as a Dataset, in file order."""
-    import datasets
-
-    path = Path(path)
+def check_readable(path: Path) -> str:
+    """The format of ``path``, a data file that exists and is not empty, or a clear error."""
     if path.is_dir():
         raise BlindspotInputError("this is a folder, not a data file", file=path,
                                   fix=f"Pass one {'/'.join(sorted(FORMATS))} file")
@@ -52,6 +49,15 @@ def read_table(path: str | Path) -> Any:
     if path.stat().st_size == 0:
         raise BlindspotInputError("the file is empty", file=path,
                                   fix=f"Give it rows: {FORMAT_HINTS[kind]}")
+    return kind
+
+
+def read_table(path: str | Path) -> Any:
+    """The rows of a jsonl/json/csv/parquet file as a Dataset, in file order."""
+    import datasets
+
+    path = Path(path)
+    kind = check_readable(path)
     try:
         if kind == "json":
             ds = datasets.Dataset.from_json(str(path), keep_in_memory=True)

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.io import json_rows
+from blindspot.io import check_readable, json_rows, unreadable
 from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, nan_message, nan_rows
 from blindspot.runner.judge import worst_candidates
 
@@ -85,21 +85,23 @@ def stream_path(source: Any) -> Path:
         raise ValueError(f"--chunk-size streams a local .jsonl or .parquet file, not {shown!r}; "
                          "convert the data to one (e.g. Dataset.to_json('rows.jsonl')) or run "
                          "without --chunk-size")
-    if not path.is_file():
-        raise FileNotFoundError(f"input file not found: {path}")
+    check_readable(path)
     return path
 
 
 def iter_chunks(path: str | Path, chunk_size: int) -> Iterator[dict[str, list[Any]]]:
     """The file's rows ``chunk_size`` at a time, as columns; never the whole file at once."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"input file not found: {path}")
+    check_readable(path)
     check_chunk_size(chunk_size)
     if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_size):
+        try:
+            table = pq.ParquetFile(path)
+        except Exception as error:  # noqa: BLE001  (any reader error: the file is unreadable)
+            raise unreadable(path, "parquet", error) from error
+        for batch in table.iter_batches(batch_size=chunk_size):
             yield batch.to_pydict()
         return
     rows: list[dict[str, Any]] = []
