@@ -39,15 +39,17 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(code=ExitCode.BAD_INPUT)
 
 
+def _entries(found: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    if isinstance(found, Mapping):
+        yield from ((name, entry) for name, entry in found.items() if isinstance(entry, Mapping))
+
+
 def _metric_entries(results: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """Every metric entry of a results dict: under ``datasets`` (rank, preference) or at the
     top (correlation, deviation)."""
-    for name, entry in (results.get("metrics") or {}).items() if isinstance(
-            results.get("metrics"), Mapping) else ():
-        yield name, entry
-    for dataset, found in (results.get("datasets") or {}).items():
-        for name, entry in (found.get("metrics") or {}).items():
-            yield f"{dataset}: {name}", entry
+    yield from _entries(results.get("metrics"))
+    for dataset, found in _entries(results.get("datasets")):
+        yield from ((f"{dataset}: {name}", entry) for name, entry in _entries(found.get("metrics")))
 
 
 def ended_in_error(results: Mapping[str, Any]) -> list[str]:

@@ -318,3 +318,22 @@ def test_seeds_mean_the_same_in_compute_as_on_the_command_line(seeds: Any,
         predictions=GOLD, references=REFS, metric="rouge", tests="word_swap", seeds=seeds,
         progress=False)
     assert out["results"]["config"]["seeds"] == expected
+
+
+@pytest.mark.parametrize("results, code, errored", [
+    # rank / preference: metrics under datasets; one test in error is enough
+    ({"datasets": {"d": {"metrics": {"rouge.rougeL": {"error": None, "tests": {
+        "truncation": {"status": "fail"}, "negation": {"status": "error"}}}}}}},
+     2, ["d: rouge.rougeL / negation"]),
+    ({"datasets": {"d": {"metrics": {"rouge.rougeL": {"error": None, "tests": {
+        "truncation": {"status": "fail"}, "negation": {"status": "pass"}}}}}}}, 0, []),
+    # correlation / deviation: metrics at the top; a metric that could not score
+    ({"metrics": {"chrf": {"error": "some scores are NaN"}, "ter": {"error": None}}}, 2, ["chrf"]),
+    # search: no metric entries of this kind (its config names the metric as a mapping)
+    ({"config": {"metric": {"name": "chrf"}}, "summary": {"metrics": {}}}, 0, []),
+])
+def test_the_exit_code_of_a_finished_run(results: dict, code: int, errored: list[str]) -> None:
+    from blindspot.exit_codes import ended_in_error, run_exit_code
+
+    assert run_exit_code(results) == code
+    assert ended_in_error(results) == errored
