@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +60,13 @@ def read_table(path: str | Path) -> Any:
     path = Path(path)
     kind = check_readable(path)
     try:
-        if kind == "json":
-            ds = datasets.Dataset.from_json(str(path), keep_in_memory=True)
-        elif kind == "csv":
-            ds = datasets.Dataset.from_csv(str(path), keep_in_memory=True)
-        else:
-            ds = datasets.Dataset.from_parquet(str(path), keep_in_memory=True)
+        with _reader_errors_unlogged():  # the error below says it once, with the line
+            if kind == "json":
+                ds = datasets.Dataset.from_json(str(path), keep_in_memory=True)
+            elif kind == "csv":
+                ds = datasets.Dataset.from_csv(str(path), keep_in_memory=True)
+            else:
+                ds = datasets.Dataset.from_parquet(str(path), keep_in_memory=True)
     except Exception as error:  # pyarrow/json errors differ by format; all mean "unreadable"
         raise unreadable(path, kind, error) from error
     if kind == "json":  # Arrow's JSON reader keeps bytes that are not UTF-8: check them once
@@ -73,6 +75,20 @@ def read_table(path: str | Path) -> Any:
         except pa.ArrowInvalid as error:
             raise unreadable(path, kind, error) from error
     return ds
+
+
+@contextmanager
+def _reader_errors_unlogged() -> Iterator[None]:
+    """``datasets`` logs a reader's failure ("Failed to load JSON from file...") before raising
+    it; the caller reports it instead, so it is not logged twice."""
+    from datasets.utils import logging as datasets_logging
+
+    level = datasets_logging.get_verbosity()
+    datasets_logging.set_verbosity(datasets_logging.CRITICAL)
+    try:
+        yield
+    finally:
+        datasets_logging.set_verbosity(level)
 
 
 def encoding_error(path: Path, line: int) -> BlindspotInputError:
