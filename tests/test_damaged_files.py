@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from blindspot.cli import app
+from blindspot.exit_codes import ExitCode
 from blindspot.sqlite_utils import DamagedStoreError, KeyValueStore
 from engine_support import write_cnndm_gold
 
@@ -178,9 +179,9 @@ def test_run_refuses_a_damaged_run_state_and_leaves_it(clean_run: dict[str, Path
     before = state.read_bytes()
     result = CliRunner().invoke(app, ["run", "--data", str(clean_run["data"]), *RUN_ARGS,
                                       "--out", str(out)])
-    assert result.exit_code != 0
+    assert result.exit_code == ExitCode.BAD_INPUT
     assert result.stderr.startswith("error: ") and "Traceback" not in result.output
-    message = "".join(result.stderr.split())  # rich wraps long lines, even inside a path
+    message = "".join(result.stderr.split())
     assert str(state) in message and f"Delete{state.parent}" in message
     assert state.read_bytes() == before
     assert not list(state.parent.glob("*.corrupt-*"))
