@@ -35,6 +35,8 @@ from typing import Any, TypeVar
 from filelock import FileLock
 from tqdm import tqdm
 
+from blindspot.errors import BlindspotInputError
+
 T = TypeVar("T")
 
 #: the SQLite result codes that mean the file itself is damaged (not busy, not locked)
@@ -44,7 +46,7 @@ _COLUMNS = (("key", "TEXT", 1), ("value", "TEXT", 0))  # name, type, primary-key
 _COMPANIONS = ("-wal", "-shm", "-journal")
 
 
-class DamagedStoreError(ValueError):
+class DamagedStoreError(BlindspotInputError):
     """A damaged store that holds the user's work (``derived=False``): never touched, reported."""
 
 
@@ -169,10 +171,11 @@ class KeyValueStore:
         self._close()
         if not self.derived:
             raise DamagedStoreError(
-                f"the run state {self.path} is damaged: {problem}. It holds the scores this "
-                f"run already finished; nothing was changed. Delete {self.path.parent} (or "
-                f"choose another --out or state_dir) to start the run over, or restore the file "
-                f"from a backup to resume.")
+                f"this run state is damaged ({problem}); it holds the scores the run already "
+                f"finished, and nothing was changed",
+                fix=f"Delete {self.path.parent} (or choose another --out or state_dir) to start "
+                    f"the run over, or restore the file from a backup to resume",
+                file=self.path)
         aside = move_aside(self.path)
         warn(f"the cache {self.path} was damaged ({problem}); moved it to {aside.name} and "
              f"started an empty cache (what it held is computed again)")
