@@ -304,7 +304,7 @@ def judge_metric(entry: dict[str, Any], gold: Gold, by_test: Iterable[tuple[str,
     drops: dict[tuple[str, str], float | None] = {}
     for test, test_cells in by_test:
         entry["tests"][test] = judge_test(test, categories[test], test_cells, gold,
-                                          settings.judge())
+                                          settings.judge(), verdict_rule(test))
         drops.update(applied_drops(test_cells, gold.scores, gold.corpus_score))
     checks = check_expectations(entry["tests"], drops, settings.tolerance)
     if checks:  # the examination paper's expectations, when the run has its tests
@@ -318,10 +318,17 @@ def _by_test(cells: Sequence[Cell]) -> list[tuple[str, list[Cell]]]:
     return list(grouped.items())
 
 
+def verdict_rule(test: str) -> str:
+    """The rule the test declares for its verdict (``Perturbation.verdict_rule``)."""
+    from blindspot.perturbations.base import REGISTRY
+
+    return REGISTRY[test].verdict_rule
+
+
 def fail_all(entry: dict[str, Any], tests: Sequence[str], categories: dict, message: str) -> None:
     entry["error"] = message
     for test in tests:
-        entry["tests"][test] = error_entry(test, categories[test], message)
+        entry["tests"][test] = error_entry(test, categories[test], message, verdict_rule(test))
 
 
 def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: RunState,
