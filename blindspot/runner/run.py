@@ -494,12 +494,16 @@ _RANK_OPTIONS = ("levels", "tolerance", "worst_examples", "bootstrap_seed", "bat
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
     """What ``evaluate.load("blindspot").compute`` returns for a one-metric rank run."""
+    from blindspot.runner.gate import run_gate
+
     dataset = next(iter(results["datasets"].values()))
     (entry_name, entry), = dataset["metrics"].items()
     tests = entry["tests"]
     return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
             "verdicts": {t: r["status"] for t, r in tests.items()},
             "failed": [t for t, r in tests.items() if r["status"] == "fail"],
+            "explanations": {t: r["explanation"] for t, r in tests.items()},
+            "gate": run_gate(results).as_json(),
             "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
             "skipped_tests": dataset["skipped_tests"], "tests": tests,
             "expectations": entry.get("expectations", []), "results": results}
