@@ -7,13 +7,17 @@ bootstrap interval of that comparison straddles 0.
 
 from __future__ import annotations
 
-import math
+import json
+from pathlib import Path
 
+import evaluate
 import numpy as np
 import pytest
 
+from blindspot.demo import demo_path
 from blindspot.perturbations.base import REGISTRY
 from blindspot.protocols.rank import RULES, get_rule, judge_curve
+from blindspot.report.markdown import render_markdown
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, judge_test
 from blindspot.runner.run import run_blindspot
 
@@ -72,8 +76,8 @@ def test_within_noise_needs_every_failing_step_to_be_noise() -> None:
     out = judge_curve([("0.1", 0.1, [1.05, 1.05]), ("0.2", 0.2, [1.044, 1.064])],
                       gold=[1.0, 1.0])
     assert out["passed"] is False
-    assert out["explanation"] == ("rises 5.0% of gold from gold to level 0.1 "
-                                  "(and 1 other step not lower)")
+    assert out["explanation"] == ("rises 5.0% of gold from gold to level 0.1; 1 other step does "
+                                  "not drop either")
     assert out["within_noise"] is False
 
 
@@ -159,7 +163,7 @@ def test_below_gold_fail_names_the_highest_level_and_counts_the_others() -> None
     out = judge_curve([("10", 0.15, [-15.48]), ("20", 0.3, [-10.70]), ("30", 0.45, [-8.080])],
                       gold=-21.81, rule="below_gold")
     assert out["passed"] is False
-    assert out["explanation"] == "level 30 scores 63.0% above gold (and 2 other levels)"
+    assert out["explanation"] == "level 30 scores 63.0% above gold; 2 other levels fail too"
     assert out["headline"] == 3 and out["points"][3]["relative_change"] == pytest.approx(62.95,
                                                                                           abs=0.01)
 
@@ -250,9 +254,7 @@ def test_demo_targeted_tests_all_get_a_verdict(demo_targeted: dict) -> None:
     assert copy["explanation"] == f"copy_source scores {-copy['relative_change']:.1f}% below gold"
 
 
-def test_demo_targeted_report_has_no_na(demo_targeted: dict, tmp_path) -> None:
-    from blindspot.report.markdown import render_markdown
-
+def test_demo_targeted_report_has_no_na(demo_targeted: dict) -> None:
     text = render_markdown(demo_targeted)
     rows = [line for line in text.splitlines() if line.startswith("| copy")
             or line.startswith("| injection") or line.startswith("| repetition")]
@@ -264,10 +266,6 @@ def test_gpt_ppl_fails_repetition_on_wikitext(tmp_path) -> None:
     """The paper's App. E on SmolLM2: appending copies of the last 4-gram raises GPT-PPL's score
     (negated perplexity), so the metric fails the test at every Rep-k. Six WikiText demo rows
     keep it to a few minutes on CPU."""
-    import json
-
-    from blindspot.demo import demo_path
-
     lines = demo_path("open_ended").read_text(encoding="utf-8").splitlines()[:6]
     rows = tmp_path / "wiki.jsonl"
     rows.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -282,3 +280,17 @@ def test_gpt_ppl_fails_repetition_on_wikitext(tmp_path) -> None:
     assert result["explanation"].startswith("level 30 scores") and "above gold" in \
         result["explanation"]
     assert json.loads(json.dumps(result)) == result
+
+
+def test_blindspot_accuracy_judges_a_targeted_test_by_its_rule(monkeypatch) -> None:
+    """The evaluate module and `blindspot run` give a catalogue test the same rule."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    module = evaluate.load("metrics/blindspot_accuracy")
+    # rep-10 drops, rep-20 (noise ratio 0.7, over the cap) scores above gold
+    table = dict(predictions=[0.8, 0.8, 1.2, 1.2], references=[1.0] * 4, levels=[10, 10, 20, 20],
+                 noise_ratios=[0.3, 0.3, 0.7, 0.7], seeds=[0] * 4)
+    out = module.compute(tests=["repetition"] * 4, **table)["repetition"]
+    assert out["rule"] == "below_gold" and out["passed"] is False
+    assert out["explanation"] == "level 20 scores 20.0% above gold"
+    other = module.compute(tests=["my_test"] * 4, **table)["my_test"]
+    assert other["rule"] == "monotone_decrease" and other["passed"] is True  # 20 over the cap

@@ -295,7 +295,8 @@ def _explain_monotone(evidence: Evidence, ruling: Ruling) -> str:
         return (f"drops at every step; smallest drop "
                 f"{evidence.amount(evidence.change(c), ' of gold')} {where}")
     others = len(ruling.failing) - 1
-    more = f" (and {others} other step{'s' * (others > 1)} not lower)" if others else ""
+    more = {0: "", 1: "; 1 other step does not drop either"}.get(
+        others, f"; {others} other steps do not drop either")
     return f"{_moved(evidence, c)} {where}{more}"
 
 
@@ -313,7 +314,8 @@ def _explain_versus_gold(evidence: Evidence, ruling: Ruling, every: str) -> str:
         return (f"{every}; the closest, {evidence.label(c.end)}, scores "
                 f"{evidence.amount(change)} below gold")
     others = len(ruling.failing) - 1
-    more = f" (and {others} other level{'s' * (others > 1)})" if others else ""
+    more = {0: "", 1: "; 1 other level fails too"}.get(others,
+                                                        f"; {others} other levels fail too")
     if change > evidence.tolerance:
         where = f"scores {evidence.amount(change)} above gold"
     elif not evidence.lower(c):
@@ -417,11 +419,14 @@ def _nanmean(values: Sequence[float]) -> float:
 
 def judge_rows(rows: Sequence[tuple[Hashable, float, Any, float, float]],
                tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
-               bootstrap_seed: int = 0) -> dict[str, Any]:
+               bootstrap_seed: int = 0, rule: str = DEFAULT_RULE,
+               name: str | None = None) -> dict[str, Any]:
     """Verdict of one test from its rows ``(level, noise_ratio, seed, noised, gold)``.
 
     A level's score per seed is the mean over its rows, its noise ratio the mean over all its
-    rows; the curve is judged by :func:`judge_curve` and every level gets the per-sample view.
+    rows; the curve is judged by :func:`judge_curve` with ``rule`` and every level gets the
+    per-sample view. The rows carry no row id to pair levels by, so whether a fail is within
+    noise is told by the seeds' spread alone.
     """
     by_point: dict[tuple[Any, Any], list[float]] = defaultdict(list)
     by_level: dict[Any, list[tuple[float, float, float]]] = defaultdict(list)
@@ -437,7 +442,7 @@ def judge_rows(rows: Sequence[tuple[Hashable, float, Any, float, float]],
         scores = [_nanmean(by_point[(level, s)]) for s in seeds if (level, s) in by_point]
         points.append((level, ratio, scores))
     verdict = judge_curve(points, [_nanmean(gold_by_seed[s]) for s in seeds],
-                          tolerance=tolerance, noise_cap=noise_cap)
+                          tolerance=tolerance, noise_cap=noise_cap, rule=rule, name=name)
     for point in verdict["points"][1:]:
         level_rows = by_level[point["level"]]
         point["n"] = len(level_rows)
