@@ -232,11 +232,12 @@ def verdict_line(result: Mapping[str, Any]) -> str:
     status = result.get("status", MISSING)
     if status in SYMBOLS:
         rule = result.get("rule", MISSING)
-        line = f"{status} ({SYMBOLS[status]}, rule {rule}): {result.get('explanation')}"
-        if status == "fail":
-            line += (f"; within the noise: {FIRMER}" if result.get("within_noise")
-                     else "; beyond the noise (significant)")
-        return line
+        why = result.get("explanation") or (f"relative change "
+                                            f"{percent(result.get('relative_change'))}")
+        line = f"{status} ({SYMBOLS[status]}, rule {rule}): {why}"
+        noise = {True: f"; within the noise: {FIRMER}",
+                 False: "; beyond the noise (significant)"}
+        return line + noise.get(result.get("within_noise"), "")
     if status == "error":
         return f"error: {result.get('error') or 'no message'}"
     return f"undecided: {result.get('reason') or 'no reason given'}"
