@@ -13,11 +13,13 @@ from rich.table import Table
 
 from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
                                    SOURCE_COLUMN)
-from blindspot.runner.gate import FailOn, run_gate
+from blindspot.errors import BlindspotInputError
+from blindspot.exit_codes import (EPILOG, BlindspotGroup, FailOn, ended_in_error, fail,
+                                  failed_tests, run_exit_code)
 from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(cls=BlindspotGroup, add_completion=False, no_args_is_help=True,
                   help="Stress tests that find the blind spots of text-generation metrics.")
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -31,18 +33,13 @@ FAIL_ON = typer.Option(FailOn.error, "--fail-on", case_sensitive=False,
                             "exit 2 only when a test ends in error")
 
 
-def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
-
-
 def _parse_seeds(text: str) -> list[int]:
     from blindspot.seeding import parse_seeds
 
     try:
         return parse_seeds(text)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
 
 
 def _resources(mlm: str | None, lm: str | None, ngram_corpus: str | None) -> dict[str, Any]:
@@ -61,7 +58,7 @@ def list_tests(task: Optional[str] = typer.Option(None, help="only tests the pap
     try:
         entries = list_perturbations(task)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     if as_json:
         console.print_json(json.dumps(entries))
         return
@@ -108,7 +105,7 @@ def perturb(
                                   num_proc=num_proc, task=task, **resources)
         else:
             if level is not None:
-                _fail("--level applies to a single test; a suite runs at the paper levels")
+                fail("--level applies to a single test; a suite runs at the paper levels")
             chosen = [seed] if seed is not None else _parse_seeds(seeds)
             out, plan = run_suite(ds, test, task, chosen, column=column, id_column=id_column,
                                   source_column=source_column, resources=resources,
@@ -116,8 +113,10 @@ def perturb(
             for name, why in plan.skipped.items():
                 err.print(f"[yellow]skipped[/] {name}: {why}")
         write_table(out, output)
+    except BlindspotInputError as error:  # the perturbations know the row, we know the file
+        fail(str(error.in_file(input)))
     except (ValueError, KeyError, FileNotFoundError) as error:
-        _fail(str(error).strip("'\""))
+        fail(str(error).strip("'\""))
     console.print(f"wrote {out.num_rows} rows to {output}")
 
 
@@ -138,7 +137,7 @@ def _parse_options(items: list[str]) -> dict[str, dict[str, Any]]:
         name, sep, value = item.partition("=")
         metric, dot, key = name.partition(".")
         if not (sep and dot and metric and key):
-            _fail(f"--option {item!r} must look like metric.key=value, e.g. bertscore.idf=true")
+            fail(f"--option {item!r} must look like metric.key=value, e.g. bertscore.idf=true")
         options.setdefault(metric, {})[key] = _json_or_text(value)
     return options
 
@@ -153,7 +152,7 @@ def _json_or_text(value: str) -> Any:
         return value
 
 
-@app.command()
+@app.command(epilog=EPILOG)
 def run(
     data: list[str] = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'; "
                                    "repeat for several datasets"),
@@ -203,10 +202,10 @@ def run(
                **_parse_settings(protocol_option)}
     if chunk_size is not None:
         if protocol != "rank":
-            _fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
+            fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
         options["chunk_size"] = chunk_size
     if fail_on is not FailOn.error and protocol != "rank":
-        _fail(f"--fail-on {fail_on.value} gates on the rank protocol's verdicts, not on "
+        fail(f"--fail-on {fail_on.value} gates on the rank protocol's verdicts, not on "
               f"{protocol!r}; leave it out or use --protocol rank")
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
@@ -217,33 +216,33 @@ def run(
 
 
 def _run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:
-    """Run a protocol on a request, print its summary and where the report is, and end with the
-    run's exit status (:mod:`blindspot.runner.gate`)."""
+    """Run a protocol on a request, print its summary and where the report is, and exit with
+    the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
     from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
     try:
         chosen = get_protocol(protocol)
         results = chosen.run(ProtocolRequest(out=out, **request))
     except (ValueError, KeyError, FileNotFoundError) as error:
-        _fail(str(error).strip("'\""))
+        fail(str(error).strip("'\""))
     chosen.summarise(results, console)
     console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
-    if results.get("protocol") == "rank":
-        raise typer.Exit(code=_gate_status(results, fail_on))
-
-
-def _gate_status(results: dict[str, Any], fail_on: FailOn) -> int:
-    """The run's exit status under ``--fail-on``, saying on stderr what decided it."""
-    gate = run_gate(results)
-    tripped = gate.tripped(fail_on)
-    if tripped:
+    code = run_exit_code(results, fail_on)
+    stopped = failed_tests(results, fail_on)
+    if stopped:
         kind = "failed beyond the noise" if fail_on is FailOn.significant else "failed"
-        err.print(f"[bold red]error:[/] --fail-on {fail_on.value}: {len(tripped)} test(s) "
-                  f"{kind}: {'; '.join(tripped)}", soft_wrap=True)
-    elif gate.errors:
-        err.print(f"[bold red]error:[/] {len(gate.errors)} test(s) ended in error: "
-                  f"{'; '.join(gate.errors)}", soft_wrap=True)
-    return gate.exit_code(fail_on)
+        typer.echo(f"--fail-on {fail_on.value}: {len(stopped)} {kind} ({_first(stopped)}); "
+                   f"exit status {int(code)}", err=True)
+    elif code:
+        errored = ended_in_error(results)
+        typer.echo(f"{len(errored)} ended in error ({_first(errored)}); exit status {int(code)}",
+                   err=True)
+    raise typer.Exit(code=code)
+
+
+def _first(names: list[str], shown: int = 5) -> str:
+    """The first ``shown`` names, then ``...`` when there are more."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def _engine_settings(engine: str, address: str | None, actors: int | None,
@@ -261,7 +260,7 @@ def _parse_settings(items: list[str]) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not (sep and key.strip()):
-            _fail(f"--protocol-option {item!r} must look like key=value")
+            fail(f"--protocol-option {item!r} must look like key=value")
         settings[key.strip()] = _json_or_text(value)
     return settings
 

@@ -11,8 +11,10 @@ from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.demo import read_demo
-from blindspot.runner.gate import EXIT_ERRORS, EXIT_FAILED, EXIT_OK, FailOn, run_gate
+from blindspot.exit_codes import ExitCode, FailOn, failed_tests, gate, run_exit_code
 from blindspot.runner.run import module_view
+
+EXIT_OK, EXIT_ERRORS, EXIT_FAILED = ExitCode.JUDGED, ExitCode.TESTS_IN_ERROR, ExitCode.TESTS_FAILED
 
 runner = CliRunner()
 
@@ -31,15 +33,17 @@ def _results(statuses: dict[str, tuple[str, bool | None]]) -> dict:
     ({"a": ("error", None), "b": ("fail", True)}, {"error": 2, "fail": 3, "significant": 2}),
 ])
 def test_exit_status_by_gate(statuses: dict, expected: dict) -> None:
-    gate = run_gate(_results(statuses))
-    assert {mode.value: gate.exit_code(mode) for mode in FailOn} == expected
-    assert gate.as_json()["exit_code"] == expected
+    results = _results(statuses)
+    assert {mode.value: run_exit_code(results, mode) for mode in FailOn} == expected
+    assert gate(results)["exit_code"] == expected
 
 
 def test_gate_names_the_tests() -> None:
-    gate = run_gate(_results({"a": ("fail", True), "b": ("fail", False), "c": ("error", None)}))
-    assert gate.fails == ("d / m / a", "d / m / b") and gate.significant == ("d / m / b",)
-    assert gate.errors == ("d / m / c",) and gate.tripped("error") == ()
+    results = _results({"a": ("fail", True), "b": ("fail", False), "c": ("error", None)})
+    assert gate(results) == {"errors": ["d: m / c"], "fails": ["d: m / a", "d: m / b"],
+                             "significant_fails": ["d: m / b"],
+                             "exit_code": {"error": 2, "fail": 3, "significant": 3}}
+    assert failed_tests(results, "error") == []
 
 
 # -- through the CLI --------------------------------------------------------------------------------
@@ -75,8 +79,9 @@ def test_a_significant_fail(copied_source: Path, tmp_path: Path, fail_on: str | 
     assert result["status"] == "fail" and result["within_noise"] is False
     assert status == code, output
     if code == EXIT_FAILED:
-        assert (f"error: --fail-on {fail_on}: 1 test(s) failed" in output
-                and "rows.jsonl / rouge.rougeL / copy_source" in output)
+        kind = "failed beyond the noise" if fail_on == "significant" else "failed"
+        assert (f"--fail-on {fail_on}: 1 {kind} (rows.jsonl: rouge.rougeL / copy_source); "
+                f"exit status 3") in output
 
 
 @pytest.fixture(scope="module")
@@ -104,21 +109,20 @@ def test_errors_exit_2_whatever_the_gate(tmp_path: Path) -> None:
         status, output, results = _run(["--data", str(path), "--metrics", "rouge", "--tests",
                                         "truncation", "--seeds", "1", *gate], tmp_path / "out")
         assert status == EXIT_ERRORS, output
-        assert "error: 1 test(s) ended in error: no-refs.jsonl / rouge.rougeL / truncation" \
-            in output
+        assert "1 ended in error (no-refs.jsonl: rouge.rougeL); exit status 2" in output
 
 
 def test_fail_on_is_for_the_rank_protocol(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", "--data", "demo", "--metrics", "rouge", "--protocol",
                                  "deviation", "--fail-on", "fail", "--out", str(tmp_path)])
-    assert result.exit_code != 0
-    assert "--fail-on fail gates on the rank protocol's verdicts" in result.output
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert "error: --fail-on fail gates on the rank protocol's verdicts" in result.output
     assert not (tmp_path / "results.json").exists()
 
 
 def test_compute_view_carries_the_gate(truncation_run: dict) -> None:
     view = module_view(truncation_run["results"])
-    assert view["gate"]["fails"] == ["demo-summarization / rouge.rougeL / truncation"]
+    assert view["gate"]["fails"] == ["demo-summarization: rouge.rougeL / truncation"]
     assert view["gate"]["significant_fails"] == []
     assert view["gate"]["exit_code"] == {"error": 0, "fail": 3, "significant": 0}
     assert view["explanations"]["truncation"].startswith("rises ")
