@@ -146,7 +146,8 @@ class Parser:
         self.batch_size = batch_size
         self._nlp: Any = None
         self._memory: dict[str, ParsedText] = {}
-        self._store = (KeyValueStore(cache_path or cache_dir() / "parses.sqlite", "parses_v1")
+        self._store = (KeyValueStore(cache_path or cache_dir() / "parses.sqlite", "parses_v1",
+                                     derived=True)
                        if use_disk else None)
 
     @property

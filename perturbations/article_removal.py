@@ -31,6 +31,7 @@ class ArticleRemoval(Perturbation):
     category = "fluency"
     description = "Drop each article (a/an/the) with probability p; re-capitalise sentence starts."
     level_kind = Ratio(0.0, 1.0)
+    whitespace_words = True
     levels = every_task((0.5, 1.0))
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:

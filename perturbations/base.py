@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,18 @@ TASK_ALIASES = {"sum": "summarization", "wmt": "translation", "mt": "translation
                 "ted": "translation_paragraph", "wiki": "open_ended", "open-ended": "open_ended"}
 
 OUTPUT_COLUMNS = ("perturbed", "applied", "noise_ratio", "perturbation", "level", "seed")
+#: Unicode blocks of the scripts written without spaces between words: whitespace cannot cut
+#: their text into words, so a whitespace-word test (``whitespace_words = True``) leaves it alone
+UNSPACED_SCRIPTS: dict[str, str] = {
+    "Thai": "\u0e00-\u0e7f", "Lao": "\u0e80-\u0eff", "Tibetan": "\u0f00-\u0fff",
+    "Myanmar": "\u1000-\u109f", "Khmer": "\u1780-\u17ff",
+    "CJK radicals": "\u2e80-\u2fdf", "Hiragana and Katakana": "\u3040-\u30ff\u31f0-\u31ff",
+    "CJK ideographs": "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f",
+    "half-width Katakana": "\uff66-\uff9f",
+}
+_UNSPACED = re.compile("[" + "".join(UNSPACED_SCRIPTS.values()) + "]")
+#: a character for which str.isalnum() holds (\w without the underscore)
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
 
 def canonical_task(task: str) -> str:
@@ -163,7 +176,17 @@ class Result:
 
 
 def is_usable_text(text: Any) -> bool:
-    return isinstance(text, str) and bool(text.strip())
+    """A string with at least one letter or digit (of any script): something a test can noise.
+
+    Empty and whitespace-only text, and text of only punctuation, symbols or emoji, is not.
+    """
+    return isinstance(text, str) and _LETTER_OR_DIGIT.search(text) is not None
+
+
+def can_segment(text: str) -> bool:
+    """Whether whitespace splits ``text`` into its words: no character of a script written
+    without spaces between words (:data:`UNSPACED_SCRIPTS`)."""
+    return text.isascii() or _UNSPACED.search(text) is None
 
 
 # -- the interface ---------------------------------------------------------------------------------
@@ -173,6 +196,20 @@ class Perturbation(ABC):
 
     Subclasses set the class attributes and implement :meth:`perturb`; they return ``None`` (or
     the text unchanged) when the row cannot be perturbed, and the base class marks it not applied.
+
+    Rows a test cannot perturb come back unchanged with ``applied=False`` and noise ratio 0; the
+    base class decides this for every test, so no test special-cases it:
+
+    * the gold is not a string, or has no letter or digit (empty, whitespace only, only
+      punctuation, symbols or emoji): :func:`is_usable_text`; :meth:`perturb` never sees it;
+    * a whitespace-word test (``whitespace_words = True``: its unit is ``text.split()``, the
+      unit of the noise ratio) is given text that whitespace cannot cut into words: text with a
+      character of a script written without spaces (Chinese, Japanese, Thai...;
+      :func:`can_segment`). Such text is left alone rather than, say, truncated to itself plus a
+      period with noise ratio 1.0. A single word is a text of one word: each test says what it
+      does with one (repetition repeats it, a typo swaps two letters, a drop or swap needs two);
+    * the test returns ``None``, the text unchanged, or a text with no letter or digit (all of
+      the gold removed, as punctuation removal would do to a gold of only punctuation).
     """
 
     name: ClassVar[str]
@@ -187,6 +224,8 @@ class Perturbation(ABC):
     swap: ClassVar[bool] = False
     needs_parse: ClassVar[bool] = False
     needs_source: ClassVar[bool] = False
+    #: whether the test's unit is the whitespace word: it then needs two words (see above)
+    whitespace_words: ClassVar[bool] = False
     #: resources the constructor must be given (e.g. "mlm", "lm", "ngram_corpus", "pool")
     requires: ClassVar[tuple[str, ...]] = ()
     #: what the test loads on its first row (CheckList, WordNet, word lists), once per process:
@@ -254,7 +293,8 @@ class Perturbation(ABC):
         typed = self.check_level(level)
         lvl = level_str(typed)
         swap = self.is_swap(typed)
-        usable = [is_usable_text(t) for t in texts]
+        usable = [is_usable_text(t) and (not self.whitespace_words or can_segment(t))
+                  for t in texts]
         if parses is None and self.needs_parse:
             good = [t for t, ok in zip(texts, usable) if ok]
             parsed = iter(get_parser().parse_many(good))
@@ -266,7 +306,7 @@ class Perturbation(ABC):
                 row = Row(text, row_ids[i], parses[i] if parses is not None else None,
                           sources[i] if sources is not None else None)
                 out = self.perturb(row, typed, row_rng(seed, self.name, lvl, text))
-            applied = out is not None and out != text
+            applied = out != text and is_usable_text(out)
             perturbed = out if applied else text
             columns["perturbed"].append(perturbed)
             columns["applied"].append(applied)
@@ -299,7 +339,8 @@ class Perturbation(ABC):
             "levels": {t: [level_str(x) for x in cls.levels.get(t, ())] for t in TASKS},
             "applies_to": [t for t in TASKS if cls.levels.get(t)],
             "level_kind": cls.level_kind.describe(), "deterministic": cls.deterministic,
-            "swap_type": cls.swap, "verdict_rule": cls.verdict_rule,
+            "swap_type": cls.swap, "whitespace_words": cls.whitespace_words,
+            "verdict_rule": cls.verdict_rule,
             "needs": list(cls.requires)
             + (["source"] if cls.needs_source else []), "version": cls.version,
         }

@@ -226,6 +226,7 @@ class BertDiverge(Perturbation):
     description = ("Re-sample a portion r of the words one by one from a masked LM's top-10, so "
                    "the meaning drifts while the text stays fluent.")
     level_kind = Ratio(0.0, 1.0)
+    whitespace_words = True
     levels = {"summarization": _SUM_WMT_LEVELS, "translation": _SUM_WMT_LEVELS,
               "translation_paragraph": _TED_LEVELS}
     requires = ("mlm",)

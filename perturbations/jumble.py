@@ -48,6 +48,7 @@ class Jumble(MenliAttack):
     menli_error = "jumble"
     aliases = ("jumbling word order", "jumbled word order", "shuffle words", "word shuffle")
     description = "Shuffle the words of every sentence."
+    whitespace_words = True
     swap = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:

@@ -46,6 +46,7 @@ class LeadingPhraseRepetition(Perturbation):
     paper = PAPER
     description = "Append the first 25 % of the words after a comma (a repeated phrase)."
     level_kind = Ratio(0.0, 1.0)
+    whitespace_words = True
     levels = every_task((0.25,))
     deterministic = True
     needs_parse = True

@@ -48,6 +48,7 @@ class LocalSwap(Perturbation):
     category = "fluency"
     description = "Swap ceil(n*p) random whitespace tokens with their right neighbour."
     level_kind = Ratio(0.0, 1.0)
+    whitespace_words = True
     levels = every_task((0.05, 0.15, 0.3, 0.6))
     swap = True
 

@@ -98,6 +98,7 @@ class MiddleSwap(Perturbation):
     category = "fluency"
     description = "In K random sentences, move the second half of the words before the first."
     level_kind = Count(1)
+    whitespace_words = True
     levels = {"summarization": _PARAGRAPH_LEVELS, "translation": (1,),
               "translation_paragraph": _PARAGRAPH_LEVELS, "open_ended": _PARAGRAPH_LEVELS}
     swap = True

@@ -34,6 +34,7 @@ class Omission(MenliAttack):
     aliases = ("drop", "drop phrase", "menli drop", "omission error")
     description = "Delete a random contiguous span of ceil(n*p) words (MENLI: p = 0.2)."
     level_kind = Ratio(0.0, 1.0)
+    whitespace_words = True
     levels = every_task((0.2,))
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:

@@ -67,6 +67,7 @@ class PhraseRepetition(ExaminationTest):
     aliases = ("examination repetition", "repetition intensity")
     description = ("Repeat the final phrase (<= 4 words) floor(p*n) times before the final "
                    "punctuation; p = 1: as many times as the text has words.")
+    whitespace_words = True
     deterministic = True
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:

@@ -60,6 +60,7 @@ class QuestionToAssertion(BertDiverge):
     paper = PAPER
     description = "Mask the question word, end with '.', let a masked LM fill the mask."
     level_kind = NoLevel()
+    whitespace_words = False  # a question of spaCy tokens, not the masked words of its parent
     levels: dict = {}  # question generation only (the deviation protocol's templates)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:

@@ -51,6 +51,7 @@ class RepeatedToken(Perturbation):
     category = "fluency"
     description = "Repeat ceil(n*p) random whitespace tokens once, in place."
     level_kind = Ratio(0.0, 1.0)
+    whitespace_words = True
     levels = every_task(RATIOS_5_TO_50)
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:

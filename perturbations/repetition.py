@@ -39,6 +39,7 @@ class Repetition(Perturbation):
     category = "targeted"
     description = "Append k copies of the last 4 words (Rep-k), a synthetic degeneration error."
     level_kind = Count(1)
+    whitespace_words = True
     levels = {task: _PAPER_LEVELS for task in
               ("summarization", "translation", "translation_paragraph", "open_ended")}
     deterministic = True

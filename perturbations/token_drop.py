@@ -27,6 +27,7 @@ class TokenDrop(Perturbation):
     category = "fluency"
     description = "Delete ceil(n*p) random whitespace tokens (always keeping one)."
     level_kind = Ratio(0.0, 1.0)
+    whitespace_words = True
     levels = every_task(RATIOS_5_TO_50)
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:

@@ -48,6 +48,7 @@ class Typo(MenliAttack):
     aliases = ("spelling error", "spelling errors", "add typos", "menli typo")
     description = "Swap two adjacent letters inside K random words (MENLI: one typo)."
     level_kind = Count(1)
+    whitespace_words = True
     levels = every_task((1,))
 
     def perturb(self, row: Row, level: int, rng: random.Random) -> str | None:

@@ -27,6 +27,7 @@ class WordDrop(ExaminationTest):
     name = "word_drop"
     aliases = ("word-drop", "dropped words")
     description = "Delete ceil(n*p) random words at intensity p (p = 1 keeps a single word)."
+    whitespace_words = True
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:
         return drop_words(row.text, level, rng)

@@ -73,6 +73,7 @@ class WordSwap(ExaminationTest):
     name = "word_swap"
     aliases = ("word-swap", "random word swap", "swapped words")
     description = "Swap floor(p*m) random distinct words in random pairs (p = 1: a permutation)."
+    whitespace_words = True
     swap = True
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import datasets
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from blindspot.noise import noise_ratio
 from blindspot.parsing import get_parser
@@ -133,18 +131,6 @@ def test_odd_texts_never_crash(name: str, resources) -> None:
         if not applied:
             assert out == text
         assert ratio >= 0.0
-
-
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(text=st.text(max_size=200))
-def test_random_unicode_never_crashes(name: str, text: str, resources) -> None:
-    perturbation = build_perturbation(name, [text, "A spare sentence. Another one here."], resources)
-    result = perturbation.apply_rows([text], ["row"], first_level(REGISTRY[name]), 1,
-                                     sources=[text])
-    out = result["perturbed"][0]
-    assert isinstance(out, str)
-    assert result["applied"][0] == (out != text)
 
 
 # -- clear errors ---------------------------------------------------------------------------------

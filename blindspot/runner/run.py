@@ -116,7 +116,7 @@ def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[st
     key = content_key("suite", gold.fingerprint(), settings.task,
                       [(i.test, str(i.level), i.seed) for i in plan.items],
                       _plan_versions(plan.items), describe_resources(resources))
-    suite = state.load_suite(key)
+    suite = state.load_suite(key, rows=len(plan.items) * len(gold.dataset))
     if suite is None:
         suite, plan = run_suite(gold.dataset.select_columns(gold.used_columns()),
                                 settings.tests, settings.task, settings.seeds,

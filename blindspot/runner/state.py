@@ -9,6 +9,17 @@ Two things are kept under the run's state folder (``<out>/.state`` by default):
 
 Keys are content hashes, so a changed input, seed or metric setting never reuses a stale entry,
 and the final results of a resumed run are those of an uninterrupted one.
+
+A damaged file is handled by what it holds:
+
+* ``state.sqlite`` holds the scores already finished, which may have cost hours of model time:
+  it is the user's work, never moved or deleted. A damaged one stops the run before any work
+  with a message naming it and what to delete to start over
+  (:class:`~blindspot.sqlite_utils.DamagedStoreError`, ``derived=False``).
+* a suite is derived: the same gold data, tests, seeds and code make it again in the time of
+  one perturbation pass. An unreadable one (a truncated ``.arrow``, bad JSON) or one with the
+  wrong number of rows is moved aside to ``<folder>.corrupt-<n>`` with one warning, and made
+  again.
 """
 
 from __future__ import annotations
@@ -21,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.sqlite_utils import KeyValueStore
+from blindspot.sqlite_utils import KeyValueStore, move_aside, warn
 
 
 def content_key(*parts: Any) -> str:
@@ -44,7 +55,7 @@ class RunState:
     def __init__(self, folder: Path | str):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._cells = KeyValueStore(self.folder / "state.sqlite", "cells_v1")
+        self._cells = KeyValueStore(self.folder / "state.sqlite", "cells_v1", derived=False)
 
     # -- scores ----------------------------------------------------------------------------------
 
@@ -71,14 +82,28 @@ class RunState:
     def suite_path(self, key: str) -> Path:
         return self.folder / "suites" / key[:32]
 
-    def load_suite(self, key: str) -> Any | None:
-        """The saved suite, or None when it was never completed."""
+    def load_suite(self, key: str, rows: int | None = None) -> Any | None:
+        """The saved suite, or None when it was never completed or is damaged (unreadable, or
+        not ``rows`` rows long): a damaged suite is moved aside with a warning, to be made again.
+        """
         import datasets
+        import pyarrow
 
         path = self.suite_path(key)
         if not (path / "dataset_info.json").is_file():
             return None
-        return datasets.load_from_disk(str(path), keep_in_memory=True)
+        try:
+            suite = datasets.load_from_disk(str(path), keep_in_memory=True)
+        except (OSError, ValueError, pyarrow.ArrowException) as error:
+            problem = f"it cannot be read ({error})"
+        else:
+            if rows is None or len(suite) == rows:
+                return suite
+            problem = f"it has {len(suite)} rows, not {rows}"
+        aside = move_aside(path)
+        warn(f"the saved perturbed suite {path} was damaged ({problem}); moved it to "
+             f"{aside.name} and made the suite again")
+        return None
 
     def save_suite(self, key: str, suite: Any) -> None:
         """Save atomically: a temporary folder renamed into place."""

@@ -141,7 +141,7 @@ class FeatureCache:
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
-        self._store = KeyValueStore(self.path, "mauve_features")
+        self._store = KeyValueStore(self.path, "mauve_features", derived=True)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         return {k: np.frombuffer(base64.b64decode(v), dtype="<f4").copy()

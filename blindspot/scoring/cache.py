@@ -22,7 +22,7 @@ class ScoreCache:
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
-        self._store = KeyValueStore(self.path, "scores_v1")  # table per format version
+        self._store = KeyValueStore(self.path, "scores_v1", derived=True)  # table per version
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
         """The cached values of those ``keys`` that are present."""
