@@ -69,6 +69,22 @@ def list_tests(task: Optional[str] = typer.Option(None, help="only tests the pap
     console.print(table)
 
 
+@app.command("protocols")
+def list_protocols() -> None:
+    """List the meta-evaluation protocols and their --protocol-option settings."""
+    from blindspot.protocols.registry import PROTOCOLS
+
+    table = Table(title="blindspot protocols and their options (--protocol-option key=value)")
+    for col in ("protocol", "option", "accepts", "default", "Space", "help"):
+        table.add_column(col, overflow="fold")
+    for protocol in PROTOCOLS.values():
+        for spec in protocol.options:
+            space = "upload" if spec.file else ("yes" if spec.visitor_safe else "no")
+            table.add_row(protocol.name, spec.name, spec.accepted(),
+                          "-" if spec.default is None else str(spec.default), space, spec.help)
+    console.print(table)
+
+
 @app.command()
 def perturb(
     input: Path = typer.Argument(..., help="jsonl, csv or parquet file"),
@@ -183,7 +199,8 @@ def run(
     protocol: str = typer.Option("rank", help="meta-evaluation protocol: "
                                  "rank (default) or another registered one"),
     protocol_option: list[str] = typer.Option([], "--protocol-option", help="a setting of the "
-                                              "protocol, key=value (repeatable)"),
+                                              "protocol, key=value (repeatable); `blindspot "
+                                              "protocols` lists each protocol's options"),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="stream each data file "
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
