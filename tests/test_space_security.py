@@ -259,6 +259,19 @@ def test_the_page_states_the_operators_limits(space: Space) -> None:
             "offline models only") in intro
 
 
+def test_the_page_lists_only_the_options_a_visitor_may_set(space: Space, client: Client) -> None:
+    from blindspot.protocols.registry import get_protocol
+
+    for protocol in ("rank", "deviation", "correlation", "preference"):
+        hint = str(client.predict(protocol, None, "", api_name="/on_protocol")[0])
+        for spec in get_protocol(protocol).options:
+            shown = f"`{spec.name}: " in hint
+            assert shown == (spec.visitor_safe and not spec.file), (protocol, spec.name)
+    hint = str(client.predict("rank", None, "", api_name="/on_protocol")[0])
+    assert "`tolerance: a mean score may rise by this much and still count as a decrease " \
+           "(a number >= 0; default 1e-05)`" in hint
+
+
 # -- the workspace's limits, without a server -----------------------------------------------------
 
 def _long_request(out: Path) -> dict:
