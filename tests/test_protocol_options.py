@@ -13,11 +13,16 @@ import inspect
 from dataclasses import fields
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.protocols.options import KINDS, OptionError
 from blindspot.protocols.registry import PROTOCOLS, get_protocol
+
+#: every declared option as (protocol, option name)
+DECLARED = [(p.name, s.name) for p in PROTOCOLS.values() for s in p.options]
 
 #: kinds whose values name something on the server: never settable by a Space visitor
 SERVER_KINDS = {"path", "model", "engine"}
@@ -94,6 +99,30 @@ def test_values_are_read_by_their_kind_and_reading_twice_changes_nothing(
     assert chosen.check_options(once) == once
 
 
+#: what a command line or a JSON parser can hand over for one value
+RAW_VALUES = st.one_of(st.text(), st.integers(), st.floats(), st.booleans(), st.none(),
+                       st.lists(st.text(max_size=8), max_size=3),
+                       st.dictionaries(st.text(max_size=8), st.lists(st.text(max_size=4),
+                                                                     max_size=2), max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(option=st.sampled_from(DECLARED), value=RAW_VALUES, visitor=st.booleans())
+def test_any_value_is_read_or_refused_with_an_option_error(option: tuple[str, str], value,
+                                                           visitor: bool) -> None:
+    """Never another exception (no traceback for any input), and a read value reads the same."""
+    protocol, name = get_protocol(option[0]), option[1]
+    try:
+        once = protocol.check_options({name: value}, visitor=visitor)
+    except OptionError as error:
+        assert f"'{name}'" in str(error) or f"{name}=" in str(error)
+        return
+    except ValueError as error:  # a metric spec a visitor may not run
+        assert protocol.option(name).kind in ("metric", "metrics") and visitor, error
+        return
+    assert protocol.check_options(once, visitor=visitor) == once
+
+
 @pytest.mark.parametrize("protocol, given, message", [
     ("rank", {"tolerance": "abc"}, "tolerance='abc' is not accepted by the rank protocol: "
                                    "tolerance must be a number >= 0; valid options: actors,"),
@@ -104,6 +133,8 @@ def test_values_are_read_by_their_kind_and_reading_twice_changes_nothing(
      "bootstrap_seed must be a whole number >= 0 and <= 4294967295"),
     ("rank", {"levels": [1, 2]}, "levels must be a JSON object of test -> list of levels"),
     ("rank", {"engine": "spark"}, "engine must be an engine name: local, ray"),
+    ("rank", {"engine": 5}, "engine=5 is not accepted by the rank protocol: engine must be an "
+                            "engine name: local, ray"),
     ("rank", {"tolerence": 0.1}, "'tolerence' is not an option of the rank protocol; valid "
                                  "options: actors, address, batch_size, bootstrap_seed, "
                                  "chunk_size, engine, gpus_per_actor, levels, state_dir, "

@@ -162,9 +162,13 @@ def _read_levels(spec: OptionSpec, value: Any) -> dict[str, list[Any]]:
     return levels
 
 
+#: what text and JSON can hold; anything else can only come from Python code
+PLAIN_VALUES = (str, int, float, bool, list, tuple, dict)
+
+
 def _read_object(spec: OptionSpec, value: Any) -> Any:
     """A name among the choices, or (from Python only) an object that is already built."""
-    return value if not isinstance(value, str) else _read_choice(spec, value)
+    return _read_choice(spec, value) if isinstance(value, PLAIN_VALUES) else value
 
 
 #: Every kind of option value, by the name an :class:`OptionSpec` gives as ``kind``.
