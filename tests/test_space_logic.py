@@ -471,7 +471,7 @@ def test_space_command_serves_on_loopback_by_default(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("BLINDSPOT_SPACE_MAX_ROWS", "many")
     result = CliRunner().invoke(app, ["space"])
     assert result.exit_code != 0
-    assert "BLINDSPOT_SPACE_MAX_ROWS='many' must be a number" in result.output
+    assert "BLINDSPOT_SPACE_MAX_ROWS='many' must be a whole number" in result.output
 
 
 # -- the Hugging Face Space folder ----------------------------------------------------------------

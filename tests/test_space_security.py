@@ -310,3 +310,18 @@ def test_a_failure_shows_the_error_without_server_folders_or_the_log(tmp_path: P
     shown = space.failure("s")
     assert "uploads/gone.jsonl" in shown and str(tmp_path) not in shown
     assert "Traceback" not in shown and "Traceback" in (folder / "run.log").read_text()
+
+
+def test_the_operator_sets_the_limits_with_environment_variables() -> None:
+    from blindspot.space.limits import limits_from_env
+
+    assert limits_from_env({}) == SpaceLimits()
+    chosen = limits_from_env({"BLINDSPOT_SPACE_ALLOW_HUB_MODELS": "1",
+                              "BLINDSPOT_SPACE_RUN_SECONDS": "60",
+                              "BLINDSPOT_SPACE_MAX_UPLOAD_MB": "5"})
+    assert chosen == SpaceLimits(allow_hub_models=True, run_seconds=60.0, max_upload_mb=5.0)
+    assert limits_from_env({"BLINDSPOT_SPACE_ALLOW_HUB_MODELS": "no"}).allow_hub_models is False
+    with pytest.raises(ValueError, match=r"BLINDSPOT_SPACE_MAX_RUNS='0' must be above 0"):
+        limits_from_env({"BLINDSPOT_SPACE_MAX_RUNS": "0"})
+    with pytest.raises(ValueError, match=r"BLINDSPOT_SPACE_MAX_ROWS='2.5' must be a whole number"):
+        limits_from_env({"BLINDSPOT_SPACE_MAX_ROWS": "2.5"})

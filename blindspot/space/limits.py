@@ -58,7 +58,8 @@ def _read(kind: type, name: str, text: str) -> Any:
     try:
         value = kind(text)
     except ValueError:
-        raise ValueError(f"{name}={text!r} must be a number") from None
+        what = "a whole number" if kind is int else "a number"
+        raise ValueError(f"{name}={text!r} must be {what}") from None
     if value <= 0:
         raise ValueError(f"{name}={text!r} must be above 0")
     return value
