@@ -221,7 +221,7 @@ def test_every_entry_point_refuses_a_bad_option_the_same_way(
                                           "--protocol", protocol, *options, "--out",
                                           str(tmp_path / "out")])
         text = " ".join(result.output.split())
-        assert result.exit_code != 0 and text.startswith("error: ")
+        assert result.exit_code == 1 and text.startswith("error: ")
         assert message in text and "Traceback" not in text
         assert not (tmp_path / "out").exists()  # refused before any work
     else:

@@ -121,7 +121,7 @@ def test_broken_csv_is_a_readable_error_without_the_server_path(tmp_path: Path) 
     with pytest.raises(UploadError) as info:
         read_upload(path)
     message = str(info.value)
-    assert message.startswith("could not read broken.csv as csv")
+    assert message.startswith("broken.csv: could not be read as csv")
     assert "quote fields" in message and str(tmp_path) not in message
 
 
@@ -470,7 +470,7 @@ def test_space_command_serves_on_loopback_by_default(monkeypatch: pytest.MonkeyP
     assert calls[-1][3].max_upload_bytes == 2_500_000
     monkeypatch.setenv("BLINDSPOT_SPACE_MAX_ROWS", "many")
     result = CliRunner().invoke(app, ["space"])
-    assert result.exit_code != 0
+    assert result.exit_code == 1
     assert "BLINDSPOT_SPACE_MAX_ROWS='many' must be a whole number" in result.output
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from blindspot.protocols.options import MAX_SEED, OptionSpec, validate_options
 from blindspot.protocols.preference import ERROR_TYPES, MODES
+from blindspot.seeding import parse_seeds
 
 
 @dataclass
@@ -42,6 +43,9 @@ class ProtocolRequest:
     num_proc: int | None = None
     progress: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:  # one meaning of seeds for every protocol and caller
+        self.seeds = parse_seeds(self.seeds, "seeds")
 
 
 @dataclass(frozen=True)
