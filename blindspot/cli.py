@@ -74,6 +74,22 @@ def list_tests(task: Optional[str] = typer.Option(None, help="only tests the pap
     console.print(table)
 
 
+@app.command("protocols")
+def list_protocols() -> None:
+    """List the meta-evaluation protocols and their --protocol-option settings."""
+    from blindspot.protocols.registry import PROTOCOLS
+
+    table = Table(title="blindspot protocols and their options (--protocol-option key=value)")
+    for col in ("protocol", "option", "accepts", "default", "Space", "help"):
+        table.add_column(col, overflow="fold")
+    for protocol in PROTOCOLS.values():
+        for spec in protocol.options:
+            space = "upload" if spec.file else ("yes" if spec.visitor_safe else "no")
+            table.add_row(protocol.name, spec.name, spec.accepted(),
+                          "-" if spec.default is None else str(spec.default), space, spec.help)
+    console.print(table)
+
+
 @app.command()
 def perturb(
     input: Path = typer.Argument(..., help="jsonl, csv or parquet file"),
@@ -190,7 +206,8 @@ def run(
     protocol: str = typer.Option("rank", help="meta-evaluation protocol: "
                                  "rank (default) or another registered one"),
     protocol_option: list[str] = typer.Option([], "--protocol-option", help="a setting of the "
-                                              "protocol, key=value (repeatable)"),
+                                              "protocol, key=value (repeatable); `blindspot "
+                                              "protocols` lists each protocol's options"),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="stream each data file "
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
@@ -331,12 +348,34 @@ def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0
                                    "interface, e.g. in a container)"),
           port: Optional[int] = typer.Option(None, help="port (default: 7860, or the next free)"),
           datasets_dir: Optional[Path] = typer.Option(None, help="folder of built adversarial "
-                                                      "datasets (default: out/datasets)")
+                                                      "datasets (default: out/datasets)"),
+          allow_hub_models: bool = typer.Option(False, "--allow-hub-models", help="let visitors "
+                                                "name Hub models in metric specs (@org/name); "
+                                                "local paths stay refused"),
+          max_upload_mb: Optional[float] = typer.Option(None, min=0.001, help="upload size "
+                                                        "limit in MB (default 20)"),
+          max_rows: Optional[int] = typer.Option(None, min=1, help="rows per uploaded data file "
+                                                 "(default 5000)"),
+          max_runs: Optional[int] = typer.Option(None, min=1, help="runs per browser session "
+                                                 "(default 20)"),
+          run_seconds: Optional[float] = typer.Option(None, min=1, help="a run still going "
+                                                      "after this many seconds is stopped "
+                                                      "(default 900)"),
           ) -> None:
-    """Serve the Gradio Space (perturb, stress-test, compare, browse) in the browser."""
-    from blindspot.space import serve
+    """Serve the Gradio Space (perturb, stress-test, compare, browse) in the browser.
 
-    serve(host, port, datasets_dir)
+    Visitor limits default to the BLINDSPOT_SPACE_* environment variables, else the values
+    shown; the flags override both."""
+    from blindspot.space import serve
+    from blindspot.space.limits import limits_from_env
+
+    try:
+        limits = limits_from_env().with_given(
+            max_upload_mb=max_upload_mb, max_rows=max_rows, max_runs=max_runs,
+            run_seconds=run_seconds, allow_hub_models=allow_hub_models or None)
+    except ValueError as error:
+        fail(str(error))
+    serve(host, port, datasets_dir, limits)
 
 
 def main() -> None:

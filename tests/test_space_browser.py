@@ -14,24 +14,18 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from urllib.parse import urlparse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from space_support import build_tiny_dataset
+from space_support import build_tiny_dataset, served_space
 
 CHROMIUM = os.environ.get("BLINDSPOT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
-START_TIMEOUT = 180
 RUN_TIMEOUT_MS = 180_000
 TEXT = ("The council approved the new budget on Tuesday. It will fund 12 more teachers. "
         "Mayor Helen Okafor said the plan was fair.")
@@ -41,51 +35,14 @@ TEXT = ("The council approved the new budget on Tuesday. It will fund 12 more te
 HOSTS: set[str] = set()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_serving(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the Space exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    pytest.fail(f"the Space did not answer on {url} in {START_TIMEOUT} s:\n"
-                f"{log.read_text()[-3000:]}")
-
-
 @pytest.fixture(scope="module")
 def space_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app served by the real command on a free loopback port, for this module."""
     root = tmp_path_factory.mktemp("space")
     build_tiny_dataset(root / "datasets" / "tiny")
-    port = _free_port()
-    log = root / "space.log"
-    env = dict(os.environ, GRADIO_ANALYTICS_ENABLED="False", HF_HUB_DISABLE_TELEMETRY="1")
-    with log.open("w") as handle:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "blindspot.cli", "space", "--host", "127.0.0.1", "--port",
-             str(port), "--datasets-dir", str(root / "datasets")],
-            stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-            cwd=root)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        _wait_until_serving(url, process, log)
+    with served_space(["--datasets-dir", str(root / "datasets")], root,
+                      root / "space.log") as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +214,9 @@ def _clear_upload(page) -> None:
     ("empty.jsonl", b"", "empty.jsonl is empty"),
     ("columns.jsonl", b'{"text_a": "A cat.", "target": "The cat."}\n',
      "no hypothesis column (the text to perturb); its columns are ['text_a', 'target']"),
-    ("big.csv", None, "big.csv is 50.0 MB; uploads must be smaller than 50.0 MB"),
+    ("big.csv", None, "big.csv is 20.0 MB; uploads must be smaller than 20.0 MB on this Space"),
+    ("evil.py", b"import os\nos.system('id')\n", "evil.py: unsupported file type '.py'"),
+    ("script.csv", b"#!/bin/sh\nrm -rf /\n", "script.csv is a script, not a data file"),
 ])
 def test_malformed_upload_shows_a_readable_error(page, tmp_path: Path, name: str,
                                                  content: bytes | None, message: str) -> None:
@@ -266,7 +225,7 @@ def test_malformed_upload_shows_a_readable_error(page, tmp_path: Path, name: str
     from blindspot.space.uploads import MAX_UPLOAD_BYTES
 
     path = tmp_path / name
-    if content is None:  # a 50 MB file
+    if content is None:  # a file at the default 20 MB limit
         with path.open("wb") as handle:
             handle.write(b"gold,id\n" + b"x" * (MAX_UPLOAD_BYTES - 8))
     else:

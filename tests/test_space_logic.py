@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from blindspot.space import adversarial
+from blindspot.space.limits import LIMIT_SETTINGS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, headers, matrix_csv_rows, matrix_html
 from blindspot.space.session import Workspace, session_key
 from blindspot.space.uploads import (
@@ -62,13 +63,41 @@ def test_non_utf8_upload_names_the_byte_and_line(tmp_path: Path) -> None:
     assert str(tmp_path) not in str(info.value)
 
 
-def test_a_50_mb_upload_is_refused_before_reading(tmp_path: Path) -> None:
+def test_an_upload_at_the_size_limit_is_refused_before_reading(tmp_path: Path) -> None:
     path = tmp_path / "big.csv"
-    with path.open("wb") as handle:  # sparse: no 50 MB written to the disk
+    with path.open("wb") as handle:  # sparse: no 20 MB written to the disk
         handle.truncate(MAX_UPLOAD_BYTES)
-    with pytest.raises(UploadError, match=r"big.csv is 50.0 MB; uploads must be smaller than "
-                                          r"50.0 MB"):
+    with pytest.raises(UploadError, match=r"big.csv is 20.0 MB; uploads must be smaller than "
+                                          r"20.0 MB on this Space"):
         read_upload(path)
+    small = SpaceLimits(max_upload_mb=0.001)  # the operator's limit, 1,000 bytes
+    with pytest.raises(UploadError, match=r"uploads must be smaller than 0.0 MB"):
+        read_upload(_write(tmp_path / "k.csv", "gold\n" + "x" * 1000 + "\n"), limits=small)
+
+
+def test_an_upload_over_the_row_limit_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path / "rows.jsonl", "".join(f'{{"gold": "text {i}"}}\n' for i in range(12)))
+    assert read_upload(path, limits=SpaceLimits(max_rows=12)).dataset.num_rows == 12
+    with pytest.raises(UploadError, match=r"rows.jsonl has 12 rows; this Space reads at most 11 "
+                                          r"rows per upload: upload the first 11 rows"):
+        read_upload(path, limits=SpaceLimits(max_rows=11))
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("evil.py", b"import os\n", "evil.py: unsupported file type '.py'"),
+    ("run.csv", b"#!/usr/bin/env python\nimport os\n", "run.csv is a script, not a data file"),
+    ("prog.jsonl", b"\x7fELF\x02\x01\x01", "prog.jsonl is a program (ELF executable)"),
+    ("zipped.csv", b"PK\x03\x04rest", "zipped.csv is a zip archive"),
+    ("fake.parquet", b"gold\nx\n", "fake.parquet is not a Parquet file (it lacks the PAR1"),
+    ("nul.csv", b"gold\nfine\nbad\x00row\n", "nul.csv holds binary data (a NUL byte on line 3)"),
+    ("code.jsonl", b"print('hi')\n", "code.jsonl is not JSON: it does not start with { or ["),
+])
+def test_uploads_are_data_by_content_as_well_as_name(tmp_path: Path, name: str, data: bytes,
+                                                     message: str) -> None:
+    with pytest.raises(UploadError) as info:
+        read_upload(_write(tmp_path / name, data))
+    assert message in str(info.value)
+    assert str(tmp_path) not in str(info.value)
 
 
 def test_unsupported_type_is_refused(tmp_path: Path) -> None:
@@ -444,9 +473,24 @@ def test_space_command_serves_on_loopback_by_default(monkeypatch: pytest.MonkeyP
 
     calls = []
     monkeypatch.setattr(blindspot.space, "serve", lambda *args: calls.append(args))
+    for variable in LIMIT_SETTINGS.values():
+        monkeypatch.delenv(variable, raising=False)
     result = CliRunner().invoke(app, ["space", "--port", "7999"])
     assert result.exit_code == 0, result.output
-    assert calls == [("127.0.0.1", 7999, None)]
+    assert calls == [("127.0.0.1", 7999, None, SpaceLimits())]
+    # the operator's limits: environment first, flags over it
+    monkeypatch.setenv("BLINDSPOT_SPACE_MAX_ROWS", "100")
+    monkeypatch.setenv("BLINDSPOT_SPACE_MAX_RUNS", "3")
+    result = CliRunner().invoke(app, ["space", "--max-runs", "7", "--allow-hub-models",
+                                      "--max-upload-mb", "2.5"])
+    assert result.exit_code == 0, result.output
+    assert calls[-1][3] == SpaceLimits(max_upload_mb=2.5, max_rows=100, max_runs=7,
+                                       allow_hub_models=True)
+    assert calls[-1][3].max_upload_bytes == 2_500_000
+    monkeypatch.setenv("BLINDSPOT_SPACE_MAX_ROWS", "many")
+    result = CliRunner().invoke(app, ["space"])
+    assert result.exit_code == 1
+    assert "BLINDSPOT_SPACE_MAX_ROWS='many' must be a whole number" in result.output
 
 
 # -- the Hugging Face Space folder ----------------------------------------------------------------
@@ -632,14 +676,18 @@ def test_search_requests_are_checked_before_any_process(tmp_path: Path) -> None:
     for args, message in ((("", [], 0.1), "pick the metric"),
                           (("nometric", [], 0.1), "unknown metric 'nometric'"),
                           (("chrf", ["nopanel"], 0.1), "unknown metric 'nopanel'"),
-                          (("chrf", [], 0.0), r"noise_ratio must be in \(0, 1\]")):
+                          (("chrf", [], 0.0), r"noise_ratio must be a number > 0 and <= 1"),
+                          (("bertscore.f1@/etc", [], 0.1), "model '/etc' of metric spec"),
+                          (("chrf", ["./my_metric/"], 0.1), "bad metric spec './my_metric/'"),
+                          (("chrf", ["bertscore@roberta-large"], 0.1),
+                           "Hub models and local paths are off on this Space")):
         with pytest.raises(ValueError, match=message):
             search_request("demo", "translation", None, *args, 500, None, 0, 2, tmp_path)
     with pytest.raises(ValueError, match="rows must be at least 1"):
         search_request("demo", "translation", None, "chrf", [], 0.1, 500, None, 0, -1, tmp_path)
     with pytest.raises(ValueError, match="max calls must be at least 1"):  # 0 is not "no limit"
         search_request("demo", "translation", None, "chrf", [], 0.1, 0, None, 0, 1, tmp_path)
-    with pytest.raises(ValueError, match="max_seconds must be > 0"):
+    with pytest.raises(ValueError, match="max_seconds must be a number > 0"):
         search_request("demo", "translation", None, "chrf", [], 0.1, 5, 0, 0, 1, tmp_path)
     unlimited = search_request("demo", "translation", None, "chrf", [], 0.1, None, "", None,
                                None, tmp_path)["options"]

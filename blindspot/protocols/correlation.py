@@ -48,7 +48,6 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-OPTIONS = ("references", "reference_columns", "criteria", "system_column", "batch_size")
 SCHEMA_VERSION = 1
 COEFFICIENTS = ("kendall", "pearson", "spearman")
 
@@ -225,13 +224,12 @@ def _nan_to_none(value: Any) -> Any:
 
 def run_correlation(request: Any) -> dict[str, Any]:
     """The correlation protocol's entry in the protocol registry (see the module docstring)."""
-    from blindspot.protocols.registry import check_options, single_data
+    from blindspot.protocols.registry import single_data
     from blindspot.runner.metric_spec import resolve_metrics
     from blindspot.runner.run import _tool
     from blindspot.runner.state import content_key
 
-    options = request.options
-    check_options("correlation", options, OPTIONS)
+    options = request.options  # checked by the registry against CORRELATION_OPTIONS
     data = single_data("correlation", request.data)
     specs = resolve_metrics(request.metrics, request.metric_options)
     name, rows = _read_rows(data)

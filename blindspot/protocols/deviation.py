@@ -70,8 +70,6 @@ from blindspot.checklists import (
 )
 
 SCHEMA_VERSION = 1
-OPTIONS = ("human_scores", "criteria", "templates", "normalise", "tolerance", "batch_size",
-           "examples")
 #: natural ranges of metrics whose scale is fixed: (metric, output or None for all) -> (lo, hi)
 NATURAL_RANGES: dict[tuple[str, str | None], tuple[float, float]] = {
     ("rouge", None): (0.0, 1.0), ("bleu", "bleu"): (0.0, 100.0), ("chrf", "chrf"): (0.0, 100.0),
@@ -326,23 +324,20 @@ def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, fl
 
 
 def _settings(options: Mapping[str, Any]) -> dict[str, Any]:
-    from blindspot.protocols.registry import check_options
+    """The run's settings: the options (checked by the registry against DEVIATION_OPTIONS) over
+    their declared defaults."""
+    from blindspot.protocols.registry import get_protocol
 
-    check_options("deviation", options, OPTIONS)
-    tolerance = float(options.get("tolerance", 0.0))
-    if not math.isfinite(tolerance) or tolerance < 0:
-        raise ValueError(f"--protocol-option tolerance={options['tolerance']!r} must be >= 0")
-    batch = options.get("batch_size")
-    return {"normalise": str(options.get("normalise", "auto")), "tolerance": tolerance,
-            "batch_size": int(batch) if batch is not None else None,
-            "examples": int(options.get("examples", 2))}
+    declared = get_protocol("deviation")
+    return {name: options.get(name, declared.option(name).default)
+            for name in ("normalise", "tolerance", "batch_size", "examples")}
 
 
 def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
     chosen = templates_for(task, options.get("criteria"))
     wanted = options.get("templates")
     if wanted:
-        names = [w.strip() for w in str(wanted).split(",") if w.strip()]
+        names = list(wanted)
         known = {t.template for t in chosen}
         unknown = [n for n in names if n not in known]
         if unknown:

@@ -44,67 +44,29 @@ from blindspot.runner.scorers import scorer_for
 
 PROTOCOL = "preference"
 SCHEMA_VERSION = 1
-DEFAULT_WEIGHT = 0.2
-DEFAULT_EXAMPLES = 1
-OPTIONS = ("mode", "fixed", "error_types", "combine_with", "weight", "examples", "batch_size")
 
 
 # -- options ---------------------------------------------------------------------------------------
 
-def _as_bool(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
-    raise ValueError(f"--protocol-option {name} must be true or false, got {value!r}")
-
-
-def _as_types(value: Any) -> list[str] | None:
-    if value is None:
-        return None
-    items = value.split(",") if isinstance(value, str) else list(value)
-    chosen = check_error_types(t for t in items if str(t).strip())
-    if not chosen:
-        raise ValueError("--protocol-option error_types is empty; name at least one error type")
-    return chosen
-
-
-def _as_weight(value: Any) -> float:
-    try:
-        weight = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"--protocol-option weight must be a number in [0, 1], got {value!r}"
-                         ) from None
-    if not 0.0 <= weight <= 1.0:
-        raise ValueError(f"--protocol-option weight must be in [0, 1], got {weight}")
-    return weight
-
-
 def parse_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The protocol's settings from ``--protocol-option`` values, checked, with defaults."""
-    from blindspot.protocols.registry import check_options
+    """The protocol's settings from ``--protocol-option`` values, checked against the declared
+    ``PREFERENCE_OPTIONS`` (:mod:`blindspot.protocols.registry`), with their defaults."""
+    from blindspot.protocols.registry import get_protocol
 
-    check_options(PROTOCOL, options, OPTIONS)
-    mode = get_mode(options.get("mode", "ref-based"))
-    fixed = _as_bool("fixed", options.get("fixed", False))
+    declared = get_protocol(PROTOCOL)
+    options = declared.check_options(options)
+    settings = {s.name: options.get(s.name, s.default) for s in declared.options}
+    mode = get_mode(settings["mode"])
+    fixed = settings["fixed"]
     if fixed and mode.name == "ref-free":
         raise ValueError("fixed=true corrects hyp_para and hyp_adv_based, which the ref-free mode "
                          "does not read; drop fixed or use mode=ref-based")
     if "weight" in options and not options.get("combine_with"):
         raise ValueError("--protocol-option weight needs combine_with=<metric> (the metric N of "
                          "w * minmax(N) + (1 - w) * minmax(M))")
-    examples = options.get("examples", DEFAULT_EXAMPLES)
-    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 0:
-        raise ValueError(f"--protocol-option examples must be a whole number >= 0, got "
-                         f"{examples!r}")
-    return {"mode": mode, "fixed": fixed, "error_types": _as_types(options.get("error_types")),
-            "examples": examples,
-            "combine_with": options.get("combine_with") or None,
-            "weight": _as_weight(options.get("weight", DEFAULT_WEIGHT)),
-            "batch_size": options.get("batch_size")}
+    types = settings["error_types"]
+    return {**settings, "mode": mode,
+            "error_types": None if types is None else check_error_types(types)}
 
 
 # -- scoring ---------------------------------------------------------------------------------------
@@ -372,5 +334,5 @@ def module_view(results: dict[str, Any]) -> dict[str, Any]:
             "results": results}
 
 
-__all__ = ["DEFAULT_WEIGHT", "OPTIONS", "anchor_inputs", "combination_name", "module_view",
+__all__ = ["anchor_inputs", "combination_name", "module_view",
            "parse_options", "run_preference", "run_request", "score_pairs"]

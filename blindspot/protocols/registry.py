@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from blindspot.protocols.options import MAX_SEED, OptionSpec, validate_options
+from blindspot.protocols.preference import ERROR_TYPES, MODES
 from blindspot.seeding import parse_seeds
 
 
@@ -23,8 +25,8 @@ from blindspot.seeding import parse_seeds
 class ProtocolRequest:
     """Everything a protocol run needs; fields a protocol does not use keep their defaults.
 
-    ``options`` holds the protocol's own settings (``--protocol-option key=value`` on the CLI);
-    a protocol rejects keys it does not know with an error naming the valid ones.
+    ``options`` holds the protocol's own settings (``--protocol-option key=value`` on the CLI),
+    checked against the protocol's declared :class:`OptionSpec` list before it runs.
     """
 
     data: Any
@@ -55,9 +57,22 @@ class Protocol:
     runner: str      #: "module:function", (ProtocolRequest) -> results dict
     summary: str     #: "module:function", (results, rich Console) -> None
     module_view: str  #: "module:function", (results) -> the blindspot module's return value
+    options: tuple[OptionSpec, ...] = ()  #: its settings, the one allow-list of every entry point
+
+    def check_options(self, given: Mapping[str, Any], *, visitor: bool = False,
+                      allow_hub_models: bool = False) -> dict[str, Any]:
+        """``given`` read and checked against :attr:`options` (:func:`validate_options`)."""
+        return validate_options(self.name, self.options, given, visitor=visitor,
+                                allow_hub_models=allow_hub_models)
+
+    def option(self, name: str) -> OptionSpec:
+        """The declared option ``name``."""
+        return next(s for s in self.options if s.name == name)
 
     def run(self, request: ProtocolRequest) -> dict[str, Any]:
-        return _resolve(self.runner)(request)
+        """Run the protocol on ``request``, its options checked first."""
+        checked = replace(request, options=self.check_options(request.options))
+        return _resolve(self.runner)(checked)
 
     def summarise(self, results: dict[str, Any], console: Any) -> None:
         _resolve(self.summary)(results, console)
@@ -90,15 +105,6 @@ def get_protocol(name: str) -> Protocol:
     return PROTOCOLS[key]
 
 
-def check_options(protocol: str, options: Mapping[str, Any], known: Sequence[str]) -> None:
-    """Reject protocol options the protocol does not read, naming the valid ones."""
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        valid = ", ".join(sorted(known)) or "none"
-        raise ValueError(f"--protocol-option {unknown[0]!r} is not an option of the {protocol} "
-                         f"protocol; valid options: {valid}")
-
-
 def single_data(protocol: str, data: Any) -> Any:
     """The one data source of a protocol that judges one dataset (``--data`` given once)."""
     if isinstance(data, (list, tuple)):
@@ -109,6 +115,101 @@ def single_data(protocol: str, data: Any) -> Any:
     return data
 
 
+# -- the protocols' options ---------------------------------------------------------------------
+# visitor_safe: a visitor of the public Space may set it; engine settings, models and anything
+# that names a server path never are; file options come from the Space's upload box only.
+
+BATCH_SIZE = OptionSpec("batch_size", "int", "texts per metric call (the metric's default when "
+                        "unset)", minimum=1)
+
+RANK_OPTIONS = (
+    OptionSpec("levels", "levels", "levels per test instead of the paper's", visitor_safe=True),
+    OptionSpec("tolerance", "float", "a mean score may rise by this much and still count as a "
+               "decrease", default=1e-5, minimum=0, visitor_safe=True),
+    OptionSpec("worst_examples", "int", "examples the metric penalised least, per test",
+               default=3, minimum=0, maximum=1000, visitor_safe=True),
+    OptionSpec("bootstrap_seed", "int", "seed of the bootstrap confidence intervals", default=0,
+               minimum=0, maximum=MAX_SEED, visitor_safe=True),
+    BATCH_SIZE,
+    OptionSpec("state_dir", "path", "folder of the run's resumable state (default "
+               "<out>/.state)"),
+    OptionSpec("engine", "engine", "where perturbation and scoring run", default="local",
+               choices=("local", "ray")),
+    OptionSpec("address", "text", "Ray cluster to join (engine ray)"),
+    OptionSpec("actors", "int", "scoring actors (engine ray)", minimum=1),
+    OptionSpec("gpus_per_actor", "float", "GPUs per scoring actor (engine ray)", minimum=0),
+    OptionSpec("chunk_size", "int", "stream each data file this many rows at a time", minimum=1),
+)
+
+PREFERENCE_OPTIONS = (
+    OptionSpec("mode", "choice", "the anchor the candidates are compared with",
+               default="ref-based", visitor_safe=True,
+               choices=(*MODES, *(m.replace("-", "_") for m in MODES))),
+    OptionSpec("fixed", "bool", "read the *_fixed columns", default=False, visitor_safe=True),
+    OptionSpec("error_types", "names", "error types to judge (default: all present)",
+               choices=tuple(ERROR_TYPES), visitor_safe=True),
+    OptionSpec("combine_with", "metric", "a metric N reported as w * minmax(N) + "
+               "(1 - w) * minmax(M) beside each metric M", visitor_safe=True),
+    OptionSpec("weight", "float", "w of combine_with (MENLI's best MT weight)", default=0.2,
+               minimum=0, maximum=1, visitor_safe=True),
+    OptionSpec("examples", "int", "failed pairs kept per error type and metric", default=1,
+               minimum=0, maximum=1000, visitor_safe=True),
+    BATCH_SIZE,
+)
+
+DEVIATION_OPTIONS = (
+    OptionSpec("human_scores", "path", "CSV of human scores per template (default: the "
+               "shipped table)", file=True),
+    OptionSpec("criteria", "names", "criteria to check (default: all of the task)",
+               visitor_safe=True),
+    OptionSpec("templates", "names", "template ids to run (default: all of the criteria)",
+               visitor_safe=True),
+    OptionSpec("normalise", "choice", "how metric scores are brought to [0, 1]",
+               default="auto", choices=("auto", "minmax", "none"), visitor_safe=True),
+    OptionSpec("tolerance", "float", "a normalised drop up to this counts as none", default=0.0,
+               minimum=0, visitor_safe=True),
+    BATCH_SIZE,
+    OptionSpec("examples", "int", "examples per template in the report", default=2, minimum=0,
+               maximum=1000, visitor_safe=True),
+)
+
+CORRELATION_OPTIONS = (
+    OptionSpec("references", "path", "file of references joined on id (default: the "
+               "judgment rows' own)", file=True),
+    OptionSpec("reference_columns", "names", "columns holding references",
+               default="gold,references", visitor_safe=True),
+    OptionSpec("criteria", "names", "human criteria to correlate with (default: the expert_* "
+               "columns, else every other numeric column)", visitor_safe=True),
+    OptionSpec("system_column", "text", "the column naming the system", default="system",
+               visitor_safe=True),
+    BATCH_SIZE,
+)
+
+SEARCH_OPTIONS = (
+    OptionSpec("noise_ratio", "float", "target noise ratio of every hypothesis", default=0.1,
+               minimum=0, maximum=1, exclusive_minimum=True, visitor_safe=True),
+    OptionSpec("panel", "metrics", "other metrics scoring the same perturbed texts",
+               visitor_safe=True),
+    OptionSpec("k", "int", "candidates per source and word", default=8, minimum=1, maximum=100,
+               visitor_safe=True),
+    OptionSpec("mlm", "model", "masked LM for top-k candidates (default: the run's --mlm)"),
+    OptionSpec("embedding_model", "model", "model whose input embeddings give nearest-word "
+               "candidates", default="minilm"),
+    OptionSpec("max_calls", "int", "budget: scored candidate texts", minimum=0,
+               visitor_safe=True),
+    OptionSpec("max_seconds", "float", "budget: wall time", minimum=0, exclusive_minimum=True,
+               visitor_safe=True),
+    OptionSpec("seed", "int", "breaks exact ties between edits", default=0, minimum=0,
+               maximum=MAX_SEED, visitor_safe=True),
+    OptionSpec("limit", "int", "search the first N rows only", minimum=1, visitor_safe=True),
+    OptionSpec("generalise", "bool", "check that the patterns found generalise (rank "
+               "protocol)", default=False, visitor_safe=True),
+    OptionSpec("top_patterns", "int", "patterns checked by generalise", default=3, minimum=0,
+               maximum=100, visitor_safe=True),
+    BATCH_SIZE,
+)
+
+
 register_protocol(Protocol(
     name="rank",
     description="rank and monotonicity (He et al., 2023): the score must strictly decrease "
@@ -116,6 +217,7 @@ register_protocol(Protocol(
     runner="blindspot.runner.run:run_request",
     summary="blindspot.runner.summary:print_summary",
     module_view="blindspot.runner.run:module_view",
+    options=RANK_OPTIONS,
 ))
 
 register_protocol(Protocol(
@@ -125,6 +227,7 @@ register_protocol(Protocol(
     runner="blindspot.protocols.preference_run:run_request",
     summary="blindspot.protocols.preference_report:print_summary",
     module_view="blindspot.protocols.preference_run:module_view",
+    options=PREFERENCE_OPTIONS,
 ))
 
 register_protocol(Protocol(
@@ -134,6 +237,7 @@ register_protocol(Protocol(
     runner="blindspot.protocols.deviation:run_deviation",
     summary="blindspot.protocols.deviation:print_summary",
     module_view="blindspot.protocols.deviation:module_view",
+    options=DEVIATION_OPTIONS,
 ))
 
 register_protocol(Protocol(
@@ -143,6 +247,7 @@ register_protocol(Protocol(
     runner="blindspot.protocols.correlation:run_correlation",
     summary="blindspot.protocols.correlation:print_summary",
     module_view="blindspot.protocols.correlation:module_view",
+    options=CORRELATION_OPTIONS,
 ))
 
 register_protocol(Protocol(
@@ -152,4 +257,5 @@ register_protocol(Protocol(
     runner="blindspot.search.protocol:run_request",
     summary="blindspot.search.protocol:print_summary",
     module_view="blindspot.search.protocol:module_view",
+    options=SEARCH_OPTIONS,
 ))

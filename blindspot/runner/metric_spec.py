@@ -12,7 +12,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from blindspot.models import OFFLINE_MODELS
 
 #: The output judged when a spec names none: the figure the papers report for that metric.
 DEFAULT_OUTPUTS: dict[str, str] = {
@@ -119,6 +122,37 @@ def parse_metric_spec(text: str, options: Mapping[str, Any] | None = None) -> Me
     if selector and selector not in chosen:  # compute only what is judged (ROUGE: 6x faster)
         chosen[selector] = [output]
     return MetricSpec(metric, output, chosen)
+
+
+#: A Hub model id (``name`` or ``org/name``), never a path: no leading dot or slash, no ``..``.
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*(?:/[A-Za-z0-9][A-Za-z0-9_.\-]*)?$")
+
+
+def check_visitor_metric(text: str, allow_hub_models: bool = False) -> str:
+    """``text`` when a visitor of the public Space may run it, else a ValueError saying why.
+
+    The allow-list: a registered metric name (with an output), and as its ``@model`` only an
+    offline model's short name (:data:`blindspot.models.OFFLINE_MODELS`) or, when the operator
+    started the Space with ``--allow-hub-models``, a Hub id. A local path never passes.
+    """
+    match = _SPEC.match(str(text).strip())
+    if not match:
+        raise ValueError(f"bad metric spec {text!r}; write metric[.output][@model] with a "
+                         "registered metric name, e.g. rouge.rougeL or bertscore.f1@minilm "
+                         "(paths and scripts are not accepted here)")
+    _check_known(match["metric"])
+    model = match["model"]
+    if model is None or model.lower() in OFFLINE_MODELS:
+        return str(text).strip()
+    offline = ", ".join(sorted({m.name for m in OFFLINE_MODELS.values()}))
+    hub_id = _HUB_ID.match(model) and ".." not in model and not Path(model).exists()
+    if allow_hub_models and hub_id:
+        return str(text).strip()
+    other = ("or a Hub id such as org/name (no local path)" if allow_hub_models else
+             "(Hub models and local paths are off on this Space: its operator can allow Hub "
+             "ids with `blindspot space --allow-hub-models`)")
+    raise ValueError(f"model {model!r} of metric spec {text!r} is not allowed here; name an "
+                     f"offline model: {offline} {other}")
 
 
 def spec_from_module(module: Any, output: str | None = None,

@@ -481,21 +481,14 @@ def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettin
 
 
 def run_request(request: Any) -> dict[str, Any]:
-    """The rank protocol's entry in the protocol registry: :func:`run_blindspot` on a request."""
-    from blindspot.protocols.registry import check_options
-
-    check_options("rank", request.options, _RANK_OPTIONS)
-    settings = {k: request.options[k] for k in _RANK_OPTIONS if k in request.options}
+    """The rank protocol's entry in the protocol registry: :func:`run_blindspot` on a request
+    (its options checked by the registry against ``RANK_OPTIONS``)."""
     return run_blindspot(request.data, request.metrics, task=request.task, tests=request.tests,
                          seeds=request.seeds, columns=request.columns, out=request.out,
                          split=request.split, metric_options=request.metric_options,
                          resources=request.resources, noise_cap=request.noise_cap,
-                         num_proc=request.num_proc, progress=request.progress, **settings)
-
-
-#: Settings of the rank protocol beyond the request's common fields (``--protocol-option``).
-_RANK_OPTIONS = ("levels", "tolerance", "worst_examples", "bootstrap_seed", "batch_size",
-                 "state_dir", "engine", "address", "actors", "gpus_per_actor", "chunk_size")
+                         num_proc=request.num_proc, progress=request.progress,
+                         **request.options)
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:

@@ -9,17 +9,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-#: Settings of the search beyond the request's common fields (``--protocol-option key=value``).
-SEARCH_OPTIONS = ("noise_ratio", "panel", "k", "mlm", "embedding_model", "max_calls",
-                  "max_seconds", "seed", "limit", "generalise", "top_patterns", "batch_size")
-
-
 def run_request(request: Any) -> dict[str, Any]:
-    """Run the search for a protocol request; the masked LM defaults to the request's ``mlm``."""
-    from blindspot.protocols.registry import check_options, single_data
+    """Run the search for a protocol request (its options checked by the registry against
+    ``SEARCH_OPTIONS``); the masked LM defaults to the request's ``mlm``."""
+    from blindspot.protocols.registry import single_data
     from blindspot.search.run import run_search
 
-    check_options("search", request.options, SEARCH_OPTIONS)
     options = dict(request.options)
     options.setdefault("mlm", (request.resources or {}).get("mlm"))
     return run_search(single_data("search", request.data), request.metrics,

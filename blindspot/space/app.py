@@ -3,6 +3,8 @@
 ``build_app()`` returns the ``gr.Blocks``; ``serve()`` launches it on 127.0.0.1 (``blindspot
 space``), and ``spaces/app.py`` launches the same app as a Hugging Face Space. Analytics and
 telemetry are switched off before gradio is imported, so the app makes no outgoing request.
+The visitor limits (:class:`~blindspot.space.limits.SpaceLimits`) come from the caller, else
+from the environment; the page states them under the title.
 """
 
 import os
@@ -12,7 +14,7 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
-from blindspot.space.uploads import MAX_UPLOAD_BYTES  # noqa: E402
+from blindspot.space.limits import SpaceLimits, limits_from_env  # noqa: E402
 
 TITLE = "blindspot: find the blind spots of text-generation metrics"
 INTRO = ("Perturb gold texts in controlled ways and check that a metric's score drops, and drops "
@@ -23,9 +25,10 @@ CSS = """
 .blindspot-verdicts th {background: #f3f3f3;}
 del {text-decoration: line-through;} ins {text-decoration: none;}
 """
-#: Stress-test runs at once over all sessions (the others wait in the queue, never dropped).
-RUN_CONCURRENCY = 1
+#: Events waiting in the queue; runs go one at a time (``controls.RUN_QUEUE``) while the other
+#: events (perturb, uploads, compare) are served up to ``EVENT_CONCURRENCY`` at once beside them.
 QUEUE_SIZE = 64
+EVENT_CONCURRENCY = 4
 DATASETS_ENV = "BLINDSPOT_DATASETS_DIR"
 
 
@@ -34,20 +37,21 @@ def default_datasets_dir() -> Path:
     return Path(os.environ.get(DATASETS_ENV) or Path("out") / "datasets")
 
 
-def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path | None = None
-              ) -> Any:
+def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path | None = None,
+              limits: SpaceLimits | None = None) -> Any:
     """The Space as a ``gr.Blocks`` with its queue set up."""
     import gradio as gr
 
     from blindspot.space.registry import SpaceContext, tabs_in_order
     from blindspot.space.session import Workspace
 
-    workspace = Workspace(workspace_root)
+    limits = limits or limits_from_env()
+    workspace = Workspace(workspace_root, limits)
     context = SpaceContext(workspace, Path(datasets_dir) if datasets_dir else
-                           default_datasets_dir())
+                           default_datasets_dir(), limits=limits)
     with gr.Blocks(title="blindspot", analytics_enabled=False,
                    delete_cache=(3600, 24 * 3600)) as demo:
-        gr.Markdown(f"# {TITLE}\n{INTRO}")
+        gr.Markdown(f"# {TITLE}\n{INTRO}\n\n{limits.describe()}", elem_id="space-intro")
         context.runs, context.demo = gr.State([]), demo
         with gr.Tabs():
             for tab in tabs_in_order():
@@ -58,19 +62,22 @@ def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path
             workspace.forget(request.session_hash)
 
         demo.unload(forget)
-    demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=4)
+    demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=EVENT_CONCURRENCY)
     return demo
 
 
-def launch_options(host: str = "127.0.0.1", port: int | None = None) -> dict[str, Any]:
+def launch_options(host: str = "127.0.0.1", port: int | None = None,
+                   limits: SpaceLimits | None = None) -> dict[str, Any]:
     """``launch`` arguments shared by ``blindspot space`` and the Hugging Face Space."""
+    limits = limits or limits_from_env()
     return {"server_name": host, "server_port": port, "css": CSS, "show_error": True,
             "ssr_mode": False, "footer_links": [],
-            # gradio refuses far larger uploads itself; ours explains the 50 MB limit
-            "max_file_size": 4 * MAX_UPLOAD_BYTES}
+            # gradio refuses far larger uploads itself; ours explain the Space's limit
+            "max_file_size": 4 * limits.max_upload_bytes}
 
 
 def serve(host: str = "127.0.0.1", port: int | None = None,
-          datasets_dir: str | Path | None = None) -> None:
+          datasets_dir: str | Path | None = None, limits: SpaceLimits | None = None) -> None:
     """Launch the Space and block until it is stopped (Ctrl+C)."""
-    build_app(datasets_dir).launch(**launch_options(host, port))
+    limits = limits or limits_from_env()
+    build_app(datasets_dir, limits=limits).launch(**launch_options(host, port, limits))

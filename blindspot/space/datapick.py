@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.space.forms import DATA_KINDS, check_data_kind
+from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.uploads import NONE, UploadError
 
 ROLES = ("hypothesis", "references", "source", "id")
@@ -22,7 +23,8 @@ ROLES = ("hypothesis", "references", "source", "id")
 
 def data_source(kind: str, task: str, built: str | None, upload: str | None,
                 mapping: Mapping[str, str | None], datasets_dir: Path, session_dir: Path,
-                protocol: str = "rank", options: Mapping[str, Any] | None = None
+                protocol: str = "rank", options: Mapping[str, Any] | None = None,
+                limits: SpaceLimits = DEFAULT_LIMITS
                 ) -> tuple[str, str, dict[str, str | None] | None, str]:
     """``(data, task, columns, label)`` of the chosen data; bad choices raise ValueError."""
     from blindspot.demo import DEMO_TASKS
@@ -46,21 +48,26 @@ def data_source(kind: str, task: str, built: str | None, upload: str | None,
         return str(adversarial.gold_path(folder)), record["task"], columns, built
     if not upload:
         raise ValueError("upload a jsonl, csv or parquet file first")
-    table = read_upload(upload)
+    table = read_upload(upload, limits=limits)
     roles = check_upload(table, protocol, mapping, options)
     return str(keep_upload(upload, table.name, session_dir)), task, roles, table.name
 
 
 def keep_upload(path: str | Path, name: str, session_dir: Path) -> Path:
-    """A copy of an upload in the session's ``uploads`` folder (gradio's copy may be cleaned)."""
-    kept = session_dir / "uploads" / name
+    """A copy of an upload in the session's ``uploads`` folder (gradio's copy may be cleaned),
+    under its bare file name: nothing lands outside that folder."""
+    bare = Path(name).name
+    if bare in ("", ".", ".."):
+        raise UploadError(f"the upload's name {name!r} is not a file name; rename it")
+    kept = session_dir / "uploads" / bare
     kept.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, kept)
     return kept
 
 
 def upload_message(path: str | None, protocol: str = "rank",
-                   options: Mapping[str, Any] | None = None
+                   options: Mapping[str, Any] | None = None,
+                   limits: SpaceLimits = DEFAULT_LIMITS
                    ) -> tuple[str, list[str], dict[str, str | None]]:
     """The status line of an upload, its mapping choices and guessed roles (for the page)."""
     from blindspot.space.uploads import check_upload, read_upload
@@ -69,7 +76,7 @@ def upload_message(path: str | None, protocol: str = "rank",
     if not path:
         return "", [NONE], empty
     try:
-        table = read_upload(path)
+        table = read_upload(path, limits=limits)
     except UploadError as error:
         return f"**Error:** {error}", [NONE], empty
     try:
@@ -109,9 +116,8 @@ def build_picker(context: Any, prefix: str = "", task_id: str = "stress-task",
 
     from blindspot.space import adversarial
     from blindspot.space.tabs.perturb import TASKS
-    from blindspot.space.uploads import MAX_UPLOAD_BYTES
 
-    datasets_dir = context.datasets_dir
+    datasets_dir, limits = context.datasets_dir, context.limits
 
     def built_choices() -> list[str]:
         return [adversarial.folder_label(datasets_dir, f)
@@ -125,7 +131,7 @@ def build_picker(context: Any, prefix: str = "", task_id: str = "stress-task",
         refresh = gr.Button("Refresh list", size="sm")
     with gr.Group(visible=False) as upload_group:
         upload = gr.File(label=f"Data: jsonl, csv, json or parquet (under "
-                         f"{MAX_UPLOAD_BYTES // 1_000_000} MB)",
+                         f"{limits.max_upload_mb:g} MB, up to {limits.max_rows:,} rows)",
                          file_types=[".jsonl", ".csv", ".json", ".parquet"],
                          elem_id=f"{prefix}data-upload")
         status = gr.Markdown(elem_id=f"{prefix}upload-status")
@@ -142,9 +148,10 @@ def build_picker(context: Any, prefix: str = "", task_id: str = "stress-task",
 
 
 def show_upload(path: str | None, protocol: str = "rank",
-                options: Mapping[str, Any] | None = None) -> list[Any]:
+                options: Mapping[str, Any] | None = None,
+                limits: SpaceLimits = DEFAULT_LIMITS) -> list[Any]:
     """Updates of the status line and the mapping dropdowns after an upload."""
     import gradio as gr
 
-    message, choices, roles = upload_message(path, protocol, options)
+    message, choices, roles = upload_message(path, protocol, options, limits)
     return [message, *(gr.update(choices=choices, value=roles[role] or NONE) for role in ROLES)]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
+
 
 @dataclass
 class SpaceContext:
@@ -22,6 +24,7 @@ class SpaceContext:
     datasets_dir: Path      #: where folders built by ``blindspot build-dataset`` are looked for
     runs: Any = None        #: ``gr.State``: the session's finished runs ``[{label, results}]``
     demo: Any = None        #: the ``gr.Blocks`` being built (for ``demo.load`` events)
+    limits: SpaceLimits = DEFAULT_LIMITS  #: what one visitor may upload and run
 
 
 @dataclass(frozen=True)

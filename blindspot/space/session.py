@@ -4,6 +4,11 @@ Users never see each other's uploads or runs: every file a session writes lives 
 folder (named after a hash of gradio's session id), the runs a session made are kept in its
 ``gr.State``, and the running process of a session is looked up by that session only. When the
 page is closed the session's process is ended and its folder removed.
+
+A session may start :attr:`SpaceLimits.max_runs` runs, one at a time (the run queue serves one
+run of all sessions at once), each stopped after :attr:`SpaceLimits.run_seconds`. What the page
+shows of a failure is the run's error message with the server's folders taken out, never the
+log (whose traceback may quote server files).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.worker import EVENT_PREFIX
 
 REQUEST_FILE = "request.json"
@@ -88,12 +94,18 @@ class Job:
         return "\n".join(text.splitlines()[-lines:])
 
 
+class RunLimitError(ValueError):
+    """A session asked for more runs than the Space allows."""
+
+
 class Workspace:
     """The folders and running jobs of every session, under one root folder."""
 
-    def __init__(self, root: str | Path | None = None) -> None:
+    def __init__(self, root: str | Path | None = None,
+                 limits: SpaceLimits = DEFAULT_LIMITS) -> None:
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="blindspot-space-"))
         self.root.mkdir(parents=True, exist_ok=True)
+        self.limits = limits
         self._jobs: dict[str, Job] = {}
         self._tickets: dict[str, int] = {}
         self._failures: dict[str, str] = {}
@@ -106,10 +118,17 @@ class Workspace:
         return path
 
     def new_run_folder(self, session_hash: str | None) -> Path:
-        """A fresh ``runs/<n>`` folder of the session (n counts from 1)."""
+        """A fresh ``runs/<n>`` folder of the session (n counts from 1); a
+        :class:`RunLimitError` once the session has made its ``max_runs`` runs."""
         runs = self.folder(session_hash, "runs")
         with self._lock:
             number = 1 + max((int(p.name) for p in runs.iterdir() if p.name.isdigit()), default=0)
+            if number > self.limits.max_runs:
+                limit = self.limits.max_runs
+                raise RunLimitError(
+                    f"this session has used its {limit} run{'s' if limit != 1 else ''}, the "
+                    "limit of this Space; download the reports you need, then reload the page "
+                    "for a new session, or run `blindspot run` locally")
             path = runs / str(number)
             path.mkdir()
         return path
@@ -141,18 +160,41 @@ class Workspace:
         """Run a request in the worker until it ends: ``"done"``, ``"stopped"`` (Stop came first
         or ended it) or ``"failed"`` (the message is in :meth:`failure`); ``progress`` gets
         ``((n, total), desc=...)`` for every progress event, as ``gr.Progress`` takes it."""
+        self._failures.pop(session_key(session_hash), None)
         job = self.start(session_hash, request, folder, ticket)
         if job is None:
             return "stopped"
-        for event in job.events():
-            if progress is not None and event["event"] == "progress" and event.get("total"):
-                progress((event["n"], event["total"]), desc=progress_text(event))
+        timer = threading.Timer(self.limits.run_seconds, self._time_out, (session_hash, job))
+        timer.daemon = True
+        timer.start()
+        try:
+            for event in job.events():
+                if progress is not None and event["event"] == "progress" and event.get("total"):
+                    progress((event["n"], event["total"]), desc=progress_text(event))
+        finally:
+            timer.cancel()
         if job.cancelled:
-            return "stopped"
+            return "stopped" if session_key(session_hash) not in self._failures else "failed"
         if job.returncode != 0 or not (folder / "results.json").is_file():
-            self._failures[session_key(session_hash)] = job.error or job.log_tail()
+            self._failures[session_key(session_hash)] = self.public(
+                job.error or f"the run process ended with exit code {job.returncode}",
+                session_hash)
             return "failed"
         return "done"
+
+    def _time_out(self, session_hash: str | None, job: Job) -> None:
+        """Stop a run that outlived :attr:`SpaceLimits.run_seconds` and say why."""
+        self._failures[session_key(session_hash)] = (
+            f"the run was stopped after {self.limits.run_seconds:g} s, the time limit of this "
+            "Space; pick fewer rows, tests or metrics, or run `blindspot run` locally")
+        job.cancel()
+
+    def public(self, text: str, session_hash: str | None) -> str:
+        """``text`` as a visitor may see it: the server's folders taken out (a session's files
+        are named relative to its folder)."""
+        folder = str(self.root / session_key(session_hash))
+        return text.replace(folder + os.sep, "").replace(folder, ".").replace(
+            str(self.root), "<space>")
 
     def failure(self, session_hash: str | None) -> str:
         """Why the session's last run failed."""

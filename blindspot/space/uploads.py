@@ -1,8 +1,11 @@
 """Checking what users upload to the Space, with an error that names the problem and the fix.
 
-A gold-data upload (jsonl, json, csv or parquet) must be non-empty, under the size limit, UTF-8
-(the text formats) and readable by :func:`blindspot.io.read_table` (CSV fields may span lines
-when quoted); its column roles are then guessed with the runner's own rules and can be changed.
+A gold-data upload (jsonl, json, csv or parquet) must be non-empty, under the size and row
+limits (:class:`blindspot.space.limits.SpaceLimits`), a data file by its content as well as its
+name (UTF-8 text without NUL bytes, JSON that starts as JSON, Parquet with its ``PAR1`` marks;
+never a program, script or archive) and readable by :func:`blindspot.io.read_table` (CSV fields
+may span lines when quoted); its column roles are then guessed with the runner's own rules and
+can be changed.
 A ``results.json`` upload must be a rank-protocol results file (``blindspot.report.schema``).
 Every failure is an :class:`UploadError` whose message names the file by its name, never by the
 server path it was stored under.
@@ -17,10 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.io import FORMATS
+from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 
-#: Uploads must be smaller than this (50 MB); the page says so next to the upload box.
-MAX_UPLOAD_BYTES = 50_000_000
+#: Uploads must be smaller than this by default; the page states the Space's limit.
+MAX_UPLOAD_BYTES = DEFAULT_LIMITS.max_upload_bytes
 TEXT_SUFFIXES = (".jsonl", ".json", ".csv")
+JSON_SUFFIXES = (".jsonl", ".json")
+PARQUET_MARK = b"PAR1"
+#: Leading bytes of files that are never data, whatever their name says.
+NOT_DATA: dict[bytes, str] = {b"\x7fELF": "a program (ELF executable)", b"#!": "a script",
+                              b"PK\x03\x04": "a zip archive", b"\x1f\x8b": "a gzip archive",
+                              b"%PDF": "a PDF document"}
 NONE = "(none)"
 
 
@@ -52,8 +62,10 @@ def _megabytes(size: int) -> str:
 
 
 def check_file(path: str | Path, name: str | None = None,
-               suffixes: tuple[str, ...] = tuple(FORMATS)) -> Path:
-    """``path`` if it is a non-empty file of an accepted type under the size limit, in UTF-8."""
+               suffixes: tuple[str, ...] = tuple(FORMATS),
+               limits: SpaceLimits = DEFAULT_LIMITS) -> Path:
+    """``path`` if it is a non-empty data file of an accepted type under the size limit: by its
+    name (the suffix) and by its content (:func:`check_content`)."""
     path = Path(path)
     name = name or path.name
     suffix = path.suffix.lower()
@@ -61,24 +73,44 @@ def check_file(path: str | Path, name: str | None = None,
         raise UploadError(f"{name}: unsupported file type {suffix or '(none)'!r}; upload one of "
                           f"{', '.join(suffixes)}")
     size = path.stat().st_size
-    if size >= MAX_UPLOAD_BYTES:
+    if size >= limits.max_upload_bytes:
         raise UploadError(f"{name} is {_megabytes(size)}; uploads must be smaller than "
-                          f"{_megabytes(MAX_UPLOAD_BYTES)}: upload the first rows only, or run "
-                          "`blindspot run` locally on the whole file")
-    if suffix in TEXT_SUFFIXES:
-        data = path.read_bytes()
-        if not data.strip():
-            raise UploadError(f"{name} is empty; upload a file with one row per example")
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = data[: error.start].count(b"\n") + 1
-            raise UploadError(f"{name} is not UTF-8 text (byte 0x{data[error.start]:02x} on line "
-                              f"{line}); save it with the UTF-8 encoding and upload it "
-                              "again") from None
-    elif size == 0:
+                          f"{_megabytes(limits.max_upload_bytes)} on this Space: upload the "
+                          "first rows only, or run `blindspot run` locally on the whole file")
+    if size == 0:
         raise UploadError(f"{name} is empty; upload a file with one row per example")
+    check_content(path.read_bytes(), name, suffix)
     return path
+
+
+def check_content(data: bytes, name: str, suffix: str) -> None:
+    """An UploadError unless ``data`` looks like a data file of type ``suffix``."""
+    kind = next((what for mark, what in NOT_DATA.items() if data.startswith(mark)), None)
+    if kind is not None:
+        raise UploadError(f"{name} is {kind}, not a data file; upload the rows as "
+                          f"{', '.join(FORMATS)}")
+    if suffix == ".parquet":
+        if not (data.startswith(PARQUET_MARK) and data.endswith(PARQUET_MARK)):
+            raise UploadError(f"{name} is not a Parquet file (it lacks the PAR1 marks); upload "
+                              "a .parquet written by pandas or pyarrow, or the rows as .csv or "
+                              ".jsonl")
+        return
+    if not data.strip():
+        raise UploadError(f"{name} is empty; upload a file with one row per example")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise UploadError(f"{name} is not UTF-8 text (byte 0x{data[error.start]:02x} on line "
+                          f"{line}); save it with the UTF-8 encoding and upload it "
+                          "again") from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise UploadError(f"{name} holds binary data (a NUL byte on line {line}), not text; "
+                          f"upload the rows as {', '.join(FORMATS)}")
+    if suffix in JSON_SUFFIXES and text.lstrip()[:1] not in ("{", "["):
+        raise UploadError(f"{name} is not JSON: it does not start with {{ or [; upload one "
+                          "JSON object per line (.jsonl), or rename a CSV file to .csv")
 
 
 def guess_roles(columns: list[str]) -> dict[str, str | None]:
@@ -88,11 +120,12 @@ def guess_roles(columns: list[str]) -> dict[str, str | None]:
     return {role: guess_column(role, columns) for role in ROLE_CANDIDATES}
 
 
-def read_upload(path: str | Path, name: str | None = None) -> UploadedTable:
+def read_upload(path: str | Path, name: str | None = None,
+                limits: SpaceLimits = DEFAULT_LIMITS) -> UploadedTable:
     """The rows of a gold-data upload and its guessed roles, or an :class:`UploadError`."""
     from blindspot.io import read_table
 
-    path = check_file(path, name)
+    path = check_file(path, name, limits=limits)
     name = name or path.name
     try:
         dataset = read_table(path)
@@ -102,6 +135,11 @@ def read_upload(path: str | Path, name: str | None = None) -> UploadedTable:
                           "that contain commas or line breaks)") from None
     if dataset.num_rows == 0:
         raise UploadError(f"{name} has a header but no rows; nothing to perturb or score")
+    if dataset.num_rows > limits.max_rows:
+        raise UploadError(f"{name} has {dataset.num_rows:,} rows; this Space reads at most "
+                          f"{limits.max_rows:,} rows per upload: upload the first "
+                          f"{limits.max_rows:,} rows, or run `blindspot run` locally on the "
+                          "whole file")
     return UploadedTable(path, name, dataset, guess_roles(list(dataset.column_names)))
 
 
@@ -201,11 +239,12 @@ def check_upload(table: UploadedTable, protocol: str, chosen: Mapping[str, str |
     return UPLOAD_CHECKS.get(protocol, _gold_upload)(table, chosen, options or {})
 
 
-def read_results(path: str | Path, name: str | None = None) -> dict[str, Any]:
+def read_results(path: str | Path, name: str | None = None,
+                 limits: SpaceLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """A rank-protocol ``results.json`` upload as a dict, or an :class:`UploadError`."""
     from blindspot.report.schema import SCHEMA_VERSION
 
-    path = check_file(path, name, suffixes=(".json",))
+    path = check_file(path, name, suffixes=(".json",), limits=limits)
     name = name or path.name
     try:
         results = json.loads(path.read_text(encoding="utf-8"))

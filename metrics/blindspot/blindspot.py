@@ -85,7 +85,8 @@ Args:
         predictions or references.
     protocol (str): the meta-evaluation protocol, "rank" (default) or another registered one
         (``blindspot.protocols.registry``); its own settings go in ``protocol_options`` (dict)
-        or as further keywords.
+        or as further keywords, checked against the protocol's declared options (a clear
+        ValueError names a bad one and lists the valid ones; ``blindspot protocols`` shows them).
     Further keywords (rank): noise_cap (0.6), tolerance (1e-5), worst_examples (3), levels,
     resources (mlm=, lm=, ngram_corpus=), num_proc, progress, state_dir, chunk_size (with
     ``data=`` a local .jsonl/.parquet file: streamed that many rows at a time, same results).

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, matrix_csv_rows, matrix_html
 from blindspot.space.uploads import UploadError, read_results
 
 
 def collect_runs(session_runs: Sequence[dict[str, Any]], chosen: Sequence[str],
-                 uploads: Sequence[str] | None) -> tuple[list[tuple[str, dict]], list[str]]:
+                 uploads: Sequence[str] | None, limits: SpaceLimits = DEFAULT_LIMITS
+                 ) -> tuple[list[tuple[str, dict]], list[str]]:
     """``(label, results)`` of the ticked session runs and readable uploads, and upload errors."""
     runs, errors = [], []
     for run in session_runs:
@@ -25,7 +27,7 @@ def collect_runs(session_runs: Sequence[dict[str, Any]], chosen: Sequence[str],
             runs.append((run["label"], json.loads(Path(run["results"]).read_text("utf-8"))))
     for path in uploads or []:
         try:
-            runs.append((Path(path).name, read_results(path)))
+            runs.append((Path(path).name, read_results(path, limits=limits)))
         except UploadError as error:
             errors.append(str(error))
     return runs, errors
@@ -60,7 +62,7 @@ def build(context: Any) -> None:
 
     def on_show(runs: list[dict[str, Any]], ticked: list[str], files: list[str] | None,
                 request: gr.Request) -> tuple[str, str, str | None]:
-        picked, problems = collect_runs(runs, ticked or [], files)
+        picked, problems = collect_runs(runs, ticked or [], files, context.limits)
         message = "\n".join(f"**Error:** {p}" for p in problems)
         if not picked:
             return message or "Nothing to compare yet.", matrix_html(blindspot_matrix([])), None

@@ -40,19 +40,26 @@ def _whole(name: str, value: Any, low: int) -> int:
 
 def search_request(data: str, task: str, columns: Mapping[str, str | None] | None, metric: str,
                    panel: Sequence[str], noise_ratio: float, max_calls: Any, max_seconds: Any,
-                   seed: Any, limit: Any, out: Path) -> dict[str, Any]:
-    """The worker's request for a search, checked before any process starts."""
-    from blindspot.runner.metric_spec import resolve_metrics
+                   seed: Any, limit: Any, out: Path | None, allow_hub_models: bool = False
+                   ) -> dict[str, Any]:
+    """The worker's request for a search, checked before any process starts: the target and the
+    panel against the visitor's metric allow-list, the settings against the search protocol's
+    visitor-safe options."""
+    from blindspot.protocols.registry import get_protocol
+    from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
     from blindspot.search.run import SearchSettings
 
     metric = (metric or "").strip()
     if not metric:
         raise ValueError("pick the metric to search against")
+    check_visitor_metric(metric, allow_hub_models)
     target = resolve_metrics(metric)
     if len(target) != 1:
         raise ValueError(f"the search targets one metric; {metric!r} gives "
                          f"{[s.name for s in target]}: name one output, e.g. rouge.rougeL")
     panel = [p for p in dict.fromkeys(panel or []) if p != metric]
+    for member in panel:  # before any scorer is made: a model is never loaded for a bad spec
+        check_visitor_metric(member, allow_hub_models)
     if panel:
         resolve_metrics(panel)
     options = {"noise_ratio": float(noise_ratio), "panel": panel,
@@ -60,10 +67,12 @@ def search_request(data: str, task: str, columns: Mapping[str, str | None] | Non
                "max_seconds": float(max_seconds) if _given(max_seconds) else None,
                "seed": _whole("seed", seed, 0) if _given(seed) else 0,
                "limit": _whole("rows", limit, 1) if _given(limit) else None}
+    options = get_protocol("search").check_options(options, visitor=True,
+                                                   allow_hub_models=allow_hub_models)
     SearchSettings(**{k: v for k, v in options.items() if k != "panel"}).check()
     return {"protocol": "search", "data": data, "task": task,
             "columns": dict(columns) if columns else None, "metrics": [metric],
-            "out": str(out), "options": options}
+            "out": str(out) if out else None, "options": options}
 
 
 def _pct(value: float | None) -> str:
@@ -158,7 +167,7 @@ def build(context: Any) -> None:
     from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
     from blindspot.space.tabs.stress import metric_choices
 
-    workspace, datasets_dir = context.workspace, context.datasets_dir
+    workspace, datasets_dir, limits = context.workspace, context.datasets_dir, context.limits
     choices = metric_choices()
     gr.Markdown("Greedy word edits (deletions, embedding-neighbour replacements) that the target "
                 "metric penalises least, up to the noise ratio; a panel of other metrics scores "
@@ -204,13 +213,15 @@ def build(context: Any) -> None:
         try:
             data, task_used, columns, label = data_source(
                 kind_in, task_in, built_in, upload_in, mapping_of(hyp, ref, src, idc),
-                datasets_dir, workspace.folder(session), "search")
-            folder = workspace.new_run_folder(session)
-            run_request = search_request(data, task_used, columns, metric_in, panel_in,
-                                         noise_in, calls_in, seconds_in, seed_in, limit_in,
-                                         folder)
+                datasets_dir, workspace.folder(session), "search", None, limits)
+            checked = search_request(data, task_used, columns, metric_in, panel_in, noise_in,
+                                     calls_in, seconds_in, seed_in, limit_in, None,
+                                     limits.allow_hub_models)
+            folder = workspace.new_run_folder(session)  # counted only once all is checked
         except (ValueError, KeyError, FileNotFoundError) as error:  # UploadError included
-            raise gr.Error(str(error).strip("'\""), duration=None) from None
+            raise gr.Error(workspace.public(str(error).strip("'\""), session),
+                           duration=None) from None
+        run_request = {**checked, "out": str(folder)}
         progress(0, desc="starting")
         outcome = workspace.run_to_end(session, run_request, folder, ticket, progress)
         if outcome == "stopped":
@@ -223,7 +234,7 @@ def build(context: Any) -> None:
         return (done, summary_markdown(results), examples_html(results),
                 patterns_markdown(results), image, downloads)
 
-    picker.upload.change(lambda path: show_upload(path, "search"), picker.upload,
+    picker.upload.change(lambda path: show_upload(path, "search", None, limits), picker.upload,
                          [picker.status, *picker.mapping])
     wire_run(workspace, run, stop, status, on_run,
              [*picker.inputs, metric, panel, noise, max_calls, max_seconds, seed, limit],

@@ -10,6 +10,12 @@ The run goes through :func:`blindspot.protocols.registry.get_protocol` in its ow
 session's folder; the page shows the verdict table of a rank run or the protocol's own report
 tables, every plot the protocol drew, and the files to download. Only rank runs are offered to
 the compare tab (its blind-spot matrix is rank verdicts).
+
+What a visitor types is checked against allow-lists declared once: the protocol options field
+accepts only the options the protocol marks ``visitor_safe`` (:mod:`blindspot.protocols.options`;
+a file option comes only from the "protocol file" upload), typed metric specs only registered
+metrics with offline models (:func:`blindspot.runner.metric_spec.check_visitor_metric`), and
+uploads only data files within the Space's limits (:mod:`blindspot.space.limits`).
 """
 
 import json
@@ -19,6 +25,7 @@ from typing import Any
 
 from blindspot.space.datapick import data_source
 from blindspot.space.forms import form_for, stress_protocols
+from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 
 LEXICAL_METRICS = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
 MODEL_METRICS = {"bertscore.f1@minilm": "minilm", "gpt_ppl@smollm2": "smollm2"}
@@ -64,6 +71,24 @@ def parse_options(text: str) -> dict[str, Any]:
     return options
 
 
+def visitor_options(protocol: str, text: str, limits: SpaceLimits = DEFAULT_LIMITS
+                    ) -> dict[str, Any]:
+    """The options field read and checked against the protocol's visitor-safe options."""
+    from blindspot.protocols.registry import get_protocol
+
+    return get_protocol(protocol).check_options(parse_options(text), visitor=True,
+                                                allow_hub_models=limits.allow_hub_models)
+
+
+def options_hint(protocol: str) -> str:
+    """The options a visitor may type for ``protocol``, from its declaration."""
+    from blindspot.protocols.registry import get_protocol
+
+    chosen = get_protocol(protocol)
+    lines = [f"- `{s.describe()}`" for s in chosen.options if s.visitor_safe and not s.file]
+    return "Options you can set (key=value per line):\n" + "\n".join(lines) if lines else ""
+
+
 def chosen_metrics(picked: Sequence[str], extra: str) -> list[str]:
     """The ticked metrics plus any typed specs (comma-separated), each once."""
     typed = [m.strip() for m in (extra or "").split(",") if m.strip()]
@@ -74,18 +99,21 @@ def chosen_metrics(picked: Sequence[str], extra: str) -> list[str]:
 
 
 def make_request(protocol: str, data: str, task: str, columns: dict | None,
-                 metrics: list[str], tests: Sequence[str], seeds: list[int], out: Path,
-                 options: dict[str, Any]) -> dict[str, Any]:
+                 metrics: list[str], tests: Sequence[str], seeds: list[int], out: Path | None,
+                 options: dict[str, Any], limits: SpaceLimits = DEFAULT_LIMITS
+                 ) -> dict[str, Any]:
     """The run's request (what the worker gets), checked before any process starts; tests and
-    seeds go in only for protocols that read them (:mod:`blindspot.space.forms`)."""
+    seeds go in only for protocols that read them (:mod:`blindspot.space.forms`). Every metric
+    must be one a visitor may run; ``options`` were checked by :func:`visitor_options`."""
     from blindspot.perturbations.catalogue import suite_tests
     from blindspot.protocols.registry import get_protocol
-    from blindspot.runner.metric_spec import resolve_metrics
+    from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 
     name = get_protocol(protocol).name
     form = form_for(name)
     request: dict[str, Any] = {"protocol": name, "data": data, "task": task, "columns": columns,
-                               "metrics": metrics, "out": str(out), "options": options}
+                               "metrics": metrics, "out": str(out) if out else None,
+                               "options": options}
     if form.tests:
         if not tests:
             raise ValueError("pick at least one test or suite")
@@ -94,12 +122,15 @@ def make_request(protocol: str, data: str, task: str, columns: dict | None,
         request["tests"] = list(tests)
     if form.seeds:
         request["seeds"] = seeds
+    for metric in metrics:
+        check_visitor_metric(metric, limits.allow_hub_models)
     resolve_metrics(metrics)
     return request
 
 
 def protocol_file_option(protocol: str, path: str | None, options: dict[str, Any],
-                         session_dir: Path) -> dict[str, Any]:
+                         session_dir: Path, limits: SpaceLimits = DEFAULT_LIMITS
+                         ) -> dict[str, Any]:
     """``options`` with the protocol's file option set to the kept "protocol file" upload."""
     from blindspot.space.datapick import keep_upload
     from blindspot.space.uploads import check_file
@@ -108,7 +139,7 @@ def protocol_file_option(protocol: str, path: str | None, options: dict[str, Any
     if not path or option is None:
         return options
     name = Path(path).name
-    check_file(path, name)
+    check_file(path, name, limits=limits)
     return {**options, option: str(keep_upload(path, name, session_dir))}
 
 
@@ -190,9 +221,8 @@ def build(context: Any) -> None:
 
     from blindspot.space.controls import run_controls, wire_run
     from blindspot.space.datapick import build_picker, mapping_of, show_upload
-    from blindspot.space.uploads import MAX_UPLOAD_BYTES
 
-    workspace, datasets_dir = context.workspace, context.datasets_dir
+    workspace, datasets_dir, limits = context.workspace, context.datasets_dir, context.limits
 
     with gr.Row():
         with gr.Column():
@@ -207,12 +237,13 @@ def build(context: Any) -> None:
                                        elem_id="stress-protocol")
                 options = gr.Textbox(label="Protocol options (key=value per line)", lines=1,
                                      elem_id="stress-options")
-            hint = gr.Markdown(form_for("rank").hint, elem_id="protocol-hint")
+            hint = gr.Markdown(f"{form_for('rank').hint}\n\n{options_hint('rank')}",
+                               elem_id="protocol-hint")
             tests = gr.Dropdown(test_choices(), value=["truncation"], multiselect=True,
                                 label="Tests and suites", elem_id="stress-tests")
             seeds = gr.Textbox(value="1", label="Seeds (comma-separated)", elem_id="stress-seeds")
             protocol_file = gr.File(label=f"Protocol file (under "
-                                    f"{MAX_UPLOAD_BYTES // 1_000_000} MB)", visible=False,
+                                    f"{limits.max_upload_mb:g} MB)", visible=False,
                                     file_types=[".jsonl", ".csv", ".json", ".parquet"],
                                     elem_id="protocol-file")
     run, stop, status = run_controls("Run stress test", "run-button", "stop-button",
@@ -226,19 +257,20 @@ def build(context: Any) -> None:
     files = gr.File(label="results.json and report", file_count="multiple",
                     elem_id="report-files")
 
-    def options_or_empty(text: str) -> dict[str, Any]:
+    def options_or_empty(protocol_in: str, text: str) -> dict[str, Any]:
         try:
-            return parse_options(text)
+            return visitor_options(protocol_in, text, limits)
         except ValueError:
             return {}
 
     def on_upload(path: str | None, protocol_in: str, options_in: str) -> list[Any]:
-        return show_upload(path, protocol_in, options_or_empty(options_in))
+        return show_upload(path, protocol_in, options_or_empty(protocol_in, options_in), limits)
 
     def on_protocol(protocol_in: str, path: str | None, options_in: str) -> list[Any]:
         form = form_for(protocol_in)
         file_label = f"Protocol file: the {form.file_option} option" if form.file_option else ""
-        return [form.hint, gr.update(visible=form.tests), gr.update(visible=form.seeds),
+        return [f"{form.hint}\n\n{options_hint(protocol_in)}", gr.update(visible=form.tests),
+                gr.update(visible=form.seeds),
                 gr.update(visible=form.mapping),
                 gr.update(visible=form.file_option is not None, label=file_label or None),
                 *on_upload(path, protocol_in, options_in)]
@@ -253,17 +285,19 @@ def build(context: Any) -> None:
         ticket = workspace.ticket(session)
         try:
             session_dir = workspace.folder(session)
-            run_options = protocol_file_option(protocol_in, file_in, parse_options(options_in),
-                                               session_dir)
+            typed = visitor_options(protocol_in, options_in, limits)
+            run_options = protocol_file_option(protocol_in, file_in, typed, session_dir, limits)
             data, task_used, columns, label = data_source(
                 kind_in, task_in, built_in, upload_in, mapping_in, datasets_dir, session_dir,
-                protocol_in, run_options)
+                protocol_in, run_options, limits)
             metrics_in = chosen_metrics(picked, extra_in)
-            folder = workspace.new_run_folder(session)
-            run_request = make_request(protocol_in, data, task_used, columns, metrics_in,
-                                       tests_in, parse_seeds(seeds_in), folder, run_options)
+            checked = make_request(protocol_in, data, task_used, columns, metrics_in, tests_in,
+                                   parse_seeds(seeds_in), None, run_options, limits)
+            folder = workspace.new_run_folder(session)  # counted only once all is checked
         except (ValueError, KeyError, FileNotFoundError) as error:  # UploadError included
-            raise gr.Error(str(error).strip("'\""), duration=None) from None
+            raise gr.Error(workspace.public(str(error).strip("'\""), session),
+                           duration=None) from None
+        run_request = {**checked, "out": str(folder)}
         progress(0, desc="starting")
         outcome = workspace.run_to_end(session, run_request, folder, ticket, progress)
         if outcome == "stopped":  # Stop ended the process; its finished cells stay in its folder
