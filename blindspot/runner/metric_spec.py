@@ -94,11 +94,15 @@ def _model_option(metric: str) -> str | None:
     return cls.model_option if cls is not None else None
 
 
-def _check_known(metric: str) -> None:
+#: What else the CLI and the Python API take besides registered names (never the Space).
+_YOUR_OWN = ("or your own: a function my_metric.py:score, a module folder ./my_module/, a Hub "
+             "module org/name")
+
+
+def _check_known(metric: str, others: str) -> None:
     if metric not in _registered():
         raise ValueError(f"unknown metric {metric!r}; valid metrics: "
-                         f"{', '.join(sorted(_registered()))} (or your own: a function "
-                         "my_metric.py:score, a module folder ./my_module/, a Hub module org/name)")
+                         f"{', '.join(sorted(_registered()))} ({others})")
 
 
 def _scorer_outputs(metric: str, options: Mapping[str, Any]) -> tuple[str, ...]:
@@ -120,7 +124,7 @@ def parse_metric_spec(text: str, options: Mapping[str, Any] | None = None) -> Me
                          "rouge.rougeL or bertscore.f1@minilm")
     chosen = dict(options or {})
     metric = match["metric"]
-    _check_known(metric)
+    _check_known(metric, _YOUR_OWN)
     if match["model"]:
         option = _model_option(metric)
         if option is None:
@@ -154,7 +158,7 @@ def check_visitor_metric(text: str, allow_hub_models: bool = False) -> str:
         raise ValueError(f"bad metric spec {text!r}; write metric[.output][@model] with a "
                          "registered metric name, e.g. rouge.rougeL or bertscore.f1@minilm "
                          "(paths and scripts are not accepted here)")
-    _check_known(match["metric"])
+    _check_known(match["metric"], "paths and scripts are not accepted here")
     model = match["model"]
     if model is None or model.lower() in OFFLINE_MODELS:
         return str(text).strip()
@@ -233,7 +237,7 @@ def load_function(path: Path, function: str, text: str) -> Any:
     return getattr(module, function)
 
 
-def _load_module(text: str, where: str) -> Any:
+def _load_module(text: str, where: str, hint: str = "") -> Any:
     """An evaluate module from a local folder/script or a Hub module id."""
     import evaluate  # lazy: importing evaluate costs seconds, most runs name registered metrics
 
@@ -241,7 +245,7 @@ def _load_module(text: str, where: str) -> Any:
         return evaluate.load(text)
     except Exception as error:  # noqa: BLE001  (evaluate raises many kinds)
         raise ValueError(f"metric {text!r}: could not load it as an evaluate module {where} "
-                         f"({type(error).__name__}: {str(error).strip()[:300]})") from None
+                         f"({type(error).__name__}: {str(error).strip()[:300]}){hint}") from None
 
 
 def custom_spec(text: str) -> MetricSpec | None:
@@ -260,7 +264,9 @@ def custom_spec(text: str) -> MetricSpec | None:
             raise ValueError(f"metric {text!r}: no file or folder {str(path)!r}; give a module "
                              "folder (./my_module/), a module script (my_module.py) or a "
                              "function (my_metric.py:score)")
-        return spec_from_module(_load_module(str(path), "from that path"))
+        hint = (f"; to judge a function in it, write {text}:FUNCTION" if path.suffix == ".py"
+                else "")
+        return spec_from_module(_load_module(str(path), "from that path", hint))
     if _HUB_ID.match(text) and "/" in text:
         return spec_from_module(_load_module(text, "from the Hub (offline? it must be cached)"))
     return None

@@ -206,7 +206,11 @@ class FunctionScorer(Scorer):
         return given
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        values = self.function([i.hypothesis for i in batch], **self._arguments(batch))
+        try:
+            values = self.function([i.hypothesis for i in batch], **self._arguments(batch))
+        except Exception as error:  # noqa: BLE001  (the user's code: any error is reported)
+            raise ValueError(f"metric {self.name!r} raised {type(error).__name__}: "
+                             f"{str(error).strip()[:300]}") from error
         if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
             raise ValueError(f"metric {self.name!r} returned a {type(values).__name__}; it must "
                              f"return a list of {len(batch)} numbers, one per prediction")
