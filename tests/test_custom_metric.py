@@ -14,6 +14,8 @@ import json
 import math
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from statistics import fmean
 
@@ -283,13 +285,13 @@ def test_module_scores_cached_by_its_file(tmp_path: Path,
     script = write_module(tmp_path, "slow")
     folder = f"{script.parent}/"
 
-    def calls(name: str) -> int:
-        run_blindspot("demo", folder, tests="truncation", seeds=[1], progress=False,
+    def calls(name: str, metric: str = folder) -> int:
+        run_blindspot("demo", metric, tests="truncation", seeds=[1], progress=False,
                       state_dir=tmp_path / name)
         return len(log.read_text().splitlines())
 
     first = calls("a")
-    assert calls("b") == first  # same file: served by the cache
+    assert calls("b", str(script)) == first  # the same file as a script: served by the cache
     script.write_text(script.read_text() + "\n# edited\n", encoding="utf-8")
     assert calls("c") > first  # any edit of the module file: scored again
 
@@ -310,3 +312,36 @@ def test_registered_name_wins_over_a_same_named_folder(tmp_path: Path,
     (spec,) = resolve_metrics("chrf")
     assert spec.module is None and spec.name == "chrf.chrf"
     assert os.path.isdir("chrf")
+
+
+# -- the README's example, exactly as written ---------------------------------------------------
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _readme_blocks() -> list[tuple[str, str]]:
+    """The fenced blocks (language, text) of the README's "Test your own metric" section."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Test your own metric", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```(\w+)\n(.*?)```", section, flags=re.DOTALL)
+
+
+def test_readme_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (_, metric), (_, command), (_, table), (_, program), (_, printed) = _readme_blocks()
+    monkeypatch.chdir(tmp_path)
+    assert metric.startswith("# my_metric.py\n")
+    _write(tmp_path, "my_metric.py", metric)
+    args = command.split()
+    assert args[0] == "blindspot"
+    result = runner.invoke(app, args[1:])
+    assert result.exit_code == 0, result.output
+    shown = [line.strip() for line in result.stdout.splitlines()]
+    for line in table.strip().splitlines():
+        assert line.strip() in shown, (line, result.stdout)
+    assert (tmp_path / "my_report" / "report.md").exists()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(README.parent), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == printed
