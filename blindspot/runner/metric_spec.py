@@ -221,12 +221,16 @@ def load_function(path: Path, function: str, text: str) -> Any:
     name = f"blindspot_user_metric_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # so its functions pickle by reference (Ray engine)
+    # importable while it runs (dataclasses look their module up), then not: cloudpickle then
+    # ships its functions by value to engine workers, which cannot import the user's file
+    sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as error:  # noqa: BLE001  (the user's code: any error is reported)
         raise ValueError(f"metric {text!r}: importing {str(path)!r} failed with "
                          f"{type(error).__name__}: {error}; fix the file and run again") from None
+    finally:
+        del sys.modules[name]
     if not hasattr(module, function):
         defined = sorted(n for n, v in vars(module).items()
                          if callable(v) and not n.startswith("_")
