@@ -206,6 +206,8 @@ def test_cli_mixes_function_module_folder_and_names(tmp_path: Path,
                         "NameError: name 'undefined_name' is not defined; fix the file"),
     ("./no_such_module/", "metric './no_such_module/': no file or folder 'no_such_module'"),
     ("my_metric.py", "to judge a function in it, write my_metric.py:FUNCTION"),
+    ("someone/no_such_module", "metric 'someone/no_such_module': could not load it as an "
+                               "evaluate module from the Hub (offline? it must be cached)"),
 ])
 def test_cli_bad_custom_metric_exits_1(spec: str, message: str, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
