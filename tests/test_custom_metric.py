@@ -113,7 +113,7 @@ def test_only_the_arguments_it_takes(tmp_path: Path) -> None:
     def words(predictions):
         return [float(len(p.split())) for p in predictions]
 
-    def compression(predictions, sources=None, **extra):
+    def compression(*, sources=None, predictions, **extra):  # predictions taken by name
         seen.update(extra)
         return [len(p.split()) / len(s.split()) for p, s in zip(predictions, sources)]
 

@@ -122,7 +122,6 @@ class ModuleScorer(Scorer):
 
 #: The inputs a scoring function may take by name, besides the predictions (its first parameter).
 FUNCTION_INPUTS: tuple[str, ...] = ("references", "sources")
-_USES = {"references": "uses_references", "sources": "uses_source"}
 
 
 def is_module(custom: Any) -> bool:
@@ -145,7 +144,8 @@ def _usage(parameter: inspect.Parameter | None, any_keyword: bool) -> str:
 
 def check_function(function: Any, where: str) -> dict[str, str]:
     """How ``function`` takes each input (:data:`FUNCTION_INPUTS`), or a ValueError saying what to
-    change: it must be callable, take the predictions first, and require nothing else."""
+    change: it must be callable, take the predictions (first, or by the name ``predictions``) and
+    require nothing else."""
     if not callable(function):
         raise ValueError(f"metric {where} is a {type(function).__name__}, not a metric; give a "
                          "registered name, a loaded evaluate module or a function "
@@ -157,17 +157,20 @@ def check_function(function: Any, where: str) -> dict[str, str]:
                          "f(predictions, references=None, sources=None)") from None
     positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     any_keyword = any(p.kind is p.VAR_KEYWORD for p in parameters)
-    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
+    by_name = any(p.name == "predictions" for p in parameters)
+    if not by_name and not positional and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
         raise ValueError(f"metric {where} takes no argument; it must take the predictions "
                          "first: f(predictions, references=None, sources=None)")
-    named = {p.name: p for p in parameters[1:] if p.kind is not p.VAR_KEYWORD}
+    first = "predictions" if by_name else (positional[0].name if positional else None)
+    named = {p.name: p for p in parameters if p.kind is not p.VAR_KEYWORD and p.name != first}
     extra = [n for n, p in named.items() if n not in FUNCTION_INPUTS
              and p.kind is not p.VAR_POSITIONAL and p.default is inspect.Parameter.empty]
     if extra:
         raise ValueError(f"metric {where} requires argument {extra[0]!r}, which blindspot does "
                          f"not pass; name its arguments predictions, references=None, "
                          f"sources=None (or give {extra[0]!r} a default)")
-    return {name: _usage(named.get(name), any_keyword) for name in FUNCTION_INPUTS}
+    usage = {name: _usage(named.get(name), any_keyword) for name in FUNCTION_INPUTS}
+    return {**usage, "predictions": "by name" if by_name else "first"}
 
 
 def _row_text(item: ScoreInput) -> str:
@@ -194,6 +197,7 @@ class FunctionScorer(Scorer):
         self.function = function
         self.uses_references = usage["references"]
         self.uses_source = usage["sources"]
+        self.predictions_by_name = usage["predictions"] == "by name"
         self.outputs = (output or "score",)
 
     def _arguments(self, batch: Sequence[ScoreInput]) -> dict[str, Any]:
@@ -207,7 +211,10 @@ class FunctionScorer(Scorer):
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         try:
-            values = self.function([i.hypothesis for i in batch], **self._arguments(batch))
+            predictions = [i.hypothesis for i in batch]
+            values = (self.function(predictions=predictions, **self._arguments(batch))
+                      if self.predictions_by_name else
+                      self.function(predictions, **self._arguments(batch)))
         except Exception as error:  # noqa: BLE001  (the user's code: any error is reported)
             raise ValueError(f"metric {self.name!r} raised {type(error).__name__}: "
                              f"{str(error).strip()[:300]}") from error
