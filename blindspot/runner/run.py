@@ -486,7 +486,7 @@ _RANK_OPTIONS = ("levels", "tolerance", "worst_examples", "bootstrap_seed", "bat
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot").compute`` returns for a one-metric rank run."""
+    """What ``evaluate.load("blindspot/blindspot").compute`` returns for a one-metric rank run."""
     dataset = next(iter(results["datasets"].values()))
     (entry_name, entry), = dataset["metrics"].items()
     tests = entry["tests"]
