@@ -7,7 +7,9 @@ the same.
 The canonical modules cannot be loaded here (offline), so these outputs are the reference.
 
 Part 2: ours against the library each one wraps, on the shared real data (WMT21 de-en, CNN/DM
-with its ten references): sacrebleu, rouge-score, bert_score.
+with its ten references): sacrebleu, rouge-score, bert_score, and ``perplexity`` against the
+documented recipe written with plain transformers (the canonical examples need gpt2, which is
+not available offline).
 """
 
 from __future__ import annotations
@@ -281,3 +283,32 @@ def test_our_modules_combine_like_any_module(wmt) -> None:
     assert out["chrf_score"] == sacrebleu.corpus_chrf(hyps, [refs]).score
     assert out["ter_score"] == sacrebleu.corpus_ter(hyps, [refs]).score
     assert out["bleu"] == _module("bleu").compute(predictions=hyps, references=refs)["bleu"]
+
+
+def _perplexity_by_hand(text: str, add_start_token: bool) -> float:
+    """The documented recipe with plain transformers, one text at a time: ids without special
+    tokens, BOS in front when asked, exp of the mean cross-entropy of every token after the
+    first."""
+    import torch
+
+    from blindspot.models import load_causal_lm
+
+    tokenizer, model = load_causal_lm("smollm2")
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    ids = ([tokenizer.bos_token_id] if add_start_token else []) + ids
+    with torch.no_grad():
+        logits = model(torch.tensor([ids])).logits[0, :-1]
+    loss = torch.nn.functional.cross_entropy(logits, torch.tensor(ids[1:]))
+    return float(torch.exp(loss))
+
+
+@pytest.mark.parametrize("add_start_token", [True, False])
+def test_perplexity_equals_the_documented_recipe_on_wmt21(wmt, add_start_token: bool) -> None:
+    texts = wmt["hyp"][:6]
+    out = _module("perplexity").compute(model_id="smollm2", predictions=texts, batch_size=4,
+                                        add_start_token=add_start_token)
+    want = [_perplexity_by_hand(t, add_start_token) for t in texts]
+    assert list(out) == ["perplexities", "mean_perplexity"]
+    assert np.allclose(out["perplexities"], want, rtol=1e-4)
+    assert out["mean_perplexity"] == pytest.approx(float(np.mean(want)), rel=1e-4)
+    assert all(p > 1 for p in want)
