@@ -79,8 +79,9 @@ def _modules_root(dynamic_modules_path: str | os.PathLike[str] | None) -> Path:
 
 
 def install_modules(dynamic_modules_path: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Register every metric module under our namespace in evaluate's modules cache (after
-    removing the copies older versions wrote under canonical names); returns the scripts written."""
+    """Register every metric module under our namespace in evaluate's modules cache, replacing
+    our earlier versions there and removing the copies older blindspot versions wrote under
+    canonical names; returns the scripts written."""
     root = _modules_root(dynamic_modules_path)
     remove_stale_modules(root)
     written = []
@@ -89,6 +90,9 @@ def install_modules(dynamic_modules_path: str | os.PathLike[str] | None = None) 
         digest = hashlib.sha256(script.read_bytes()).hexdigest()
         named = root / "metrics" / f"{NAMESPACE}--{folder.name}"
         _touch_init(named)
+        for old in named.iterdir():  # our earlier versions of the script: derived, replaced
+            if old.name != digest and old.is_dir() and (old / MARKER).is_file():
+                shutil.rmtree(old)
         _touch_init(named / digest)
         target = named / digest / script.name
         shutil.copyfile(script, target)

@@ -55,6 +55,19 @@ def test_registering_twice_keeps_one_copy_per_version(tmp_path: Path) -> None:
     assert first == second
 
 
+def test_a_new_version_replaces_ours_and_nothing_else(tmp_path: Path) -> None:
+    chrf = next(p for p in install_modules(tmp_path / "m") if p.stem == "chrf")
+    named = chrf.parent.parent
+    older = named / ("0" * 64)  # an earlier version of our script, with our marker
+    shutil.copytree(chrf.parent, older)
+    foreign = named / ("1" * 64)  # a version without our marker: not ours to remove
+    foreign.mkdir()
+    (foreign / "chrf.py").write_text("# someone else's\n", encoding="utf-8")
+    again = install_modules(tmp_path / "m")
+    assert chrf in again and chrf.is_file()
+    assert not older.exists() and (foreign / "chrf.py").is_file()
+
+
 def test_unknown_module_name() -> None:
     with pytest.raises(ValueError, match="unknown metric module 'nope'.*rouge"):
         module_path("nope")
