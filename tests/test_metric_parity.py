@@ -7,7 +7,8 @@ the same.
 The canonical modules cannot be loaded here (offline), so these outputs are the reference.
 
 Part 2: ours against the library each one wraps, on the shared real data (WMT21 de-en, CNN/DM
-with its ten references): sacrebleu, rouge-score, bert_score, and ``perplexity`` against the
+with its ten references; WikiText for MAUVE): sacrebleu, rouge-score, bert_score, mauve-text, and
+``perplexity`` against the
 documented recipe written with plain transformers (the canonical examples need gpt2, which is
 not available offline).
 """
@@ -114,6 +115,9 @@ CANONICAL_EXAMPLES: dict[str, Example] = {
     # left out: the card's "hello goodbye" vs "goodbye" example prints rouge1 [0.5, 0.0] (0.25
     # aggregated), which is that row's precision; rouge-score itself, and so the canonical
     # module's code, gives the F-measure 2/3 there
+    # mauve: its documented out.mauve == 1.0 for two identical sets of two texts is not what
+    # mauve-text 0.4.0 computes for them (two buckets: 0.75, under any feature model; the
+    # canonical doctest is skipped); ours is tested against mauve-text itself below
     # the canonical call says lang="en" (roberta-large, not available offline): the printed
     # [1.0, 1.0] holds for identical texts under any encoder, so the offline MiniLM stands in
     "bertscore": Example("bertscore", {"predictions": ["hello there", "general kenobi"],
@@ -312,3 +316,22 @@ def test_perplexity_equals_the_documented_recipe_on_wmt21(wmt, add_start_token: 
     assert np.allclose(out["perplexities"], want, rtol=1e-4)
     assert out["mean_perplexity"] == pytest.approx(float(np.mean(want)), rel=1e-4)
     assert all(p > 1 for p in want)
+
+
+def test_mauve_equals_mauve_text_on_wikitext_features() -> None:
+    """Texts featurized here (MiniLM, cut at 64 tokens) give what mauve-text's compute_mauve
+    gives on the same features written out with plain transformers, P = predictions."""
+    import mauve
+    from test_metric_mauve import direct_features, wikitext
+
+    golds, refs = wikitext(40)
+    out = _module("mauve").compute(predictions=golds, references=refs,
+                                   featurize_model_name="minilm", max_text_length=64,
+                                   verbose=False)
+    expected = mauve.compute_mauve(p_features=direct_features("minilm", golds, 64),
+                                   q_features=direct_features("minilm", refs, 64))
+    assert out.num_buckets == expected.num_buckets == 4
+    assert out.mauve == pytest.approx(expected.mauve, abs=1e-9)
+    assert out.frontier_integral == pytest.approx(expected.frontier_integral, abs=1e-9)
+    assert np.allclose(out.p_hist, expected.p_hist) and np.allclose(out.q_hist, expected.q_hist)
+    assert 0 < out.mauve < 1
