@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import bert_score
@@ -160,7 +161,8 @@ def test_canonical_documented_example(case: str) -> None:
 def wmt() -> dict[str, list]:
     rows = wmt21_rows(200)
     return {"hyp": [r["systems"]["Online-B"] for r in rows],
-            "ref": [r["reference"] for r in rows], "gold": [r["gold"] for r in rows]}
+            "ref": [r["reference"] for r in rows], "gold": [r["gold"] for r in rows],
+            "src": [r["source"] for r in rows]}
 
 
 def test_sacrebleu_chrf_ter_equal_sacrebleu_on_wmt21_with_two_references(wmt) -> None:
@@ -335,3 +337,23 @@ def test_mauve_equals_mauve_text_on_wikitext_features() -> None:
     assert out.frontier_integral == pytest.approx(expected.frontier_integral, abs=1e-9)
     assert np.allclose(out.p_hist, expected.p_hist) and np.allclose(out.q_hist, expected.q_hist)
     assert 0 < out.mauve < 1
+
+
+def test_comet_equals_unbabel_comet_on_wmt21(wmt, tmp_path) -> None:
+    """A COMET model folder (tiny, random weights: the values mean nothing, the parity does)
+    through ``model=``: scores and mean_score are unbabel-comet's predict()."""
+    from blindspot.scorers.comet_score import import_comet
+    from blindspot.tiny_models import tiny_comet
+
+    folder = tiny_comet(tmp_path / "comet")
+    rows = {key: values[:12] for key, values in wmt.items()}
+    out = _module("comet").compute(sources=rows["src"], predictions=rows["hyp"],
+                                   references=rows["ref"], model=folder, gpus=0)
+    model = import_comet().load_from_checkpoint(str(Path(folder) / "checkpoints" / "model.ckpt"))
+    direct = model.predict([{"src": s, "mt": h, "ref": r} for s, h, r in
+                            zip(rows["src"], rows["hyp"], rows["ref"])], batch_size=8, gpus=0,
+                           progress_bar=False)
+    assert list(out) == ["mean_score", "scores"]
+    assert np.allclose(out["scores"], direct.scores, atol=1e-5)
+    assert out["mean_score"] == pytest.approx(direct.system_score, abs=1e-5)
+    assert len({round(x, 6) for x in out["scores"]}) > 1  # the inputs really reach the model

@@ -90,10 +90,11 @@ class ScorerMetric(evaluate.Metric):
         return {**result, **truncation_report(scorer, predictions, references)}
 
     def scorer_rows(self, predictions: list[str], references: list[Any] | None,
-                    **options: Any) -> dict[str, list[float]]:
+                    sources: list[str] | None = None, **options: Any) -> dict[str, list[float]]:
         """Per-row scores of this module's scorer with ``options`` (deduplicated and cached): what
         a blind-spot run judges, for the modules whose own default is a corpus score."""
-        return score_rows(get_scorer(self.scorer_name, **options), predictions, references)
+        return score_rows(get_scorer(self.scorer_name, **options), predictions, references,
+                          sources)
 
 
 def truncation_report(scorer: Any, predictions: list[str],
