@@ -357,3 +357,45 @@ def test_comet_equals_unbabel_comet_on_wmt21(wmt, tmp_path) -> None:
     assert np.allclose(out["scores"], direct.scores, atol=1e-5)
     assert out["mean_score"] == pytest.approx(direct.system_score, abs=1e-5)
     assert len({round(x, 6) for x in out["scores"]}) > 1  # the inputs really reach the model
+
+
+def test_bleurt_equals_bleurt_pytorch_on_wmt21(wmt, tmp_path) -> None:
+    """A bleurt-pytorch folder (tiny, random weights) through ``model=``: one score per row,
+    the regression logit of [CLS] reference [SEP] candidate [SEP]."""
+    import torch
+    from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
+
+    from blindspot.tiny_models import tiny_bleurt
+
+    folder = tiny_bleurt(tmp_path / "bleurt")
+    hyps, refs = wmt["hyp"][:12], wmt["ref"][:12]
+    out = _module("bleurt").compute(predictions=hyps, references=refs, model=folder)
+    tokenizer = BleurtTokenizer.from_pretrained(folder)
+    model = BleurtForSequenceClassification.from_pretrained(folder).eval()
+    with torch.no_grad():
+        direct = [model(**tokenizer([r], [h], truncation=True, max_length=512,
+                                    return_tensors="pt")).logits.item()
+                  for h, r in zip(hyps, refs)]
+    assert list(out) == ["scores"]
+    assert np.allclose(out["scores"], direct, atol=1e-5)
+    assert len({round(x, 6) for x in out["scores"]}) > 1
+
+
+def test_bleurt_configurations_name_the_canonical_checkpoints() -> None:
+    bleurt = _module_script("bleurt")
+    assert bleurt.checkpoint("default") == ("lucadiliello/bleurt-base-128", 128)
+    assert bleurt.checkpoint("BLEURT-20-d12") == ("lucadiliello/BLEURT-20-D12", 512)
+    assert bleurt.checkpoint("bleurt-large-512") == ("lucadiliello/bleurt-large-512", 512)
+    with pytest.raises(KeyError, match="bleurt-base-128"):
+        bleurt.checkpoint("bleurt-huge")
+
+
+def _module_script(name: str) -> Any:
+    """The module script itself, for its helper functions."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "metrics" / name / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"parity_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
