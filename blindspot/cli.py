@@ -13,19 +13,16 @@ from rich.table import Table
 
 from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
                                    SOURCE_COLUMN)
+from blindspot.errors import BlindspotInputError
+from blindspot.exit_codes import EPILOG, BlindspotGroup, ended_in_error, fail, run_exit_code
 from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(cls=BlindspotGroup, add_completion=False, no_args_is_help=True,
                   help="Stress tests that find the blind spots of text-generation metrics.")
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.
 console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
-
-
-def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
 
 
 def _parse_seeds(text: str) -> list[int]:
@@ -34,7 +31,7 @@ def _parse_seeds(text: str) -> list[int]:
     try:
         return parse_seeds(text)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
 
 
 def _resources(mlm: str | None, lm: str | None, ngram_corpus: str | None) -> dict[str, Any]:
@@ -53,7 +50,7 @@ def list_tests(task: Optional[str] = typer.Option(None, help="only tests the pap
     try:
         entries = list_perturbations(task)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     if as_json:
         console.print_json(json.dumps(entries))
         return
@@ -100,7 +97,7 @@ def perturb(
                                   num_proc=num_proc, task=task, **resources)
         else:
             if level is not None:
-                _fail("--level applies to a single test; a suite runs at the paper levels")
+                fail("--level applies to a single test; a suite runs at the paper levels")
             chosen = [seed] if seed is not None else _parse_seeds(seeds)
             out, plan = run_suite(ds, test, task, chosen, column=column, id_column=id_column,
                                   source_column=source_column, resources=resources,
@@ -108,8 +105,10 @@ def perturb(
             for name, why in plan.skipped.items():
                 err.print(f"[yellow]skipped[/] {name}: {why}")
         write_table(out, output)
+    except BlindspotInputError as error:  # the perturbations know the row, we know the file
+        fail(str(error.in_file(input)))
     except (ValueError, KeyError, FileNotFoundError) as error:
-        _fail(str(error).strip("'\""))
+        fail(str(error).strip("'\""))
     console.print(f"wrote {out.num_rows} rows to {output}")
 
 
@@ -130,7 +129,7 @@ def _parse_options(items: list[str]) -> dict[str, dict[str, Any]]:
         name, sep, value = item.partition("=")
         metric, dot, key = name.partition(".")
         if not (sep and dot and metric and key):
-            _fail(f"--option {item!r} must look like metric.key=value, e.g. bertscore.idf=true")
+            fail(f"--option {item!r} must look like metric.key=value, e.g. bertscore.idf=true")
         options.setdefault(metric, {})[key] = _json_or_text(value)
     return options
 
@@ -145,7 +144,7 @@ def _json_or_text(value: str) -> Any:
         return value
 
 
-@app.command()
+@app.command(epilog=EPILOG)
 def run(
     data: list[str] = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'; "
                                    "repeat for several datasets"),
@@ -194,7 +193,7 @@ def run(
                **_parse_settings(protocol_option)}
     if chunk_size is not None:
         if protocol != "rank":
-            _fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
+            fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
         options["chunk_size"] = chunk_size
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
@@ -205,16 +204,23 @@ def run(
 
 
 def _run_job(protocol: str, out: Path, **request: Any) -> None:
-    """Run a protocol on a request, print its summary and where the report is."""
+    """Run a protocol on a request, print its summary and where the report is, and exit with
+    the run's exit code (:func:`blindspot.exit_codes.run_exit_code`)."""
     from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
     try:
         chosen = get_protocol(protocol)
         results = chosen.run(ProtocolRequest(out=out, **request))
     except (ValueError, KeyError, FileNotFoundError) as error:
-        _fail(str(error).strip("'\""))
+        fail(str(error).strip("'\""))
     chosen.summarise(results, console)
     console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+    code = run_exit_code(results)
+    if code:
+        errored = ended_in_error(results)
+        typer.echo(f"{len(errored)} ended in error ({', '.join(errored[:5])}"
+                   f"{', ...' if len(errored) > 5 else ''}); exit status {int(code)}", err=True)
+    raise typer.Exit(code=code)
 
 
 def _engine_settings(engine: str, address: str | None, actors: int | None,
@@ -232,7 +238,7 @@ def _parse_settings(items: list[str]) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not (sep and key.strip()):
-            _fail(f"--protocol-option {item!r} must look like key=value")
+            fail(f"--protocol-option {item!r} must look like key=value")
         settings[key.strip()] = _json_or_text(value)
     return settings
 

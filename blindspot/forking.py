@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import sys
 from multiprocessing.context import BaseContext
+from typing import Any
 
 #: processes that started (or imported this module) on their own: their torch pool is sound
 _FRESH_PIDS = {os.getpid()}
@@ -27,6 +28,17 @@ _FRESH_PIDS = {os.getpid()}
 def worker_context() -> BaseContext:
     """``fork`` on Linux, else ``spawn``: the context worker pools are made with."""
     return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+
+
+def check_num_proc(num_proc: Any) -> int | None:
+    """``num_proc`` as a number of worker processes (None: this process only), or a clear
+    error for zero, a negative number or anything but a whole number."""
+    if num_proc is None:
+        return None
+    if isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1:
+        raise ValueError(f"--num-proc (num_proc) must be a whole number of worker processes, "
+                         f"at least 1, or left out to work in this process; got {num_proc!r}")
+    return num_proc
 
 
 def single_thread_after_fork(load_torch: bool = True) -> None:
@@ -44,4 +56,4 @@ def single_thread_after_fork(load_torch: bool = True) -> None:
     _FRESH_PIDS.add(pid)
 
 
-__all__ = ["single_thread_after_fork", "worker_context"]
+__all__ = ["check_num_proc", "single_thread_after_fork", "worker_context"]

@@ -16,16 +16,13 @@ from typing import Optional
 
 import typer
 
+from blindspot.exit_codes import fail
+
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
 EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
                    ".output, @model and =base_system are optional; e.g. gpt_ppl@smollm2=smollm2 "
                    "is metric gpt_ppl with option model=smollm2, whose base model is the "
                    "generator system 'smollm2'; ter ranks lowest first")
-
-
-def _fail(message: str) -> None:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, bold=True, err=True)
-    raise typer.Exit(code=2)
 
 
 def write_outputs(result: dict, table: str, out: Path) -> list[Path]:
@@ -64,7 +61,7 @@ def self_bias(
                              references_column, source_column)
         result = matrix_for_systems(systems, specs, progress=True)
     except (ValueError, FileNotFoundError) as error:
-        _fail(str(error))
+        fail(str(error))
     table = format_matrix(result)
     typer.echo(table)
     if out is not None:

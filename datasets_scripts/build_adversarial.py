@@ -30,6 +30,8 @@ from blindspot.datasets_scripts.gold_sources import (
     BLINDSPOT_CITATION, GoldDataMissingError, GoldSource, describe_sources, get_gold_source,
     hub_offline, is_gold_source, load_gold,
 )
+from blindspot.errors import BlindspotInputError
+from blindspot.exit_codes import ExitCode
 from blindspot.seeding import parse_seeds
 
 #: Bumped when the folder layout or the card's meaning changes.
@@ -288,7 +290,7 @@ def build_adversarial_dataset(
     version = check_version(version)
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    seeds = [int(s) for s in seeds]
+    seeds = parse_seeds(seeds, "seeds")
     if isinstance(gold, str) and gold == "demo":
         given, roles = _demo_input(task)
         column = roles.get("hypothesis", column)
@@ -698,9 +700,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             source_column=args.source_column, version=args.version, name=args.name,
             num_proc=args.num_proc, data_dir=args.data_dir, limit=args.limit,
             license=args.license, progress=True)
+    except BlindspotInputError as error:  # the perturbations know the row, we know the file
+        print(f"error: {error.in_file(args.data)}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     except (ValueError, TypeError, KeyError, FileNotFoundError, GoldDataMissingError) as error:
         print(f"error: {str(error).strip(chr(39) + chr(34))}", file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
     print(f"adversarial dataset {record['name']} {record['full_version']}: "
           f"{len(record['configs'])} configs + gold, written to {folder.resolve()}")

@@ -47,6 +47,7 @@ from blindspot.datasets_scripts.build_adversarial import (
     size_category, software_versions, write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
+from blindspot.exit_codes import ExitCode
 from blindspot.parsing import ParsedText
 
 LAYOUT = "blindspot-menli-adversarial/1"
@@ -458,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             number_paraphrase=not args.no_number_paraphrase, license=args.license)
     except (ValueError, TypeError, KeyError, FileNotFoundError, GoldDataMissingError) as error:
         print(f"error: {str(error).strip(chr(39) + chr(34))}", file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
     counts = ", ".join(f"{a['error']} {a['rows']}" for a in record["attacks"])
     print(f"MENLI-style set {record['name']} {record['full_version']}: {counts}; written to "

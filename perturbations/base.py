@@ -8,7 +8,6 @@ and the output columns ``perturbed, applied, noise_ratio, perturbation, level, s
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from abc import ABC, abstractmethod
@@ -18,7 +17,7 @@ from typing import Any, ClassVar
 
 from blindspot.noise import noise_ratio
 from blindspot.parsing import ParsedText, get_parser
-from blindspot.seeding import row_rng
+from blindspot.seeding import row_rng, text_row_id
 
 Level = float | int | str
 
@@ -163,11 +162,6 @@ class Result:
                 "level": self.level, "seed": self.seed}
 
 
-def text_row_id(text: str | None) -> str:
-    """A row id from the text itself, for data without an id column (order-independent)."""
-    return "sha1:" + hashlib.sha1((text or "").encode("utf-8")).hexdigest()
-
-
 def is_usable_text(text: Any) -> bool:
     return isinstance(text, str) and bool(text.strip())
 
@@ -249,7 +243,11 @@ class Perturbation(ABC):
     def apply_rows(self, texts: Sequence[Any], row_ids: Sequence[Any], level: Level, seed: int,
                    sources: Sequence[Any] | None = None,
                    parses: Sequence[ParsedText | None] | None = None) -> dict[str, list[Any]]:
-        """Perturb a batch; returns the output columns, one value per input row, in order."""
+        """Perturb a batch; returns the output columns, one value per input row, in order.
+
+        Each row's randomness comes from (seed, test, level, its text) alone
+        (:mod:`blindspot.seeding`); ``row_ids`` only name the rows.
+        """
         typed = self.check_level(level)
         lvl = level_str(typed)
         swap = self.is_swap(typed)
@@ -264,7 +262,7 @@ class Perturbation(ABC):
             if usable[i]:
                 row = Row(text, row_ids[i], parses[i] if parses is not None else None,
                           sources[i] if sources is not None else None)
-                out = self.perturb(row, typed, row_rng(seed, self.name, lvl, row_ids[i]))
+                out = self.perturb(row, typed, row_rng(seed, self.name, lvl, text))
             applied = out is not None and out != text
             perturbed = out if applied else text
             columns["perturbed"].append(perturbed)
@@ -277,7 +275,8 @@ class Perturbation(ABC):
 
     def apply(self, text: str, level: Level, seed: int = 1, row_id: Any = None,
               source: str | None = None) -> Result:
-        """Perturb one text; ``row_id`` defaults to a hash of the text."""
+        """Perturb one text (the same output as that text's row in any batch); ``row_id``, which
+        defaults to a hash of the text, names the row and does not change the noise."""
         rid = text_row_id(text) if row_id is None else row_id
         cols = self.apply_rows([text], [rid], level, seed, sources=[source])
         return Result(**{k: v[0] for k, v in cols.items()})

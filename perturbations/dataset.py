@@ -17,8 +17,10 @@ from typing import Any
 import pyarrow as pa
 from datasets.table import InMemoryTable
 
-from blindspot.forking import single_thread_after_fork, worker_context
+from blindspot.errors import check_text_column
+from blindspot.forking import check_num_proc, single_thread_after_fork, worker_context
 from blindspot.parsing import ParsedText, get_parser
+from blindspot.seeding import parse_seeds
 from blindspot.perturbations.base import (
     OUTPUT_COLUMNS, REGISTRY, Level, Perturbation, canonical_name, canonical_task, is_usable_text,
     text_row_id,
@@ -39,6 +41,17 @@ def _check_columns(column_names: Sequence[str], column: str, source_column: str 
     if clash:
         raise ValueError(f"the data already has output column(s) {clash}; rename or remove them "
                          f"(e.g. ds.remove_columns({clash}))")
+
+
+def check_inputs(ds: Any, column: str, source_column: str | None, num_proc: int | None) -> None:
+    """Everything about the data and settings checked before any work: the columns exist, the
+    text and source columns hold text in every row (a null or a number is refused, naming the
+    rows, never passed through), ``num_proc`` is a number of processes."""
+    _check_columns(ds.column_names, column, source_column)
+    for name in (column, source_column):
+        if name:
+            check_text_column(ds, name)
+    check_num_proc(num_proc)
 
 
 def column_values(ds: Any, name: str) -> list[Any]:
@@ -73,7 +86,7 @@ def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str
     ``task`` selects a test's task variant (e.g. open-ended sentence switching keeps the last
     sentence); ``resources`` are what the test needs (``mlm=``, ``lm=``, ``ngram_corpus=``...).
     """
-    _check_columns(ds.column_names, column, source_column)
+    check_inputs(ds, column, source_column, num_proc)
     perturbation = build_perturbation(test, column_values(ds, column) if "pool" in
                                       REGISTRY[canonical_name(test)].requires else None,
                                       resources, task)
@@ -110,8 +123,7 @@ def plan_suite(tests: str | Sequence[str], task: str, seeds: Sequence[int] = DEF
     """The cells of a suite at the task's paper levels; deterministic tests run with one seed."""
     task = canonical_task(task)
     available = {k for k, v in (resources or {}).items() if v is not None}
-    if not seeds:
-        raise ValueError("seeds is empty; give at least one seed")
+    seeds = parse_seeds(seeds, "seeds")
     items: list[SuiteItem] = []
     skipped: dict[str, str] = {}
     for name in suite_tests(tests, task):
@@ -255,7 +267,7 @@ def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summ
                   num_proc: int | None = None) -> SuiteJob:
     """Plan a suite, build its tests, check every level and parse the texts once (in
     ``num_proc`` processes)."""
-    _check_columns(ds.column_names, column, source_column)
+    check_inputs(ds, column, source_column, num_proc)
     task = canonical_task(task)
     plan = plan_suite(tests, task, seeds, levels, resources, has_source=bool(source_column))
     texts = column_values(ds, column)

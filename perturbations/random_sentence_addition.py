@@ -3,8 +3,8 @@
 perturbations of adding text append random words / phrases / sentences").
 
 A sentence drawn uniformly from the other gold texts of the dataset (the ``pool``; candidates
-built as in ``sentence_replacement``: deduplicated, sorted, at least three words, never a
-sentence the text already has) is appended after a space, so the text keeps all its content and
+by ``sentence_replacement.build_candidates`` with ``whole_only``: deduplicated, sorted, at least
+three words, never a sentence the text already has) is appended after a space, so the text keeps all its content and
 gains spurious information.
 """
 
@@ -39,7 +39,8 @@ class RandomSentenceAddition(Perturbation):
         return self._candidates
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
-        extra = draw_sentence(rng, self.candidates(), {row.text.strip()})
+        own = row.text.strip()
+        extra = draw_sentence(rng, self.candidates(), lambda s: s != own)
         if extra is None or extra in row.text:
             return None
         return row.text.rstrip() + " " + extra

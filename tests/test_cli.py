@@ -80,7 +80,7 @@ def test_suite_without_model_skips_with_notice(gold_file: Path, tmp_path: Path) 
 ])
 def test_clear_errors(gold_file: Path, tmp_path: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["perturb", str(gold_file), "-o", str(tmp_path / "o.jsonl"), *args])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert message in " ".join(result.output.split())
 
 
@@ -89,13 +89,13 @@ def test_unreadable_and_missing_files(tmp_path: Path) -> None:
     bad.write_text("{not json\n")
     result = runner.invoke(app, ["perturb", str(bad), "--test", "truncation", "--level", "0.1",
                                  "-o", str(tmp_path / "o.jsonl")])
-    assert result.exit_code == 2 and "could not read" in result.output
+    assert result.exit_code == 1 and "bad.jsonl, line 1: not valid JSON" in result.output
     result = runner.invoke(app, ["perturb", str(tmp_path / "none.csv"), "--test", "truncation",
                                  "--level", "0.1", "-o", str(tmp_path / "o.jsonl")])
-    assert result.exit_code == 2 and "not found" in result.output
+    assert result.exit_code == 1 and "not found" in result.output
     result = runner.invoke(app, ["perturb", str(bad.with_suffix(".txt")), "--test", "truncation",
                                  "--level", "0.1", "-o", str(tmp_path / "o.jsonl")])
-    assert result.exit_code == 2 and "unsupported file type" in result.output
+    assert result.exit_code == 1 and "unsupported file type" in result.output
 
 
 def test_missing_id_column_uses_text_hash(tmp_path: Path) -> None:
@@ -157,5 +157,5 @@ def test_run_writes_a_report_with_column_mapping(tmp_path: Path) -> None:
 def test_run_clear_errors(gold_file: Path, tmp_path: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["run", "--data", str(gold_file), "--out", str(tmp_path / "r"),
                                  *args])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert message in " ".join(result.output.split())

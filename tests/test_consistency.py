@@ -129,45 +129,55 @@ def test_replacement_uses_only_sentences_not_in_the_text():
                    "She went to the office in Boston. The cat sat on the mat."}
 
 
-def test_replacement_keeps_at_least_one_sentence_and_never_repeats_a_candidate():
+def test_replacement_replaces_min_k_n_sentences_as_the_release_does():
+    """The release replaces min(K, n) sentences: every one of a two-sentence text at K = 2, a
+    one-sentence text whole at K = 1 (the spec kept one gold sentence; the release wins)."""
     test = make("sentence_replacement")
     for seed in range(1, 6):
         out = sentences(test.apply(TWO, 2, seed=seed).perturbed)
-        assert len(out) == 2 and len(set(out)) == 2
-        assert sum(s in sentences(TWO) for s in out) == 1
-        assert all(s in sentences(TWO) or s in test.candidates for s in out)
+        assert len(out) == 2 and all(s in test.candidates and s not in TWO for s in out)
+    alone = test.apply("She went to the office.", 1, seed=1)
+    assert alone.applied and alone.perturbed in test.candidates
 
 
-def test_replacement_candidates_are_sorted_deduplicated_and_whole():
+def test_replacement_candidates_are_every_pool_sentence_sorted():
     test = make("sentence_replacement")
     assert test.candidates == ("Anna likes cake.", "Dogs bark at night.", "Dogs bark loudly.",
-                               "It rained all day long.", "The cat sat on the mat.")
-    shuffled = make("sentence_replacement", pool=list(reversed(POOL)) + POOL)
+                               "It rained all day long.", "S.", "The cat sat on the mat.")
+    # a sentence found in two pool texts is drawn twice as often, as in the release
+    assert make("sentence_replacement", pool=POOL + POOL[:1]).candidates.count(
+        "The cat sat on the mat.") == 2
+    shuffled = make("sentence_replacement", pool=list(reversed(POOL)))
     for seed in range(1, 4):
         assert shuffled.apply(FIVE, 2, seed=seed) == test.apply(FIVE, 2, seed=seed)
 
 
+def test_a_candidate_may_fill_two_places_and_never_occurs_in_the_text():
+    # one candidate is not in TWO: both sentences get it (the release checks the draw against
+    # the original text only)
+    out = make("sentence_replacement", pool=["The cat sat on the mat.", TWO]).apply(TWO, 2)
+    assert out.perturbed == "The cat sat on the mat. The cat sat on the mat."
+    # TWO's own sentences occur in TWO, so they are never drawn: "Cows moo." always is
+    test = make("sentence_replacement", pool=[TWO, "Cows moo."])
+    assert {test.apply(TWO, 1, seed=s).perturbed.count("Cows moo.") for s in range(1, 6)} == {1}
+
+
 def test_open_ended_replacement_keeps_the_last_sentence():
-    pool = POOL + ["Trains run late. Snow covers the hills.", FIVE]
+    pool = ["Trains run late. Snow covers the hills.", "The cat sat on the mat.", FIVE]
     test = make("sentence_replacement", task="open_ended", pool=pool)
     for seed in range(1, 6):
         out = test.apply(FIVE, 6, seed=seed).perturbed
         new = sentences(out)
         assert new[-1] == "Rain falls down." and len(new) == 5
-        assert not set(new[:-1]) & set(sentences(FIVE)) and len(set(new)) == 5
+        assert not set(new[:-1]) & set(sentences(FIVE))
     out = make("sentence_replacement", task="open_ended").apply(TWO, 2).perturbed
-    assert sentences(out)[-1] == sentences(TWO)[-1] and sentences(out)[0] in POOL[2]
-
-
-def test_replacement_stops_when_the_candidates_run_out():
-    test = make("sentence_replacement", task="open_ended")  # 3 candidates not in FIVE
-    new = sentences(test.apply(FIVE, 6).perturbed)
-    assert sum(s not in sentences(FIVE) for s in new) == 3 and new[-1] == "Rain falls down."
+    assert sentences(out)[-1] == sentences(TWO)[-1] and sentences(out)[0] not in TWO
 
 
 def test_replacement_without_candidates_or_sentences_is_not_applied():
-    assert not make("sentence_replacement", pool=["Short one."]).apply(TWO, 1).applied
-    assert not make("sentence_replacement").apply("She went to the office.", 1).applied
+    assert not make("sentence_replacement", pool=[TWO]).apply(TWO, 1).applied
+    assert not make("sentence_replacement", task="open_ended").apply(
+        "She went to the office.", 1).applied
 
 
 # -- negation --------------------------------------------------------------------------------
@@ -216,13 +226,27 @@ def test_negation_is_deterministic_and_p_half_is_per_sentence():
 # -- generic named entity --------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, generic", [
-    ("She went to the office in Boston.", "She went to the office in a place."),
-    ("Boston is big. I bought a Apple phone.", "A place is big. I bought an organization phone."),
-    ("The United States and Apple CEO Tim Cook met Obama.",
-     "The place and an organization CEO person met a person."),
+    # an article is drawn between "some" and "a"/"an"
+    ("She went to the office in Boston.",
+     {"She went to the office in a place.", "She went to the office in some place."}),
+    # none after a noun ("boss"); capitalised at the sentence start
+    ("Chelsea boss Jose Mourinho smiled.",
+     {"An organization boss person smiled.", "Some organization boss person smiled."}),
+    # "the" before an entity that stands as a whole word is dropped; a new article is drawn
+    ("He spoke to the BBC about Google.",
+     {f"He spoke to {a} organization about {b} organization." for a in ("an", "some")
+      for b in ("an", "some")}),
+    # "the" before "BBC's" is kept, and then no article is added
+    ("We met the BBC's reporter in Paris.",
+     {"We met the organization's reporter in a place.",
+      "We met the organization's reporter in some place."}),
+    # the entity just replaced is a noun by then: no article after it
+    ("Airbus A380 jets fly far.",
+     {"An organization product jets fly far.", "Some organization product jets fly far."}),
 ])
-def test_generic_named_entity_at_p1(text, generic):
-    assert make("generic_named_entity").apply(text, 1.0).perturbed == generic
+def test_generic_named_entity_at_p1_follows_the_release(text, generic):
+    test = make("generic_named_entity")
+    assert {test.apply(text, 1.0, seed=s).perturbed for s in range(1, 25)} == generic
 
 
 def test_generic_named_entity_ignores_other_labels():
@@ -231,13 +255,14 @@ def test_generic_named_entity_ignores_other_labels():
 
 def test_generic_named_entity_at_p_half_replaces_each_entity_or_not():
     text = "Obama went to Boston. Then Merkel visited Paris on Monday."
-    choices = [("Obama", "A person"), ("Boston", "a place"), ("Merkel", "a person"),
-               ("Paris", "a place")]
+    choices = [("Obama", ("A person", "Some person")), ("Boston", ("a place", "some place")),
+               ("Merkel", ("a person", "some person")), ("Paris", ("a place", "some place"))]
+    options = [[name, *generics] for name, generics in choices]
     allowed = set()
-    for keep in product((True, False), repeat=4):
+    for picked in product(*options):
         out = text
-        for kept, (name, generic) in zip(keep, choices):
-            out = out if kept else out.replace(name, generic)
+        for (name, _), new in zip(choices, picked):
+            out = out.replace(name, new)
         allowed.add(out)
     outs = {make("generic_named_entity").apply(text, 0.5, seed=s).perturbed for s in range(1, 9)}
     assert outs <= allowed and len(outs) > 2

@@ -195,10 +195,10 @@ def test_missing_gold_file_offline_says_where_to_put_it(tmp_path: Path,
     assert "BLINDSPOT_DATA" in message
     code = ba.main(["--data", "wmt21", "--data-dir", str(tmp_path), "--out",
                     str(tmp_path / "x")])
-    assert code == 2
+    assert code == 1
     err = capsys.readouterr().err
     assert "wmt21_de_en_translation.jsonl" in err and "Traceback" not in err
-    assert ba.main(["--data", str(tmp_path / "nope.jsonl"), "--task", "sum"]) == 2
+    assert ba.main(["--data", str(tmp_path / "nope.jsonl"), "--task", "sum"]) == 1
     assert "not found" in capsys.readouterr().err
 
 

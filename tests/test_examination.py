@@ -114,7 +114,7 @@ def test_word_drop_is_token_drop_at_the_paper_intensities() -> None:
         assert out.noise_ratio == pytest.approx((11 - left) / 11)
         # token_drop's function on the row's own stream
         assert out.perturbed == drop_words(PAPER, level, row_rng(3, "word_drop", f"{level:g}",
-                                                                 "r"))
+                                                                 PAPER))
         words = iter(PAPER.split())
         assert all(w in words for w in out.perturbed.split())  # an in-order subsequence
 

@@ -159,3 +159,29 @@ def test_monotonicity_rule() -> None:
     assert verdicts["capped"]["passed"] is None
     assert fr.monotonicity([gold, _point("truncation", "0.1", 0.1, 0.2)])["truncation"]["paper"] \
         == "fail"
+
+
+def test_release_comparison_uses_the_wider_seed_range() -> None:
+    row = {"test": "local_swap", "level": "0.3", "noise_ratio": 0.20, "rouge_l": 0.26,
+           "noise_ratio_per_seed": {1: 0.19, 2: 0.21}, "rouge_l_per_seed": {1: 0.259, 2: 0.261}}
+    release = {("local_swap", "0.3"): {"noise": (0.16, 0.17, 0.18), "rouge_l": (0.25, 0.27)}}
+    (entry,) = fr.release_comparison([_point("gold", "-", 0.0, 0.3), row], release)
+    # noise: ours 0.20, theirs 0.17, ranges 0.02 and 0.02 -> |0.03| > 0.02: outside seed noise
+    assert entry["noise"]["release"] == pytest.approx(0.17)
+    assert entry["noise"]["diff"] == pytest.approx(0.03)
+    assert entry["noise"]["seed_range"] == pytest.approx(0.02)
+    assert entry["noise"]["within_noise"] is False
+    # ROUGE-L: ours 0.26, theirs 0.26, their range 0.02 -> within
+    assert entry["rouge_l"]["within_noise"] is True
+    assert "NO (noise)" in fr.format_release_comparison([entry])
+    # a (test, level) the release has no figures for is left out
+    assert fr.release_comparison([{**row, "level": "0.9"}], release) == []
+
+
+def test_release_figures_cover_the_aligned_tests_at_their_paper_levels() -> None:
+    from blindspot.perturbations.base import level_str
+
+    for name in ("local_swap", "middle_swap", "sentence_replacement", "generic_named_entity"):
+        levels = {level_str(x) for x in REGISTRY[name].levels["summarization"]}
+        assert {lv for t, lv in fr.RELEASE_FIGURES if t == name} == levels
+    assert all(len(f["noise"]) == len(f["rouge_l"]) == 5 for f in fr.RELEASE_FIGURES.values())

@@ -143,4 +143,4 @@ def test_cli_builds_the_folder(tmp_path, capsys):
     assert result.exit_code == 0, result.output
     assert "typo 5" in result.output and (out / "README.md").is_file()
     bad = CliRunner().invoke(app, ["build-menli", "--data", "nope.jsonl", "--out", str(out)])
-    assert bad.exit_code == 2
+    assert bad.exit_code == 1

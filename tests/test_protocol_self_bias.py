@@ -328,5 +328,5 @@ def test_cli_errors_exit_2_with_the_message(tmp_path: Path, extra: list[str], me
     data = tmp_path / "outputs.jsonl"
     data.write_text(json.dumps({"system": "a", "hypothesis": "x y"}) + "\n", encoding="utf-8")
     result = CliRunner().invoke(cli_app(), ["self-bias", str(data), *extra])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert message in result.output

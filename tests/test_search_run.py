@@ -167,7 +167,7 @@ def test_cli_end_to_end(wmt_file: Path, chrf_run: dict, tmp_path: Path) -> None:
 def test_cli_bad_metric(wmt_file: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["search", "--data", str(wmt_file), "--metric", "nope",
                                       "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "unknown metric" in result.output
+    assert result.exit_code == 1 and "unknown metric" in result.output
 
 
 def test_search_protocol(wmt_file: Path, chrf_run: dict) -> None:

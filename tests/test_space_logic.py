@@ -92,7 +92,7 @@ def test_broken_csv_is_a_readable_error_without_the_server_path(tmp_path: Path) 
     with pytest.raises(UploadError) as info:
         read_upload(path)
     message = str(info.value)
-    assert message.startswith("could not read broken.csv as csv")
+    assert message.startswith("broken.csv: could not be read as csv")
     assert "quote fields" in message and str(tmp_path) not in message
 
 

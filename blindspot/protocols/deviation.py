@@ -368,7 +368,7 @@ def run_deviation(request: Any) -> dict[str, Any]:
     specs = resolve_metrics(request.metrics, request.metric_options)
     gold = load_gold_data(single_data("deviation", request.data), task, request.columns,
                           request.split)
-    seeds = [int(s) for s in request.seeds] or [1]
+    seeds = list(request.seeds)
     resources = {k: v for k, v in dict(request.resources or {}).items() if v is not None}
     cases = build_cases(templates, gold, seeds, resources, request.progress)
     rows = gold.dataset.num_rows

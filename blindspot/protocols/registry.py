@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blindspot.seeding import parse_seeds
+
 
 @dataclass
 class ProtocolRequest:
@@ -39,6 +41,9 @@ class ProtocolRequest:
     num_proc: int | None = None
     progress: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:  # one meaning of seeds for every protocol and caller
+        self.seeds = parse_seeds(self.seeds, "seeds")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot.errors import check_text_column, check_text_list
 from blindspot.io import FORMATS, read_table
 
 ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
@@ -23,6 +24,18 @@ ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
     "source": ("source", "src"),
     "id": ("id",),
 }
+#: The roles whose columns must hold text in every row: role -> whether a row may hold a list
+#: of texts (several references).
+TEXT_ROLES: dict[str, bool] = {"hypothesis": False, "references": True, "source": False}
+
+
+def check_role_texts(columns: Mapping[str, list[Any]], roles: Mapping[str, str | None],
+                     file: str, first_row: int = 1) -> None:
+    """Refuse rows (plain lists: a streamed chunk) whose text roles hold no text."""
+    for role, lists in TEXT_ROLES.items():
+        if roles.get(role):
+            check_text_list(columns[roles[role]], roles[role], allow_lists=lists,
+                            first_row=first_row, file=file)
 
 
 @dataclass
@@ -50,6 +63,13 @@ class GoldData:
         """The distinct columns a run reads (one column may serve two roles: the examination
         paper scores each impaired text against its own original, references = hypothesis)."""
         return list(dict.fromkeys(c for c in self.columns.values() if c))
+
+    def check_texts(self) -> None:
+        """Refuse data whose text roles hold a number or a null in any row (once per column)."""
+        for role, lists in TEXT_ROLES.items():
+            if self.columns.get(role):
+                check_text_column(self.dataset, self.columns[role], allow_lists=lists,
+                                  file=self.name)
 
     def fingerprint(self) -> str:
         """A hash of exactly the columns a run reads, so a changed input never reuses state."""
@@ -123,8 +143,11 @@ def resolve_columns(dataset: Any, columns: Mapping[str, str | None] | None = Non
 
 def load_gold_data(data: Any, task: str, columns: Mapping[str, str | None] | None = None,
                    split: str = "test", name: str | None = None) -> GoldData:
-    """Load ``data`` and resolve its columns; an empty dataset is an error, not an empty report."""
+    """Load ``data`` and resolve its columns; an empty dataset or a text role holding anything
+    but text is an error before any work, not an empty or partial report."""
     shown, dataset = load_source(data, task, split)
     if dataset.num_rows == 0:
         raise ValueError(f"dataset {shown!r} has no rows; nothing to perturb or score")
-    return GoldData(name or shown, dataset, resolve_columns(dataset, columns))
+    gold = GoldData(name or shown, dataset, resolve_columns(dataset, columns))
+    gold.check_texts()
+    return gold

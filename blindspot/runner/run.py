@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blindspot.forking import check_num_proc
 from blindspot.report.schema import SCHEMA_VERSION
 from blindspot.runner.data import GoldData, load_gold_data
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test, nan_error
@@ -23,6 +24,7 @@ from blindspot.runner.engines import (Engine, ScoreJob, ScorerRecipe, engine_cla
                                       get_engine)
 from blindspot.runner.scorers import reference_corpus
 from blindspot.runner.state import RunState, content_key
+from blindspot.seeding import parse_seeds
 
 DEFAULT_TESTS = "fluency,consistency"
 DEFAULT_SEEDS = (1, 2, 3, 4, 5)
@@ -49,6 +51,9 @@ class RunSettings:
     actors: int | None = None
     gpus_per_actor: float | None = None
     chunk_size: int | None = None  # stream the data this many rows at a time (runner.stream)
+
+    def __post_init__(self) -> None:
+        check_num_proc(self.num_proc)
 
     def judge(self) -> JudgeSettings:
         return JudgeSettings(self.tolerance, self.noise_cap, self.worst_examples,
@@ -410,7 +415,8 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     from blindspot.perturbations.base import canonical_task
     from blindspot.perturbations.catalogue import suite_tests
 
-    config = RunSettings(task=canonical_task(task), tests=tests, seeds=list(seeds), **settings)
+    config = RunSettings(task=canonical_task(task), tests=tests,
+                         seeds=parse_seeds(seeds, "seeds"), **settings)
     specs = resolve_metrics(metrics, metric_options)
     test_names = suite_tests(tests, config.task)
     if not test_names:

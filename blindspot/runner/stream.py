@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from blindspot.io import check_readable, json_rows, unreadable
 from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, nan_message, nan_rows
 from blindspot.runner.judge import worst_candidates
 
@@ -84,36 +85,31 @@ def stream_path(source: Any) -> Path:
         raise ValueError(f"--chunk-size streams a local .jsonl or .parquet file, not {shown!r}; "
                          "convert the data to one (e.g. Dataset.to_json('rows.jsonl')) or run "
                          "without --chunk-size")
-    if not path.is_file():
-        raise FileNotFoundError(f"input file not found: {path}")
+    check_readable(path)
     return path
 
 
 def iter_chunks(path: str | Path, chunk_size: int) -> Iterator[dict[str, list[Any]]]:
     """The file's rows ``chunk_size`` at a time, as columns; never the whole file at once."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"input file not found: {path}")
+    check_readable(path)
     check_chunk_size(chunk_size)
     if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_size):
+        try:
+            table = pq.ParquetFile(path)
+        except Exception as error:  # noqa: BLE001  (any reader error: the file is unreadable)
+            raise unreadable(path, "parquet", error) from error
+        for batch in table.iter_batches(batch_size=chunk_size):
             yield batch.to_pydict()
         return
     rows: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path.name}, line {number}: not JSON ({error.msg}); every "
-                                 "line must be one JSON object") from None
-            if len(rows) == chunk_size:
-                yield _columns(rows)
-                rows = []
+    for row in json_rows(path):
+        rows.append(row)
+        if len(rows) == chunk_size:
+            yield _columns(rows)
+            rows = []
     if rows:
         yield _columns(rows)
 
@@ -278,9 +274,11 @@ class _Chunk:
 
 
 def _chunk_rows(chunk: Mapping[str, list[Any]], roles: Mapping[str, str | None],
-                offset: int) -> _Chunk:
+                offset: int, file: str) -> _Chunk:
     from blindspot.perturbations.base import text_row_id
+    from blindspot.runner.data import check_role_texts
 
+    check_role_texts(chunk, roles, file, first_row=offset + 1)
     texts = chunk[roles["hypothesis"]]
     ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
     return _Chunk(offset, texts, ids, chunk[roles["references"]] if roles["references"] else None,
@@ -413,7 +411,7 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
         with bar:
             for chunk in _chain(first, chunks):
                 fingerprint.add(chunk)
-                part = _chunk_rows(chunk, roles, rows)
+                part = _chunk_rows(chunk, roles, rows, path.name)
                 _stream_chunk(part, plan, perturbations, metrics, spill, settings.num_proc)
                 get_parser().forget()  # the disk cache keeps the parses; memory stays bounded
                 rows += len(part.texts)

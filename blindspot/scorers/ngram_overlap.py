@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.base import ScoreInput, Scorer, declared_options, register_scorer
 
 
 def _reference_streams(inputs: Sequence[ScoreInput]) -> list[list[str]]:
@@ -26,6 +26,13 @@ class _SacrebleuScorer(Scorer):
     metric_class: ClassVar[str]
     default_batch_size = 512
     model_option = None
+
+    @classmethod
+    def option_names(cls) -> list[str] | None:
+        """sacrebleu's own arguments of the metric class (``char_order``, ``lowercase``...)."""
+        import sacrebleu
+
+        return declared_options(getattr(sacrebleu.metrics, cls.metric_class).__init__)
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

@@ -8,6 +8,7 @@ serves what the cache has and batches the rest. A metric never sees the same inp
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -60,6 +61,12 @@ class Scorer(ABC):
 
     def __init__(self, **config: Any) -> None:
         self.config = config
+
+    @classmethod
+    def option_names(cls) -> list[str] | None:
+        """The options this scorer accepts, from its ``__init__`` signature (None: it takes any
+        keyword and checks them itself)."""
+        return declared_options(cls.__init__)
 
     # -- subclass hooks --------------------------------------------------------------------------
 
@@ -124,4 +131,18 @@ def get_scorer(name: str, **config: Any) -> Scorer:
 
     if name not in SCORERS:
         raise ValueError(f"unknown metric {name!r}; valid metrics: {', '.join(sorted(SCORERS))}")
+    accepted = SCORERS[name].option_names()
+    unknown = sorted(set(config) - set(accepted)) if accepted is not None else []
+    if unknown:
+        raise ValueError(f"metric {name!r} has no option {unknown[0]!r}; its options are "
+                         f"{', '.join(accepted) or 'none'} (e.g. --option {name}.KEY=VALUE)")
     return SCORERS[name](**config)
+
+
+def declared_options(function: Any) -> list[str] | None:
+    """The keyword options ``function`` (an ``__init__``) declares; None when it takes any."""
+    parameters = [p for p in inspect.signature(function).parameters.values() if p.name != "self"]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return [p.name for p in parameters
+            if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]

@@ -60,6 +60,9 @@ class ScorerMetric(evaluate.Metric):
         scorer gets ``None``, whose own checks say which argument a configuration needs."""
         cls = self._scorer_class()
         rows = predictions if isinstance(predictions, (list, tuple)) else None
+        if rows is not None and not rows:  # evaluate itself fails (IndexError) on no rows
+            raise ValueError(f"{self.scorer_name}: predictions is empty; give at least one "
+                             "prediction (and as many references)")
         if predictions is not None and cls.uses_references != "none":
             build_inputs(cls, predictions, references, kwargs.get("sources"))
         if cls.uses_references == "none":

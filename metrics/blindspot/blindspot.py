@@ -50,6 +50,7 @@ from typing import Any
 import datasets
 import evaluate
 
+from blindspot.errors import check_text_list
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
 _CITATION = """\
@@ -99,7 +100,12 @@ Returns:
 
 def _rows(predictions: Sequence[Any], references: Sequence[Any] | None,
           sources: Sequence[Any] | None, ids: Sequence[Any] | None) -> datasets.Dataset:
-    """The inputs as one Dataset with conventional column names, checked for equal lengths."""
+    """The inputs as one Dataset with conventional column names, checked for equal lengths
+    and for text in every row (a number or None is named, not converted)."""
+    check_text_list(predictions, "predictions")
+    for argument, values in (("references", references), ("sources", sources)):
+        if values is not None and not isinstance(values, str):
+            check_text_list(values, argument, allow_lists=argument == "references")
     columns: dict[str, list[Any]] = {"gold": list(predictions)}
     given = (("references", "references", references), ("sources", "source", sources),
              ("ids", "id", ids))

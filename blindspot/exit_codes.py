@@ -1,0 +1,95 @@
+"""The exit codes of the ``blindspot`` command and its one way of failing.
+
+The contract (README, "Exit codes"; ``blindspot run --help``):
+
+* 0: the run finished and every test was judged (pass or fail);
+* 1: bad input or a usage error, found before any work (``error: `` and one paragraph on stderr);
+* 2: the run finished, but some tests (or whole metrics) ended in ``error``;
+* 3: reserved for ``--fail-on`` (a test failed when asked to fail on that).
+
+:func:`run_exit_code` is the one place a finished run's results become its exit code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from enum import IntEnum
+from typing import Any, NoReturn
+
+import typer
+from typer._click.exceptions import UsageError  # typer 0.29 vendors click; not re-exported
+from typer.core import TyperGroup
+
+
+class ExitCode(IntEnum):
+    JUDGED = 0
+    BAD_INPUT = 1
+    TESTS_IN_ERROR = 2
+
+
+EPILOG = ("Exit status: 0 every test judged; 1 bad input or usage, found before any work; "
+          "2 the run finished but some tests ended in error.")
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: message`` on stderr (one paragraph, never wrapped) and exit 1."""
+    typer.secho("error: ", fg=typer.colors.RED, bold=True, err=True, nl=False)
+    typer.echo(message, err=True)
+    raise typer.Exit(code=ExitCode.BAD_INPUT)
+
+
+def _entries(found: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    if isinstance(found, Mapping):
+        yield from ((name, entry) for name, entry in found.items() if isinstance(entry, Mapping))
+
+
+def _metric_entries(results: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Every metric entry of a results dict: under ``datasets`` (rank, preference) or at the
+    top (correlation, deviation)."""
+    yield from _entries(results.get("metrics"))
+    for dataset, found in _entries(results.get("datasets")):
+        yield from ((f"{dataset}: {name}", entry) for name, entry in _entries(found.get("metrics")))
+
+
+def ended_in_error(results: Mapping[str, Any]) -> list[str]:
+    """What ended in ``error``: ``"dataset: metric"`` (the metric failed) or
+    ``"dataset: metric / test"`` (one test of it did)."""
+    found = []
+    for name, entry in _metric_entries(results):
+        if entry.get("error"):
+            found.append(name)
+            continue
+        found += [f"{name} / {test}" for test, verdict in (entry.get("tests") or {}).items()
+                  if verdict.get("status") == "error"]
+    return found
+
+
+def run_exit_code(results: Mapping[str, Any]) -> ExitCode:
+    """The exit code of a finished run (issue 18 adds ``--fail-on`` here)."""
+    return ExitCode.TESTS_IN_ERROR if ended_in_error(results) else ExitCode.JUDGED
+
+
+@contextmanager
+def _usage_errors_are_bad_input() -> Iterator[None]:
+    try:
+        yield
+    except UsageError as error:  # click's own code is 2, which here means "tests in error"
+        error.exit_code = ExitCode.BAD_INPUT
+        raise
+
+
+class BlindspotGroup(TyperGroup):
+    """The command group: a usage error (an unknown option, a value of the wrong type) exits 1,
+    as bad input does, so that exit status 2 always means "tests ended in error"."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _usage_errors_are_bad_input():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _usage_errors_are_bad_input():
+            return super().invoke(ctx)
+
+
+__all__ = ["EPILOG", "BlindspotGroup", "ExitCode", "ended_in_error", "fail", "run_exit_code"]
