@@ -14,7 +14,8 @@ from rich.table import Table
 from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
                                    SOURCE_COLUMN)
 from blindspot.errors import BlindspotInputError
-from blindspot.exit_codes import EPILOG, BlindspotGroup, ended_in_error, fail, run_exit_code
+from blindspot.exit_codes import (EPILOG, BlindspotGroup, FailOn, ended_in_error, fail,
+                                  failed_tests, run_exit_code)
 from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
 
@@ -23,6 +24,13 @@ app = typer.Typer(cls=BlindspotGroup, add_completion=False, no_args_is_help=True
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.
 console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
+
+
+#: ``--fail-on``, shared by ``run`` and ``stream``
+FAIL_ON = typer.Option(FailOn.error, "--fail-on", case_sensitive=False,
+                       help="exit 3 when a test fails (fail), or fails beyond the noise "
+                            "(significant: within-noise fails are ignored); error (default): "
+                            "exit 2 only when a test ends in error")
 
 
 def _parse_seeds(text: str) -> list[int]:
@@ -187,6 +195,7 @@ def run(
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
                                              "rank protocol, not resumable"),
+    fail_on: FailOn = FAIL_ON,
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
     options = {**_engine_settings(engine, address, actors, gpus_per_actor),
@@ -195,17 +204,20 @@ def run(
         if protocol != "rank":
             fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
         options["chunk_size"] = chunk_size
+    if fail_on is not FailOn.error and protocol != "rank":
+        fail(f"--fail-on {fail_on.value} gates on the rank protocol's verdicts, not on "
+              f"{protocol!r}; leave it out or use --protocol rank")
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
     _run_job(protocol, out, data=data, metrics=metrics, task=task, tests=tests,
              seeds=_parse_seeds(seeds), columns=columns, split=split,
              metric_options=_parse_options(option), resources=_resources(mlm, lm, ngram_corpus),
-             noise_cap=noise_cap, num_proc=num_proc, options=options)
+             noise_cap=noise_cap, num_proc=num_proc, options=options, fail_on=fail_on)
 
 
-def _run_job(protocol: str, out: Path, **request: Any) -> None:
+def _run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:
     """Run a protocol on a request, print its summary and where the report is, and exit with
-    the run's exit code (:func:`blindspot.exit_codes.run_exit_code`)."""
+    the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
     from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
     try:
@@ -215,12 +227,22 @@ def _run_job(protocol: str, out: Path, **request: Any) -> None:
         fail(str(error).strip("'\""))
     chosen.summarise(results, console)
     console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
-    code = run_exit_code(results)
-    if code:
+    code = run_exit_code(results, fail_on)
+    stopped = failed_tests(results, fail_on)
+    if stopped:
+        kind = "failed beyond the noise" if fail_on is FailOn.significant else "failed"
+        typer.echo(f"--fail-on {fail_on.value}: {len(stopped)} {kind} ({_first(stopped)}); "
+                   f"exit status {int(code)}", err=True)
+    elif code:
         errored = ended_in_error(results)
-        typer.echo(f"{len(errored)} ended in error ({', '.join(errored[:5])}"
-                   f"{', ...' if len(errored) > 5 else ''}); exit status {int(code)}", err=True)
+        typer.echo(f"{len(errored)} ended in error ({_first(errored)}); exit status {int(code)}",
+                   err=True)
     raise typer.Exit(code=code)
+
+
+def _first(names: list[str], shown: int = 5) -> str:
+    """The first ``shown`` names, then ``...`` when there are more."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def _engine_settings(engine: str, address: str | None, actors: int | None,
@@ -261,6 +283,7 @@ def stream(
     lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
+    fail_on: FailOn = FAIL_ON,
 ) -> None:
     """`blindspot run --chunk-size 2000`: the main job on a file of any size, in bounded memory."""
     columns = {"hypothesis": hypothesis_column, "references": references_column,
@@ -268,7 +291,7 @@ def stream(
     _run_job("rank", out, data=[str(data)], metrics=metrics, task=task, tests=tests,
              seeds=_parse_seeds(seeds), columns=columns,
              resources=_resources(None, lm, ngram_corpus), noise_cap=noise_cap,
-             options={"chunk_size": chunk_size})
+             options={"chunk_size": chunk_size}, fail_on=fail_on)
 
 
 @app.command("install-modules")

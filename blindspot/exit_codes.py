@@ -5,16 +5,20 @@ The contract (README, "Exit codes"; ``blindspot run --help``):
 * 0: the run finished and every test was judged (pass or fail);
 * 1: bad input or a usage error, found before any work (``error: `` and one paragraph on stderr);
 * 2: the run finished, but some tests (or whole metrics) ended in ``error``;
-* 3: reserved for ``--fail-on`` (a test failed when asked to fail on that).
+* 3: ``--fail-on fail`` or ``--fail-on significant`` was given and a test failed
+  (``significant``: a fail that is not ``within_noise``); 3 wins over 2, the asked-for condition
+  holds whatever the tests that erred would have said. ``--fail-on error`` is the default: fails
+  alone end with 0.
 
-:func:`run_exit_code` is the one place a finished run's results become its exit code.
+:func:`run_exit_code` is the one place a finished run's results become its exit code;
+:func:`gate` is the same decision as data (``compute()["gate"]``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from enum import IntEnum
+from enum import Enum, IntEnum
 from typing import Any, NoReturn
 
 import typer
@@ -26,10 +30,27 @@ class ExitCode(IntEnum):
     JUDGED = 0
     BAD_INPUT = 1
     TESTS_IN_ERROR = 2
+    TESTS_FAILED = 3
 
+
+class FailOn(str, Enum):
+    """What makes ``blindspot run`` exit 3 (``--fail-on``)."""
+
+    error = "error"  # nothing: only errors end non-zero (2); the default
+    fail = "fail"  # any failed test
+    significant = "significant"  # a failed test beyond the noise (not ``within_noise``)
+
+
+#: which failed tests each ``--fail-on`` stops on, by the test's results entry
+_STOPS_ON: dict[FailOn, Callable[[Mapping[str, Any]], bool]] = {
+    FailOn.error: lambda verdict: False,
+    FailOn.fail: lambda verdict: True,
+    FailOn.significant: lambda verdict: not verdict.get("within_noise"),
+}
 
 EPILOG = ("Exit status: 0 every test judged; 1 bad input or usage, found before any work; "
-          "2 the run finished but some tests ended in error.")
+          "2 the run finished but some tests ended in error; 3 with --fail-on fail|significant, "
+          "a test failed (significant: beyond the noise).")
 
 
 def fail(message: str) -> NoReturn:
@@ -65,9 +86,29 @@ def ended_in_error(results: Mapping[str, Any]) -> list[str]:
     return found
 
 
-def run_exit_code(results: Mapping[str, Any]) -> ExitCode:
-    """The exit code of a finished run (issue 18 adds ``--fail-on`` here)."""
+def failed_tests(results: Mapping[str, Any], fail_on: FailOn | str) -> list[str]:
+    """The failed tests ``--fail-on`` stops on, ``"dataset: metric / test"``: every fail
+    (``fail``), the fails not within noise (``significant``), none (``error``)."""
+    stops = _STOPS_ON[FailOn(fail_on)]
+    return [f"{name} / {test}" for name, entry in _metric_entries(results)
+            for test, verdict in (entry.get("tests") or {}).items()
+            if isinstance(verdict, Mapping) and verdict.get("status") == "fail" and stops(verdict)]
+
+
+def run_exit_code(results: Mapping[str, Any], fail_on: FailOn | str = FailOn.error) -> ExitCode:
+    """The exit code of a finished run under ``--fail-on``."""
+    if failed_tests(results, fail_on):
+        return ExitCode.TESTS_FAILED
     return ExitCode.TESTS_IN_ERROR if ended_in_error(results) else ExitCode.JUDGED
+
+
+def gate(results: Mapping[str, Any]) -> dict[str, Any]:
+    """The run as a CI gate sees it: what erred, what failed (beyond the noise or not) and the
+    exit code each ``--fail-on`` would end with."""
+    return {"errors": ended_in_error(results),
+            "fails": failed_tests(results, FailOn.fail),
+            "significant_fails": failed_tests(results, FailOn.significant),
+            "exit_code": {mode.value: int(run_exit_code(results, mode)) for mode in FailOn}}
 
 
 @contextmanager
@@ -92,4 +133,5 @@ class BlindspotGroup(TyperGroup):
             return super().invoke(ctx)
 
 
-__all__ = ["EPILOG", "BlindspotGroup", "ExitCode", "ended_in_error", "fail", "run_exit_code"]
+__all__ = ["EPILOG", "BlindspotGroup", "ExitCode", "FailOn", "ended_in_error", "fail",
+           "failed_tests", "gate", "run_exit_code"]

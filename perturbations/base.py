@@ -192,6 +192,9 @@ class Perturbation(ABC):
     #: what the test loads on its first row (CheckList, WordNet, word lists), once per process:
     #: a suite keeps such a test on one worker, a streamed run loads it before it forks any
     preloads: ClassVar[tuple[Callable[[], Any], ...]] = ()
+    #: how a metric's scores on this test are judged: a rule registered in
+    #: ``blindspot.protocols.rank.RULES`` (the paper's rule for the test)
+    verdict_rule: ClassVar[str] = "monotone_decrease"
     version: ClassVar[str] = "1.0.0"
 
     def __init__(self, task: str | None = None, **resources: Any) -> None:
@@ -296,7 +299,8 @@ class Perturbation(ABC):
             "levels": {t: [level_str(x) for x in cls.levels.get(t, ())] for t in TASKS},
             "applies_to": [t for t in TASKS if cls.levels.get(t)],
             "level_kind": cls.level_kind.describe(), "deterministic": cls.deterministic,
-            "swap_type": cls.swap, "needs": list(cls.requires)
+            "swap_type": cls.swap, "verdict_rule": cls.verdict_rule,
+            "needs": list(cls.requires)
             + (["source"] if cls.needs_source else []), "version": cls.version,
         }
 

@@ -23,6 +23,8 @@ class CopySource(Perturbation):
     levels = {task: ("-",) for task in ("summarization", "translation", "translation_paragraph")}
     deterministic = True
     needs_source = True
+    #: App. D: a fail when the copy scores at or above gold
+    verdict_rule = "below_gold"
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         return row.source if is_usable_text(row.source) else None

@@ -162,6 +162,8 @@ class FrequentNgram(Perturbation):
     level_kind = NgramLevel()
     levels = {"open_ended": _PAPER_LEVELS}
     requires = ("ngram_corpus",)
+    #: §5.3: the random frequent n-gram sequences must score below gold
+    verdict_rule = "below_gold"
 
     def __init__(self, task: str | None = None, **resources: Any) -> None:
         super().__init__(task, **resources)

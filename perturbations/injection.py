@@ -110,6 +110,8 @@ class Injection(Perturbation):
     level_kind = Choice(_level_ids())
     levels = {"summarization": _PAPER_LEVELS}
     requires = ("pool",)
+    #: §5.2: every valueless injection (and a random other gold) must score below gold
+    verdict_rule = "below_gold"
 
     def __init__(self, task: str | None = None, **resources: Any) -> None:
         if resources.get("pool") is None:

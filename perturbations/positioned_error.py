@@ -101,6 +101,8 @@ class PositionedError(Perturbation):
     level_kind = Choice(LEVELS)
     levels = {"open_ended": LEVELS}
     requires = ("lm",)
+    #: §5.1: an error at every position must cost a significant drop
+    verdict_rule = "per_position_drop"
 
     def __init__(self, task: str | None = None, **resources: Any) -> None:
         super().__init__(task, **resources)

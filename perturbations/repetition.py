@@ -42,6 +42,8 @@ class Repetition(Perturbation):
     levels = {task: _PAPER_LEVELS for task in
               ("summarization", "translation", "translation_paragraph", "open_ended")}
     deterministic = True
+    #: App. E: "a robust metric should give a lower score for Rep-k compared to gold"
+    verdict_rule = "below_gold"
 
     def perturb(self, row: Row, level: int, rng: random.Random) -> str | None:
         return repeat_tail(row.text, level)

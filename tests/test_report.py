@@ -1,8 +1,8 @@
 """Tests of the report renderers: markdown summary and details, plots, HTML page, report folder.
 
 The results are written by hand following ``blindspot/report/schema.py``: one dataset, three
-metrics (one could not run at all) and three tests, so every verdict (pass, fail, error,
-undecided) appears and every expected cell can be worked out by hand.
+metrics (one could not run at all) and three tests, so every verdict (pass, fail, a fail within
+noise, error, undecided) appears and every expected cell can be worked out by hand.
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ def verdict(test: str, category: str, status: str, relative: float | None,
             points: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     """One test result; ``passed`` follows the status as the schema says."""
     passed = {"pass": True, "fail": False}.get(status)
-    result = {"test": test, "category": category, "status": status, "passed": passed,
-              "reason": None, "error": None, "relative_change": relative, "points": points,
+    result = {"test": test, "category": category, "rule": "monotone_decrease",
+              "status": status, "passed": passed, "reason": None, "error": None,
+              "explanation": None, "within_noise": None, "deciding": None,
+              "relative_change": relative, "absolute_change": None, "points": points,
               "per_sample": [], "worst_examples": []}
     result.update(extra)
     return result
@@ -60,9 +62,13 @@ def rouge_tests() -> dict[str, Any]:
         "truncation": verdict(
             "truncation", "fluency", "pass", -12.3,
             [gold, point("0.1", 0.1, 0.45, -10.0), point("0.3", 0.3, 0.4385, -12.3),
-             point("0.9", 0.7, 0.4, -20.0, judged=False)], per_sample=[per_sample]),
+             point("0.9", 0.7, 0.4, -20.0, judged=False)], per_sample=[per_sample],
+            explanation="drops at every step; smallest drop 2.3% of gold from level 0.1 to "
+                        "level 0.3"),
         "negation": verdict("negation", "consistency", "fail", 0.8,
-                            [gold, point("1", 0.05, 0.504, 0.8)], worst_examples=[example]),
+                            [gold, point("1", 0.05, 0.504, 0.8)], worst_examples=[example],
+                            explanation="rises 0.8% of gold from gold to level 1",
+                            within_noise=False),
         "repetition": verdict(
             "repetition", "fluency", "undecided", None,
             [gold, point("0.8", 0.65, 0.49, -2.0, judged=False)],
@@ -79,7 +85,9 @@ def bertscore_tests() -> dict[str, Any]:
         "negation": verdict("negation", "consistency", "pass", -4.26,
                             [gold, point("1", 0.05, 0.8617, -4.26)]),
         "repetition": verdict("repetition", "fluency", "fail", 1.04,
-                              [gold, point("0.2", 0.2, 0.9094, 1.04)]),
+                              [gold, point("0.2", 0.2, 0.9094, 1.04)],
+                              explanation="rises 1.0% of gold from gold to level 0.2",
+                              within_noise=True),
     }
 
 
@@ -127,10 +135,38 @@ def test_summary_table_has_one_row_per_test_and_one_column_per_metric(results) -
     assert lines[start + 2:start + 5] == [
         "| truncation | fluency | ✓ -12.3% | error | error |",
         "| negation | consistency | ✗ +0.8% | ✓ -4.3% | error |",
-        "| repetition | fluency | n/a | ✗ +1.0% | error |",
+        "| repetition | fluency | n/a | ✗\\~ +1.0% | error |",  # ~ escaped: not strikethrough
     ]
     assert lines[start + 5] == ""
-    assert lines[start + 6].startswith("- ✓ pass: the score strictly decreases")
+    assert lines[start + 6:start + 8] == [
+        "- ✓ pass: the test's verdict rule holds (tolerance 1e-05, noise cap 0.6); the rules "
+        "of this run:",
+        "- monotone_decrease: the score strictly decreases as the noise ratio grows, gold "
+        "first, each step by more than the tolerance (only points below the noise cap)."]
+    legend = lines[start + 8:start + 10]
+    assert legend[1].startswith("- ✗\\~ fail within noise:") and "more seeds" in legend[1]
+
+
+def test_verdicts_explain_themselves_and_mark_within_noise_fails(results) -> None:
+    lines = render_markdown(results).splitlines()
+    assert ("Verdict: pass (✓, rule monotone_decrease): drops at every step; smallest drop "
+            "2.3% of gold from level 0.1 to level 0.3.") in lines
+    assert ("Verdict: fail (✗, rule monotone_decrease): rises 0.8% of gold from gold to "
+            "level 1; beyond the noise (significant).") in lines
+    within = [line for line in lines if line.startswith("Verdict: fail") and "level 0.2" in line]
+    assert within == ["Verdict: fail (✗, rule monotone_decrease): rises 1.0% of gold from "
+                      "gold to level 0.2; within the noise: more rows (a larger --data) or more "
+                      "seeds (--seeds, for the random tests) could change it."]
+
+
+def test_a_zero_gold_shows_the_absolute_change(results) -> None:
+    """rep-n on clean text scores 0: a percentage of 0 means nothing, the change is absolute."""
+    rouge = results["datasets"][DATASET]["metrics"]["rouge.rougeL"]["tests"]
+    rouge["negation"].update(relative_change=None, absolute_change=0.0123, points=[
+        point("gold", 0.0, 0.0, 0.0), point("1", 0.05, 0.0123, None)])
+    lines = render_markdown(results).splitlines()
+    assert "| negation | consistency | ✗ Δ+0.0123 | ✓ -4.3% | error |" in lines
+    assert "| 1 | 0.050 ± 0.010 | 0.0123 ± 0.0200 | Δ+0.0123 | 100 | yes |" in lines
 
 
 def test_markdown_run_config_skips_and_metric_errors(results) -> None:
@@ -148,7 +184,7 @@ def test_markdown_run_config_skips_and_metric_errors(results) -> None:
 
 def test_markdown_points_and_per_sample(results) -> None:
     lines = render_markdown(results).splitlines()
-    assert "| level | noise ratio | score | relative change | n | judged |" in lines
+    assert "| level | noise ratio | score | relative change (% of gold) | n | judged |" in lines
     assert "| gold | 0.000 ± 0.000 | 0.5000 ± 0.0100 | +0.0% | 100 | yes |" in lines
     assert "| 0.3 | 0.300 ± 0.010 | 0.4385 ± 0.0200 | -12.3% | 100 | yes |" in lines
     assert ("| 0.9 | 0.700 ± 0.010 | 0.4000 ± 0.0200 | -20.0% | 100 | no (over the noise cap) |"
@@ -195,6 +231,9 @@ def test_figure_error_and_undecided_panels(results) -> None:
     assert "returned NaN" in truncation.axes[1].texts[0].get_text()
     repetition = build_figure(results, DATASET, "repetition")
     assert to_hex(repetition.axes[0].lines[0].get_color()) == COLORS["undecided"]
+    within = repetition.axes[1]  # bertscore's fail within noise: amber, said in the title
+    assert to_hex(within.lines[0].get_color()) == COLORS["fail_within_noise"]
+    assert within.get_title() == "bertscore.f1: FAIL~ (within noise)"
 
 
 def test_points_over_the_noise_cap_are_hollow(results) -> None:
@@ -242,8 +281,11 @@ def test_html_is_self_contained_and_escaped(results, tmp_path: Path) -> None:
     assert page.count("data:image/png;base64,") == 3
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; | a pipe" in page
     assert "<script" not in page and "<link" not in page and "http" not in page
-    assert '<td class="fail">✗ +0.8%</td>' in page
-    assert '<td class="pass">✓ -12.3%</td>' in page
+    assert ('<td class="fail" title="fail (✗, rule monotone_decrease): rises 0.8% of gold from '
+            'gold to level 1; beyond the noise (significant)">✗ +0.8%</td>') in page
+    assert '<td class="fail_within_noise" title="fail (✗, rule monotone_decrease): rises' in page
+    assert '✗~ +1.0%</td>' in page
+    assert '<td class="pass" title="pass (✓, rule monotone_decrease): drops' in page
     assert '<td class="undecided">n/a</td>' in page
     assert '<td class="error">error</td>' in page
     assert "Dataset cnn/dm demo" in page

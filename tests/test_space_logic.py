@@ -135,10 +135,13 @@ def test_results_uploads_are_checked(tmp_path: Path) -> None:
 
 # -- the blind-spot matrix ------------------------------------------------------------------------
 
-def _results(metric: str, verdicts: dict[str, tuple[str, float | None]]) -> dict:
+def _results(metric: str, verdicts: dict[str, tuple[str, float | None]],
+             within_noise: bool | None = None) -> dict:
     tests = {test: {"test": test, "category": "fluency", "status": status,
-                    "relative_change": change} for test, (status, change) in verdicts.items()}
-    return {"schema_version": 1, "protocol": "rank", "datasets": {
+                    "relative_change": change, "within_noise": within_noise,
+                    "explanation": f"{test} explained"}
+             for test, (status, change) in verdicts.items()}
+    return {"schema_version": 2, "protocol": "rank", "datasets": {
         "demo": {"task": "summarization", "rows": 3, "metrics": {
             metric: {"error": None, "tests": tests}}}}}
 
@@ -158,6 +161,21 @@ def test_matrix_puts_tests_in_rows_and_metrics_in_columns() -> None:
                                           "chrf · old.json"]
     page = matrix_html(matrix)
     assert page.count("<tr>") == 1 + 3 + 1 and "1 / 3" in page and 'class="fail"' in page
+
+
+def test_matrix_marks_fails_within_noise_apart() -> None:
+    runs = [("run 1", _results("rouge.rougeL", {"token_drop": ("fail", 1.8)}, within_noise=True)),
+            ("run 2", _results("rouge.rougeL", {"token_drop": ("fail", 4.9)}, within_noise=False))]
+    matrix = blindspot_matrix(runs)
+    (_, _, cells), = matrix.rows
+    assert [(c.status, c.text) for c in cells] == [("fail_within_noise", "✗~ +1.8%"),
+                                                   ("fail", "✗ +4.9%")]
+    assert matrix.failures() == [1, 1]  # a blind spot either way; the mark says how sure
+    page = matrix_html(matrix)
+    assert 'class="fail_within_noise" style="background:#fbe7c6"' in page
+    assert 'title="fail (✗, rule —): token_drop explained; within the noise' in page
+    assert "more seeds (--seeds, for the random tests) could change it" in page
+    assert "more seeds" not in matrix_html(blindspot_matrix(runs[1:]))
 
 
 def test_matrix_of_nothing_says_what_to_do() -> None:
@@ -327,7 +345,8 @@ def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) ->
     # the page's verdict table and legend are the report's: the run's tolerance and noise cap
     html_view, markdown = result_views(direct, folder)
     assert markdown == "" and "<td>truncation</td><td>fluency</td>" in html_view
-    assert "more than 1e-05, judging only points with a noise ratio below 0.6" in html_view
+    assert "(tolerance 1e-05, noise cap 0.6); the rules of this run:" in html_view
+    assert "monotone_decrease: the score strictly decreases" in html_view
     assert 'id="expectations"' not in html_view  # no examination test ran
 
 

@@ -12,8 +12,10 @@ from blindspot.runner import run_blindspot
 from blindspot.runner.stream import iter_chunks
 from engine_support import write_cnndm_gold
 
-# truncation is deterministic (one seed); the others are random and three of them parse
-RUN = dict(task="summarization", tests="truncation,sentence_switching,negation,local_swap",
+# truncation is deterministic (one seed); the others are random and three of them parse;
+# repetition is judged by its own rule (every level below gold, with a bootstrap over rows)
+RUN = dict(task="summarization",
+           tests="truncation,sentence_switching,negation,local_swap,repetition",
            seeds=[1, 2], progress=False)
 SMALL = dict(task="summarization", tests="truncation", seeds=[1], progress=False)
 
@@ -46,9 +48,12 @@ def test_streamed_run_writes_the_in_memory_report_byte_for_byte(
     (dataset,) = whole["datasets"].values()
     assert dataset["rows"] == 40 and dataset["skipped_tests"] == {}
     tests = dataset["metrics"]["chrf.chrf"]["tests"]
-    assert set(tests) == {"truncation", "sentence_switching", "negation", "local_swap"}
+    assert set(tests) == {"truncation", "sentence_switching", "negation", "local_swap",
+                          "repetition"}
     for judged in tests.values():  # what the old streaming command could not give
         assert judged["per_sample"] and len(judged["worst_examples"]) == 3
+        assert judged["explanation"] and judged["deciding"]["ci_low"] is not None
+    assert tests["repetition"]["rule"] == "below_gold"
     # the worst examples come from rows of every chunk, not only the first
     rows = {e["id"]: i for i, e in enumerate(json.loads(line) for line in
                                              gold_file.read_text(encoding="utf-8").splitlines())}

@@ -21,6 +21,7 @@ table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
 td.pass { background: #d8f0d8; } td.fail { background: #f8d4d4; }
+td.fail_within_noise { background: #fbe7c6; }
 td.error { background: #fde3c4; } td.undecided, td.missing { background: #eeeeee; color: #666; }
 img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
@@ -33,16 +34,24 @@ def esc(text: Any) -> str:
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]],
-          classes: Sequence[Sequence[str]] | None = None) -> str:
-    """An HTML table; ``classes`` gives each cell's CSS class (row by row) where wanted."""
+          classes: Sequence[Sequence[str]] | None = None,
+          titles: Sequence[Sequence[str]] | None = None) -> str:
+    """An HTML table; ``classes`` gives each cell's CSS class and ``titles`` its tooltip (row by
+    row) where wanted."""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = []
     for index, row in enumerate(rows):
         row_classes = classes[index] if classes else [""] * len(row)
-        cells = "".join(f'<td class="{esc(c)}">{esc(text)}</td>' if c else f"<td>{esc(text)}</td>"
-                        for text, c in zip(row, row_classes))
+        row_titles = titles[index] if titles else [""] * len(row)
+        cells = "".join(f"<td{_attributes(c, title)}>{esc(text)}</td>"
+                        for text, c, title in zip(row, row_classes, row_titles))
         body.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _attributes(css: str, title: str) -> str:
+    """A cell's class and title attributes, each only when it has one."""
+    return (f' class="{esc(css)}"' if css else "") + (f' title="{esc(title)}"' if title else "")
 
 
 def items(pairs: Sequence[tuple[str, str]]) -> str:
@@ -63,8 +72,9 @@ def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     header = ["test", "category", *data.get("metrics", {})]
     texts = [[row.test, row.category, *(c.text for c in row.cells)] for row in rows]
     classes = [["", "", *(c.status for c in row.cells)] for row in rows]
+    titles = [["", "", *(c.note for c in row.cells)] for row in rows]
     legend = lines_list(views.legend(results))
-    return table(header, texts, classes) + f'<div class="note">{legend}</div>'
+    return table(header, texts, classes, titles) + f'<div class="note">{legend}</div>'
 
 
 def expectations(data: Mapping[str, Any]) -> str:
@@ -111,7 +121,7 @@ def metric_details(metric: str, entry: Mapping[str, Any], result: Mapping[str, A
     if note:
         parts.append(f'<p class="note">{esc(note)}.</p>')
     if result.get("points"):
-        parts.append(table(views.POINT_HEADER, [views.point_row(p) for p in result["points"]]))
+        parts.append(table(views.POINT_HEADER, views.point_rows(result["points"])))
     if result.get("per_sample"):
         parts.append("<p>Per sample:</p>"
                      + lines_list([views.per_sample_line(s) for s in result["per_sample"]]))

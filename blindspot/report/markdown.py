@@ -85,7 +85,7 @@ def metric_details(metric: str, entry: Mapping[str, Any], result: Mapping[str, A
         lines += [f"Note: {escape(note)}.", ""]
     points = result.get("points", [])
     if points:
-        lines += [*table(views.POINT_HEADER, [views.point_row(p) for p in points]), ""]
+        lines += [*table(views.POINT_HEADER, views.point_rows(points)), ""]
     per_sample = result.get("per_sample", [])
     if per_sample:
         lines += ["Per sample:", "", *(f"- {escape(views.per_sample_line(s))}" for s in per_sample),

@@ -19,10 +19,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from blindspot.report.files import atomic_write_bytes, slugify
-from blindspot.report.views import dataset_tests, shorten
+from blindspot.report.views import NOISE_MARK, WITHIN_NOISE, dataset_tests, shorten
 
-COLORS = {"pass": "#2ca02c", "fail": "#d62728", "undecided": "#7f7f7f", "error": "#ff7f0e",
-          "missing": "#7f7f7f"}
+COLORS = {"pass": "#2ca02c", "fail": "#d62728", WITHIN_NOISE: "#d89b00", "undecided": "#7f7f7f",
+          "error": "#ff7f0e", "missing": "#7f7f7f"}
 PANEL_SIZE = (4.2, 3.4)  # inches, per panel
 MAX_COLUMNS = 3
 DPI = 100
@@ -69,6 +69,9 @@ def _noise_cap_line(ax: Axes, points: list[Mapping[str, Any]], noise_cap: Any) -
 def _test_panel(ax: Axes, metric: str, result: Mapping[str, Any], noise_cap: Any) -> None:
     """One metric's panel for one test: its curve, or its error."""
     status = str(result.get("status") or "undecided")
+    title = status.upper()
+    if status == "fail" and result.get("within_noise"):
+        status, title = WITHIN_NOISE, f"FAIL{NOISE_MARK} (within noise)"
     color = COLORS.get(status, COLORS["undecided"])
     if status == "error":
         _message_panel(ax, f"{metric}: ERROR", str(result.get("error") or "error"), color)
@@ -76,7 +79,7 @@ def _test_panel(ax: Axes, metric: str, result: Mapping[str, Any], noise_cap: Any
     points = list(result.get("points", []))
     _curve(ax, points, color)
     _noise_cap_line(ax, points, noise_cap)
-    ax.set_title(f"{metric}: {status.upper()}", color=color, fontsize=9)
+    ax.set_title(f"{metric}: {title}", color=color, fontsize=9)
     ax.set_xlabel("noise ratio", fontsize=8)
     ax.set_ylabel(metric, fontsize=8)
     ax.tick_params(labelsize=7)

@@ -7,7 +7,7 @@ is bumped whenever a field changes meaning or is removed (adding a field does no
 Layout (dict keys keep the run's order: datasets and metrics as given, tests in plan order)::
 
     {
-      "schema_version": 1,
+      "schema_version": 2,
       "protocol": "rank",                  # the registry name (blindspot.protocols.registry)
       "tool": {"name": "blindspot", "version": "0.1.0"},
       "config": {"tests": [...], "seeds": [1, 2, 3, 4, 5], "noise_cap": 0.6,
@@ -28,11 +28,23 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
               "tests": {
                 "<canonical test name>": {
                   "test": "truncation", "category": "fluency",
+                  "rule": "monotone_decrease",    # the verdict rule the test declares
                   "status": "pass" | "fail" | "error" | "undecided",
                   "passed": true | false | null,  # null unless status is pass or fail
                   "reason": null | "why undecided",
                   "error": null | "message (status error)",
-                  "relative_change": -4.2,        # of the noisiest judged point, in percent
+                  "explanation": null | "rises 0.4% of gold from level 0.2 to level 0.3",
+                  "within_noise": null | true | false,   # a fail only: could more rows or
+                                                         # seeds change it?
+                  "deciding": null | {            # the comparison the explanation names
+                    "from": "0.2", "to": "0.3",   # levels ("gold" for the gold point)
+                    "change": 0.003,              # score(to) - score(from), higher = better
+                    "relative_change": 0.4,       # that change in percent of gold (null: gold 0)
+                    "seeds_spread": 0.01,         # the two points' population stds added
+                    "ci_low": .., "ci_high": ..}, # 95% paired bootstrap interval over rows of
+                                                  # the change (null for corpus-level metrics)
+                  "relative_change": -4.2,        # of the rule's headline point, in percent
+                  "absolute_change": -0.02,       # the same point's score minus gold
                   "points": [                     # gold first, then levels by noise ratio
                     {"level": "gold" | "0.1", "noise_ratio": 0.0, "noise_ratio_std": 0.0,
                      "score_mean": .., "score_std": ..,   # mean / population std over seeds
@@ -55,9 +67,22 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
             }}}}
     }
 
-``status``: ``pass``/``fail`` follow the rank protocol (PROTOCOLS.md §1); ``undecided`` when the
-test cannot be judged (e.g. no level below the noise cap, ``reason`` says why); ``error`` when the
-metric failed or returned NaN on the test's rows (``error`` says what) -- never a pass.
+``status``: ``pass``/``fail`` follow the test's verdict ``rule``
+(:data:`blindspot.protocols.rank.RULES`): ``monotone_decrease``, the rank protocol (PROTOCOLS.md
+§1) over the points below the noise cap; ``below_gold``, every level scores below gold whatever its
+noise ratio (copy-source, injection, repetition, frequent n-gram); ``per_position_drop``, every
+level drops below gold beyond the noise (positioned error). ``undecided`` when the test cannot be
+judged (e.g. no level below the noise cap, ``reason`` says why); ``error`` when the metric failed
+or returned NaN on the test's rows (``error`` says what) -- never a pass.
+``explanation``: for a pass or fail, one sentence naming the deciding comparison (the smallest
+drop of a pass, the largest rise of a fail), in percent of the gold score, or absolute where the
+gold score is 0. ``within_noise`` (fails only, null otherwise): every failing comparison lies
+inside the seeds' spread or its paired bootstrap interval over rows contains 0: ``change ±
+seeds_spread`` or ``[ci_low, ci_high]`` holds both a drop (below ``-tolerance``) and no drop
+(``low < -tolerance <= high``), so more rows or seeds could change the verdict.
+``relative_change`` / ``absolute_change``: of the rule's headline point -- the noisiest judged
+point for ``monotone_decrease``, the deciding level for the rules that compare each level with
+gold. ``judged`` is false only for points a capped rule left out.
 ``expectations``: the examination paper's expected behaviours of the metric
 (:mod:`blindspot.protocols.expectations` says how each is decided); absent when none of its tests
 ran. ``level`` is always a string (the perturbation's level as written by ``level_str``).
@@ -67,7 +92,16 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: What changed in each version (the newest last).
+CHANGELOG = {
+    1: "first version",
+    2: "each test's verdict follows the rule its perturbation declares (new field `rule`; the "
+       "targeted tests compare each level with gold, all levels judged, so `relative_change` is "
+       "the rule's headline point, no longer always the noisiest); new fields `explanation`, "
+       "`within_noise`, `deciding` and `absolute_change` (issue 18)",
+}
 STATUSES = ("pass", "fail", "error", "undecided")
 
 

@@ -12,21 +12,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from blindspot.protocols.rank import RULES
+
 MISSING = "—"
 SYMBOLS = {"pass": "✓", "fail": "✗"}
+#: a fail whose deciding comparison lies within the noise (``within_noise``): its cell status
+#: (a CSS class) and the mark after ✗
+WITHIN_NOISE = "fail_within_noise"
+NOISE_MARK = "~"
+#: how to get a firmer verdict, said wherever a within-noise fail is shown
+FIRMER = ("more rows (a larger --data) or more seeds (--seeds, for the random tests) could "
+          "change it")
 EXAMPLE_CHARS = 200
 
-POINT_HEADER = ("level", "noise ratio", "score", "relative change", "n", "judged")
+POINT_HEADER = ("level", "noise ratio", "score", "relative change (% of gold)", "n", "judged")
 EXAMPLE_HEADER = ("id", "level", "seed", "gold score", "perturbed score", "difference",
                   "gold", "perturbed")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One summary cell: its status (a CSS class in HTML) and its text."""
+    """One summary cell: its status (a CSS class in HTML), its text and, for a verdict, the
+    sentence that explains it (a tooltip in HTML)."""
 
     status: str
     text: str
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,14 @@ def plus_minus(mean: float | None, std: float | None, decimals: int = 4) -> str:
 def percent(value: float | None) -> str:
     """A relative change already in percent, signed, one decimal: ``-12.3%``."""
     return MISSING if value is None else f"{value:+.1f}%"
+
+
+def change(relative: float | None, absolute: float | None) -> str:
+    """A change against gold: in percent (``-12.3%``), or absolute (``Δ+0.0123``) where the
+    gold score is 0 and a percentage means nothing."""
+    if relative is None and absolute is not None:
+        return f"Δ{absolute:+.4g}"
+    return percent(relative)
 
 
 def fraction(value: float | None) -> str:
@@ -115,15 +134,29 @@ def dataset_items(data: Mapping[str, Any]) -> list[tuple[str, str]]:
             ("fingerprint", compact(data.get("fingerprint"))), ("columns", columns or MISSING)]
 
 
+def run_rules(results: Mapping[str, Any]) -> list[str]:
+    """The verdict rules the run's tests were judged by, in first-seen order."""
+    rules: dict[str, None] = {}
+    for data in results.get("datasets", {}).values():
+        for entry in data.get("metrics", {}).values():
+            rules.update(dict.fromkeys(r["rule"] for r in entry.get("tests", {}).values()
+                                       if r.get("rule") in RULES))
+    return list(rules)
+
+
 def legend(results: Mapping[str, Any]) -> list[str]:
-    """What the summary cells mean, with the run's tolerance and noise cap."""
+    """What the summary cells mean: the rules the run used, with its tolerance and noise cap."""
     config = results.get("config", {})
     cap, tolerance = compact(config.get("noise_cap")), compact(config.get("tolerance"))
-    return [f"✓ pass: the score strictly decreases as the noise ratio grows (each step by more "
-            f"than {tolerance}, judging only points with a noise ratio below {cap}).",
-            "✗ fail: some step does not lower the score.",
-            "The percentage is the relative change of the score at the noisiest judged point "
-            "against the gold score.",
+    rules = [f"{rule}: {RULES[rule].description}." for rule in run_rules(results)]
+    return [f"✓ pass: the test's verdict rule holds (tolerance {tolerance}, noise cap {cap})"
+            + ("; the rules of this run:" if rules else "."), *rules,
+            "✗ fail: the rule does not hold; the details name the deciding step.",
+            f"✗{NOISE_MARK} fail within noise: the deciding step lies inside the seeds' spread "
+            f"or its bootstrap interval over rows contains 0; {FIRMER}.",
+            "The percentage is the relative change (in % of the gold score) of the point the "
+            "rule shows: the noisiest judged point of a curve, the deciding level of a "
+            "comparison with gold; Δ: the absolute change, where the gold score is 0.",
             "error: the metric failed or returned NaN on the test's rows.",
             "n/a: undecided, the test could not be judged (the details say why).",
             f"{MISSING}: the metric did not run this test."]
@@ -149,14 +182,18 @@ def test_category(data: Mapping[str, Any], test: str) -> str:
 
 
 def verdict_cell(result: Mapping[str, Any] | None, metric_error: str | None = None) -> Cell:
-    """One summary cell: ``✓ -12.3%``, ``✗ +0.8%``, ``error``, ``n/a`` (undecided)."""
+    """One summary cell: ``✓ -12.3%``, ``✗ +0.8%``, ``✗~ +0.1%`` (a fail within noise),
+    ``error``, ``n/a`` (undecided)."""
     if result is None:
         return Cell("error", "error") if metric_error else Cell("missing", MISSING)
     status = result.get("status")
     if status in SYMBOLS:
-        change = result.get("relative_change")
-        suffix = "" if change is None else " " + percent(change)
-        return Cell(status, SYMBOLS[status] + suffix)
+        shown = change(result.get("relative_change"), result.get("absolute_change"))
+        suffix = "" if shown == MISSING else " " + shown
+        note = verdict_line(result)
+        if status == "fail" and result.get("within_noise"):
+            return Cell(WITHIN_NOISE, SYMBOLS[status] + NOISE_MARK + suffix, note)
+        return Cell(status, SYMBOLS[status] + suffix, note)
     if status == "error":
         return Cell("error", "error")
     return Cell("undecided", "n/a")
@@ -194,8 +231,13 @@ def verdict_line(result: Mapping[str, Any]) -> str:
     """One sentence with the verdict and, where there is one, why."""
     status = result.get("status", MISSING)
     if status in SYMBOLS:
-        return (f"{status} ({SYMBOLS[status]}): relative change "
-                f"{percent(result.get('relative_change'))} at the noisiest judged point")
+        rule = result.get("rule", MISSING)
+        why = result.get("explanation") or (f"relative change "
+                                            f"{percent(result.get('relative_change'))}")
+        line = f"{status} ({SYMBOLS[status]}, rule {rule}): {why}"
+        noise = {True: f"; within the noise: {FIRMER}",
+                 False: "; beyond the noise (significant)"}
+        return line + noise.get(result.get("within_noise"), "")
     if status == "error":
         return f"error: {result.get('error') or 'no message'}"
     return f"undecided: {result.get('reason') or 'no reason given'}"
@@ -208,15 +250,24 @@ def direction_note(entry: Mapping[str, Any]) -> str | None:
     return "lower is better for this metric: its scores were negated before judging"
 
 
-def point_row(point: Mapping[str, Any]) -> list[str]:
-    """One curve point: level, noise ratio ± std, score ± std, relative change, n, judged."""
+def point_row(point: Mapping[str, Any], gold: float | None = None) -> list[str]:
+    """One curve point: level, noise ratio ± std, score ± std, relative change (absolute
+    against ``gold`` where the gold score is 0), n, judged."""
     judged = "yes" if point.get("judged", True) else "no (over the noise cap)"
     n = point.get("n")
+    mean = point.get("score_mean")
+    absolute = mean - gold if gold == 0 and mean is not None else None
     return [str(point.get("level", MISSING)),
             plus_minus(point.get("noise_ratio"), point.get("noise_ratio_std"), 3),
-            plus_minus(point.get("score_mean"), point.get("score_std")),
-            percent(point.get("relative_change")),
+            plus_minus(mean, point.get("score_std")),
+            change(point.get("relative_change"), absolute),
             MISSING if n is None else str(n), judged]
+
+
+def point_rows(points: list[Mapping[str, Any]]) -> list[list[str]]:
+    """Every point of a test (gold first) as :func:`point_row` writes it."""
+    gold = points[0].get("score_mean") if points else None
+    return [point_row(p, gold) for p in points]
 
 
 def per_sample_line(entry: Mapping[str, Any]) -> str:

@@ -1,8 +1,10 @@
 """One test's entry of ``results.json`` from a metric's scores on the gold rows and on every
 (level, seed) cell of the test: its points, verdict, per-sample view and worst examples.
 
-The rank protocol itself (strict decrease, tolerance, noise cap) is :mod:`blindspot.protocols.rank`;
-this module only arranges a run's scores for it. A cell that failed or scored NaN makes the test
+The rank protocol itself (the verdict rules, tolerance, noise cap, why a verdict is within noise)
+is :mod:`blindspot.protocols.rank`; this module only arranges a run's scores for it: each test is
+judged by the rule its perturbation declares, with the per-row scores (mean over seeds) for the
+bootstrap of the deciding comparison. A cell that failed or scored NaN makes the test
 an ``error`` with the reason, never a pass. A cell's per-row values may be lists or numpy arrays
 (a streamed run loads them from disk), and its worst-example candidates may come precomputed
 (:func:`worst_candidates` over each chunk), so both kinds of run judge with this one code.
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.protocols.rank import judge_curve, per_sample, summarise_point
+from blindspot.protocols.rank import DEFAULT_RULE, GOLD, judge_curve, per_sample, summarise_point
 
 
 @dataclass
@@ -128,6 +130,16 @@ def _shape(point: dict[str, Any], judged: bool) -> dict[str, Any]:
     return shaped
 
 
+def _row_means(by_level: dict[str, list[Cell]], gold: Gold) -> dict[str, np.ndarray] | None:
+    """Each level's per-row score averaged over its seeds, gold under ``GOLD`` (None for a
+    corpus-level metric)."""
+    if gold.scores is None:
+        return None
+    means = {level: np.mean([np.asarray(c.scores, dtype=float) for c in cells], axis=0)
+             for level, cells in by_level.items()}
+    return {GOLD: np.asarray(gold.scores, dtype=float), **means}
+
+
 def _per_sample(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
                 seed: int) -> list[dict[str, Any]]:
     if gold.scores is None:
@@ -175,21 +187,24 @@ def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
             for _, _, _, _, c, cell in candidates[:k]]
 
 
-def error_entry(test: str, category: str, message: str) -> dict[str, Any]:
+def error_entry(test: str, category: str, message: str,
+                rule: str = DEFAULT_RULE) -> dict[str, Any]:
     """A test that could not be judged because the metric failed."""
-    return {"test": test, "category": category, "status": "error", "passed": None,
-            "reason": None, "error": message, "relative_change": None, "points": [],
-            "per_sample": [], "worst_examples": []}
+    return {"test": test, "category": category, "rule": rule, "status": "error",
+            "passed": None, "reason": None, "error": message, "explanation": None,
+            "within_noise": None, "deciding": None, "relative_change": None,
+            "absolute_change": None, "points": [], "per_sample": [], "worst_examples": []}
 
 
 def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
-               settings: JudgeSettings) -> dict[str, Any]:
-    """The results.json entry of one test."""
+               settings: JudgeSettings, rule: str = DEFAULT_RULE) -> dict[str, Any]:
+    """The results.json entry of one test, judged by ``rule`` (its perturbation's
+    ``verdict_rule``)."""
     failed = [c for c in cells if c.error]
     if failed:
         first = failed[0]
         return error_entry(test, category, f"level {first.level}, seed {first.seed}: "
-                                           f"{first.error}")
+                                           f"{first.error}", rule)
     by_level = _levels(cells)
     rows = gold.rows
     gold_mean = _gold_value(gold)
@@ -199,19 +214,25 @@ def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
         shaped[level] = point
         curve.append((level, ratio, [_cell_value(c) for c in level_cells]))
     verdict = judge_curve(curve, gold_mean, tolerance=settings.tolerance,
-                          noise_cap=settings.noise_cap)
+                          noise_cap=settings.noise_cap, rule=rule,
+                          rows=_row_means(by_level, gold), bootstrap_seed=settings.bootstrap_seed,
+                          name=test)
     judged = [str(p["level"]) for p in verdict["points"][1:]]
-    gold_point = summarise_point("gold", 0.0, [gold_mean], gold_mean)
+    gold_point = summarise_point(GOLD, 0.0, [gold_mean], gold_mean)
     gold_point["n"] = rows
     points = [_shape(gold_point, True)] + [_shape(shaped[level], True) for level in judged]
     excluded = sorted((lv for lv in by_level if lv not in judged),
                       key=lambda lv: shaped[lv]["noise_ratio"])
     points += [_shape(shaped[level], False) for level in excluded]
     passed = verdict["passed"]
-    return {"test": test, "category": category,
+    headline = points[verdict["headline"]] if verdict["headline"] is not None else None
+    return {"test": test, "category": category, "rule": verdict["rule"],
             "status": "undecided" if passed is None else ("pass" if passed else "fail"),
             "passed": passed, "reason": verdict["reason"], "error": None,
-            "relative_change": points[len(judged)]["relative_change"] if judged else None,
+            "explanation": verdict["explanation"], "within_noise": verdict["within_noise"],
+            "deciding": verdict["deciding"],
+            "relative_change": headline["relative_change"] if headline else None,
+            "absolute_change": headline["score_mean"] - gold_mean if headline else None,
             "points": points,
             "per_sample": _per_sample(by_level, judged, gold, settings.bootstrap_seed),
             "worst_examples": _worst(by_level, judged, gold, settings.worst_examples)}

@@ -309,7 +309,7 @@ def judge_metric(entry: dict[str, Any], gold: Gold, by_test: Iterable[tuple[str,
     drops: dict[tuple[str, str], float | None] = {}
     for test, test_cells in by_test:
         entry["tests"][test] = judge_test(test, categories[test], test_cells, gold,
-                                          settings.judge())
+                                          settings.judge(), verdict_rule(test))
         drops.update(applied_drops(test_cells, gold.scores, gold.corpus_score))
     checks = check_expectations(entry["tests"], drops, settings.tolerance)
     if checks:  # the examination paper's expectations, when the run has its tests
@@ -323,10 +323,17 @@ def _by_test(cells: Sequence[Cell]) -> list[tuple[str, list[Cell]]]:
     return list(grouped.items())
 
 
+def verdict_rule(test: str) -> str:
+    """The rule the test declares for its verdict (``Perturbation.verdict_rule``)."""
+    from blindspot.perturbations.base import REGISTRY
+
+    return REGISTRY[test].verdict_rule
+
+
 def fail_all(entry: dict[str, Any], tests: Sequence[str], categories: dict, message: str) -> None:
     entry["error"] = message
     for test in tests:
-        entry["tests"][test] = error_entry(test, categories[test], message)
+        entry["tests"][test] = error_entry(test, categories[test], message, verdict_rule(test))
 
 
 def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: RunState,
@@ -493,12 +500,16 @@ _RANK_OPTIONS = ("levels", "tolerance", "worst_examples", "bootstrap_seed", "bat
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
     """What ``evaluate.load("blindspot/blindspot").compute`` returns for a one-metric rank run."""
+    from blindspot.exit_codes import gate
+
     dataset = next(iter(results["datasets"].values()))
     (entry_name, entry), = dataset["metrics"].items()
     tests = entry["tests"]
     return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
             "verdicts": {t: r["status"] for t, r in tests.items()},
             "failed": [t for t, r in tests.items() if r["status"] == "fail"],
+            "explanations": {t: r["explanation"] for t, r in tests.items()},
+            "gate": gate(results),
             "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
             "skipped_tests": dataset["skipped_tests"], "tests": tests,
             "expectations": entry.get("expectations", []), "results": results}

@@ -8,10 +8,12 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.report.views import (
-    EXPECTATIONS_TITLE, SummaryRow, expectation_rows, metric_errors, skipped_tests, summary_rows,
+    EXPECTATIONS_TITLE, FIRMER, NOISE_MARK, WITHIN_NOISE, SummaryRow, expectation_rows,
+    metric_errors, skipped_tests, summary_rows,
 )
 
-_STYLES = {"pass": "green", "fail": "bold red", "error": "bold magenta", "undecided": "dim"}
+_STYLES = {"pass": "green", "fail": "bold red", WITHIN_NOISE: "yellow", "error": "bold magenta",
+           "undecided": "dim"}
 
 
 def summary_table(name: str, data: dict[str, Any]) -> Table:
@@ -54,3 +56,7 @@ def print_summary(results: dict[str, Any], console: Console | None = None) -> No
             console.print(f"[yellow]skipped[/] {test}: {why}")
         for metric, message in metric_errors(data):
             console.print(f"[bold magenta]metric error[/] {metric}: {message}")
+        if any(c.status == WITHIN_NOISE for row in summary_rows(data) for c in row.cells):
+            console.print(f"[yellow]✗{NOISE_MARK}[/] fail within noise (the deciding step lies "
+                          f"inside the seeds' spread or its bootstrap interval contains 0): "
+                          f"{FIRMER}; the report names each deciding step")

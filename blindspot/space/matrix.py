@@ -2,8 +2,8 @@
 
 Each column is one metric on one dataset of one run (a run of this session or an uploaded
 ``results.json``); each row one test. Cells use the report's own wording
-(:func:`blindspot.report.views.verdict_cell`: ``✓ -12.3%``, ``✗ +0.8%``, ``error``, ``n/a``),
-so the Space, ``report.md`` and the terminal say the same thing.
+(:func:`blindspot.report.views.verdict_cell`: ``✓ -12.3%``, ``✗ +0.8%``, ``✗~ +0.1%`` for a fail
+within noise, ``error``, ``n/a``), so the Space, ``report.md`` and the terminal say the same thing.
 """
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from blindspot.report.views import MISSING, Cell, verdict_cell
+from blindspot.report.views import FIRMER, MISSING, NOISE_MARK, WITHIN_NOISE, Cell, verdict_cell
 
-#: Cell colours by status (pass green, fail red), shared with the verdict table of a run.
+#: Cell colours by status (pass green, fail red, a fail within noise amber), shared with the
+#: verdict table of a run.
 STATUS_STYLE = {"pass": "background:#d9f2dd", "fail": "background:#f9d0d0;font-weight:bold",
-                "error": "background:#f3d9f7", "undecided": "color:#777",
-                "missing": "color:#999"}
+                WITHIN_NOISE: "background:#fbe7c6", "error": "background:#f3d9f7",
+                "undecided": "color:#777", "missing": "color:#999"}
+#: the statuses of a failed test (a blind spot, within noise or not)
+FAILED = ("fail", WITHIN_NOISE)
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,8 @@ class Matrix:
     rows: list[tuple[str, str, list[Cell]]]
 
     def failures(self) -> list[int]:
-        """How many tests each column fails (its blind spots)."""
-        return [sum(row[2][k].status == "fail" for row in self.rows)
+        """How many tests each column fails (its blind spots), within noise or not."""
+        return [sum(row[2][k].status in FAILED for row in self.rows)
                 for k in range(len(self.columns))]
 
 
@@ -76,6 +79,11 @@ def headers(columns: Sequence[Column]) -> list[str]:
     return [c.header(show_run, show_dataset) for c in columns]
 
 
+def _title(cell: Cell) -> str:
+    """The cell's explanation as a tooltip attribute (nothing when it has none)."""
+    return f' title="{html.escape(cell.note)}"' if cell.note else ""
+
+
 def cells_html(titles: Sequence[str], rows: Sequence[tuple[str, str, Sequence[Cell]]],
                footer: Sequence[str] | None = None, table_id: str = "verdicts",
                first: Sequence[str] = ("test", "category")) -> str:
@@ -85,8 +93,8 @@ def cells_html(titles: Sequence[str], rows: Sequence[tuple[str, str, Sequence[Ce
     head = "".join(f"<th>{esc(t)}</th>" for t in (*first, *titles))
     body = []
     for test, category, cells in rows:
-        tds = "".join(f'<td class="{esc(c.status)}" style="{STATUS_STYLE.get(c.status, "")}">'
-                      f"{esc(c.text)}</td>" for c in cells)
+        tds = "".join(f'<td class="{esc(c.status)}" style="{STATUS_STYLE.get(c.status, "")}"'
+                      f'{_title(c)}>{esc(c.text)}</td>' for c in cells)
         body.append(f"<tr><td>{esc(test)}</td><td>{esc(category)}</td>{tds}</tr>")
     if footer is not None:
         tds = "".join(f"<td><b>{esc(f)}</b></td>" for f in footer)
@@ -101,7 +109,12 @@ def matrix_html(matrix: Matrix) -> str:
     if not matrix.columns:
         return "<p>No runs yet: run a stress test or upload results.json files.</p>"
     failures = [f"{n} / {len(matrix.rows)}" for n in matrix.failures()]
-    return cells_html(headers(matrix.columns), matrix.rows, failures, table_id="matrix")
+    table = cells_html(headers(matrix.columns), matrix.rows, failures, table_id="matrix")
+    if any(c.status == WITHIN_NOISE for _, _, cells in matrix.rows for c in cells):
+        table += (f"<p>✗{NOISE_MARK}: a fail within noise (the deciding step lies inside the "
+                  f"seeds' spread or its bootstrap interval contains 0); {html.escape(FIRMER)}. "
+                  "Hover a cell for the step that decided it.</p>")
+    return table
 
 
 def matrix_csv_rows(matrix: Matrix) -> list[list[str]]:

@@ -91,8 +91,11 @@ Args:
     ``data=`` a local .jsonl/.parquet file: streamed that many rows at a time, same results).
 Returns:
     metric (its display name), gold (gold score summary), verdicts ({test: pass|fail|error|
-    undecided}), failed (tests the metric fails), errors ({test: message}), skipped_tests
-    ({test: why}), tests ({test: curve points, per_sample, worst_examples, ...}),
+    undecided}), failed (tests the metric fails), explanations ({test: the sentence naming the
+    step that decided it}), gate (errors, fails, significant_fails -- the fails not within
+    noise -- and the exit_code `blindspot run --fail-on error|fail|significant` would end
+    with), errors ({test: message}), skipped_tests ({test: why}), tests ({test: rule, curve
+    points, explanation, within_noise, per_sample, worst_examples, ...}),
     expectations (the examination paper's checks when its tests ran, else []) and results
     (the whole results.json dict).
 """

@@ -4,7 +4,11 @@ Each row pairs a metric's score on a noised hypothesis (``predictions``) with it
 hypothesis it was made from (``references``), tagged with its test, perturbation level, noise ratio
 and seed. Per test, the score of a level and seed is the mean over its rows; the metric passes
 only if the scores strictly decrease with the noise ratio, gold first (tolerance 1e-5, points with
-a noise ratio >= 0.6 left out). A per-sample view per level adds the fraction of rows the noise
+a noise ratio >= 0.6 left out). A catalogue test that declares another verdict rule is judged
+by it, as ``blindspot run`` judges it (copy-source, injection, repetition, frequent n-gram: every
+level below gold; positioned error: a significant drop at every position), and each verdict comes
+with its ``explanation`` and, for a fail, ``within_noise`` (from the seeds' spread: rows carry no
+id to pair levels by). A per-sample view per level adds the fraction of rows the noise
 did not lower, a paired one-sided Wilcoxon p-value and a bootstrap CI of the mean drop. Rows with a
 NaN score are excluded and counted; a test that cannot be judged has ``passed`` None, never True.
 
@@ -34,7 +38,8 @@ from typing import Any
 import datasets
 import evaluate
 
-from blindspot.protocols.rank import NOISE_CAP, TOLERANCE, judge_rows
+from blindspot.perturbations.base import REGISTRY, canonical_name
+from blindspot.protocols.rank import DEFAULT_RULE, NOISE_CAP, TOLERANCE, judge_rows
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,
@@ -61,13 +66,24 @@ Args:
     noise_cap (float): points with a noise ratio >= this are left out (default 0.6).
     bootstrap_seed (int): seed of the per-sample bootstrap (default 0).
 Returns:
-    {test: {"passed": bool or None, "reason": str or None, "points": [gold point, then one per
+    {test: {"passed": bool or None, "reason": str or None, "rule": the verdict rule,
+    "explanation": the deciding step in a sentence, "within_noise": for a fail, whether more
+    seeds could change it, "deciding": that step, "points": [gold point, then one per
     level sorted by noise ratio: level, noise_ratio, score_mean, score_std, n_seeds, n,
     n_nan_rows, relative_change], "excluded": [levels over the cap],
     "per_sample": {level: fraction_noised_ge_gold, wilcoxon_p, ci_low, ci_high, ...}}}
 """
 
 _ROW_KWARGS = ("tests", "levels", "noise_ratios", "seeds")
+
+
+def _rule(test: str) -> str:
+    """The verdict rule a catalogue test declares (``blindspot run`` judges it so too); any
+    other test name is judged by the rank protocol's default rule."""
+    try:
+        return REGISTRY[canonical_name(test)].verdict_rule
+    except ValueError:
+        return DEFAULT_RULE
 
 
 def _check_rows(n_rows: int, columns: dict[str, Any]) -> None:
@@ -101,5 +117,5 @@ class BlindspotAccuracy(evaluate.Metric):
             by_test[test].append((level, float(ratio), seed,
                                   float("nan") if noised is None else float(noised),
                                   float("nan") if gold is None else float(gold)))
-        return {test: judge_rows(rows, tolerance, noise_cap, bootstrap_seed)
+        return {test: judge_rows(rows, tolerance, noise_cap, bootstrap_seed, _rule(test), test)
                 for test, rows in by_test.items()}
