@@ -173,7 +173,8 @@ def run(
     data: list[str] = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'; "
                                    "repeat for several datasets"),
     metrics: str = typer.Option(..., "--metrics", help="comma-separated metric.output@model (.output and @model optional), "
-                                "e.g. rouge,bertscore@minilm,gpt_ppl@smollm2"),
+                                "e.g. rouge,bertscore@minilm,gpt_ppl@smollm2; your own: "
+                                "my_metric.py:function, ./module_folder/, org/hub_module"),
     task: str = typer.Option("summarization", help="summarization|translation|"
                              "translation_paragraph|open_ended (deviation protocol: also "
                              "question_generation|dialogue|image_captioning|data_to_text)"),

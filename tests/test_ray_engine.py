@@ -21,6 +21,7 @@ import ray  # noqa: E402
 
 from blindspot.runner import run_blindspot  # noqa: E402
 from blindspot.runner.metric_spec import MetricSpec  # noqa: E402
+from blindspot.runner.module_scorer import FunctionScorer  # noqa: E402
 from blindspot.scoring.cache import ScoreCache  # noqa: E402
 
 RUN = dict(task="summarization", tests="truncation,sentence_switching", seeds=[1, 2],
@@ -167,3 +168,24 @@ def test_planned_batches_are_the_batches_of_cell_by_cell_scoring(
                  engine=LocalEngine(computes_ahead=True))
     assert ahead == cell_by_cell
     assert batches == one_by_one and len(batches) > 10
+
+
+def test_function_in_a_file_scores_on_ray(cluster: Any, gold_file: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's function from ``my_metric.py:score`` reaches the workers by value (they cannot
+    import the user's file) and gives the local engine's results."""
+    script = tmp_path / "my_metric.py"
+    script.write_text("def score(predictions, references):\n"
+                      "    return [len(p.split()) / len(r[0].split())\n"
+                      "            for p, r in zip(predictions, references)]\n", encoding="utf-8")
+    metric = f"{script}:score"
+    local = _run(tmp_path, "local", monkeypatch, gold_file, metric)
+
+    def driver_must_not(*_: Any, **__: Any) -> Any:
+        raise AssertionError("computed on the driver, not on Ray")
+
+    monkeypatch.setattr(FunctionScorer, "score_batch", driver_must_not)
+    remote = _run(tmp_path, "ray", monkeypatch, gold_file, metric, engine="ray")
+    assert remote == local
+    (entry,) = json.loads(remote)["datasets"].values()
+    assert entry["metrics"]["score"]["tests"]["truncation"]["status"] == "pass"

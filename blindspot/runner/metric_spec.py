@@ -1,21 +1,29 @@
 """Which metric a run judges, which of its outputs, with which options: ``rouge.rougeL``,
-``bertscore.f1@minilm``, ``gpt_ppl@smollm2``, or a loaded ``evaluate`` module.
+``bertscore.f1@minilm``, ``gpt_ppl@smollm2``, or a user's own metric: a loaded ``evaluate``
+module, a plain function ``f(predictions, references=None, sources=None) -> list[float]``, a
+function in a file (``my_metric.py:score``), a local module folder (``./my_module/``) or a Hub
+module id (``org/name``).
 
 A spec string is ``metric[.output][@model]``; further options come as a mapping. Every metric in
 this project reports higher-is-better scores except TER (an edit rate), which the runner negates
-before judging, as the protocol asks (PROTOCOLS.md: "higher = better for every metric").
+before judging, as the protocol asks (PROTOCOLS.md: "higher = better for every metric"). A
+user's metric is higher-is-better unless it declares ``higher_is_better = False`` (an attribute
+of the function or of the module).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from blindspot.models import OFFLINE_MODELS
+from blindspot.runner.module_scorer import check_function, function_name, is_module
 
 #: The output judged when a spec names none: the figure the papers report for that metric.
 DEFAULT_OUTPUTS: dict[str, str] = {
@@ -40,12 +48,14 @@ _SPEC = re.compile(r"^(?P<metric>[A-Za-z0-9_\-]+)(?:\.(?P<output>[A-Za-z0-9_\-]+
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """One metric of a run: a registered scorer (``metric``) or a loaded evaluate ``module``."""
+    """One metric of a run: a registered scorer (``metric``) or a user's ``module`` (a loaded
+    evaluate module or a scoring function) whose direction ``declared_higher`` says."""
 
     metric: str
     output: str
     options: Mapping[str, Any] = field(default_factory=dict)
     module: Any = field(default=None, compare=False, repr=False)
+    declared_higher: bool | None = None
 
     @property
     def name(self) -> str:
@@ -56,6 +66,8 @@ class MetricSpec:
 
     @property
     def higher_is_better(self) -> bool:
+        if self.declared_higher is not None:
+            return self.declared_higher
         return not lower_is_better(self.metric, self.output)
 
     def as_json(self) -> dict[str, Any]:
@@ -67,7 +79,10 @@ class MetricSpec:
 
 
 def _module_identity(module: Any) -> str:
-    """A foreign module's name and configuration (its script's hash is added by the scorer)."""
+    """A user's module name and configuration, or a function's qualified name (the hash of its
+    code is added by the scorer)."""
+    if not is_module(module):
+        return f"function:{getattr(module, '__qualname__', type(module).__name__)}"
     return f"{getattr(module, 'name', type(module).__name__)}:{getattr(module, 'config_name', '')}"
 
 
@@ -79,12 +94,15 @@ def _model_option(metric: str) -> str | None:
     return cls.model_option if cls is not None else None
 
 
-def _check_known(metric: str) -> None:
-    import blindspot.scorers  # noqa: F401  (registers every scorer)
-    from blindspot.scoring.base import SCORERS
+#: What else the CLI and the Python API take besides registered names (never the Space).
+_YOUR_OWN = ("or your own: a function my_metric.py:score, a module folder ./my_module/, a Hub "
+             "module org/name")
 
-    if metric not in SCORERS:
-        raise ValueError(f"unknown metric {metric!r}; valid metrics: {', '.join(sorted(SCORERS))}")
+
+def _check_known(metric: str, others: str) -> None:
+    if metric not in _registered():
+        raise ValueError(f"unknown metric {metric!r}; valid metrics: "
+                         f"{', '.join(sorted(_registered()))} ({others})")
 
 
 def _scorer_outputs(metric: str, options: Mapping[str, Any]) -> tuple[str, ...]:
@@ -106,7 +124,7 @@ def parse_metric_spec(text: str, options: Mapping[str, Any] | None = None) -> Me
                          "rouge.rougeL or bertscore.f1@minilm")
     chosen = dict(options or {})
     metric = match["metric"]
-    _check_known(metric)
+    _check_known(metric, _YOUR_OWN)
     if match["model"]:
         option = _model_option(metric)
         if option is None:
@@ -140,7 +158,7 @@ def check_visitor_metric(text: str, allow_hub_models: bool = False) -> str:
         raise ValueError(f"bad metric spec {text!r}; write metric[.output][@model] with a "
                          "registered metric name, e.g. rouge.rougeL or bertscore.f1@minilm "
                          "(paths and scripts are not accepted here)")
-    _check_known(match["metric"])
+    _check_known(match["metric"], "paths and scripts are not accepted here")
     model = match["model"]
     if model is None or model.lower() in OFFLINE_MODELS:
         return str(text).strip()
@@ -155,9 +173,24 @@ def check_visitor_metric(text: str, allow_hub_models: bool = False) -> str:
                      f"offline model: {offline} {other}")
 
 
+def _declared_direction(custom: Any, name: str) -> bool | None:
+    """The ``higher_is_better`` a user's metric declares (None: not declared, higher is better)."""
+    declared = getattr(custom, "higher_is_better", None)
+    if declared is not None and not isinstance(declared, bool):
+        raise ValueError(f"metric {name!r} declares higher_is_better={declared!r}; set it to "
+                         "True or False")
+    return declared
+
+
 def spec_from_module(module: Any, output: str | None = None,
                      options: Mapping[str, Any] | None = None) -> MetricSpec:
-    """A loaded evaluate module as a spec: ours go through their scorer, others are wrapped."""
+    """A user's metric as a spec: a scoring function, or a loaded evaluate module (ours go
+    through their scorer, others are wrapped)."""
+    if not is_module(module):
+        name = function_name(module)
+        check_function(module, repr(name))
+        return MetricSpec(name, output or "", dict(options or {}), module=module,
+                          declared_higher=_declared_direction(module, name))
     scorer_name = getattr(module, "scorer_name", None)
     if scorer_name:  # one of this project's modules: use its scorer directly (score cache)
         outputs = _scorer_outputs(scorer_name, options or {})
@@ -166,8 +199,88 @@ def spec_from_module(module: Any, output: str | None = None,
             raise ValueError(f"metric {scorer_name!r} has no output {chosen!r}; its outputs "
                              f"are {', '.join(outputs)}")
         return MetricSpec(scorer_name, chosen, dict(options or {}))
-    name = getattr(module, "name", None) or type(module).__name__
-    return MetricSpec(str(name), output or "", dict(options or {}), module=module)
+    name = str(getattr(module, "name", None) or type(module).__name__)
+    return MetricSpec(name, output or "", dict(options or {}), module=module,
+                      declared_higher=_declared_direction(module, name))
+
+
+#: ``path/to/file.py:function``: a scoring function in a Python file.
+_FUNCTION_IN_FILE = re.compile(r"^(?P<file>.+\.py):(?P<function>[A-Za-z_]\w*)$")
+
+
+def _looks_like_path(text: str) -> bool:
+    return (text.startswith((".", "/", "~")) or text.endswith(("/", ".py"))
+            or Path(text).expanduser().exists())
+
+
+def load_function(path: Path, function: str, text: str) -> Any:
+    """The function ``function`` defined in the Python file ``path`` (``text`` as written)."""
+    if not path.is_file():
+        raise ValueError(f"metric {text!r}: no file {str(path)!r}; give path/to/file.py:function "
+                         "with a file that exists (relative to the current folder)")
+    name = f"blindspot_user_metric_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    # importable while it runs (dataclasses look their module up), then not: cloudpickle then
+    # ships its functions by value to engine workers, which cannot import the user's file
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # noqa: BLE001  (the user's code: any error is reported)
+        raise ValueError(f"metric {text!r}: importing {str(path)!r} failed with "
+                         f"{type(error).__name__}: {error}; fix the file and run again") from None
+    finally:
+        del sys.modules[name]
+    if not hasattr(module, function):
+        defined = sorted(n for n, v in vars(module).items()
+                         if callable(v) and not n.startswith("_")
+                         and getattr(v, "__module__", None) == name)
+        raise ValueError(f"metric {text!r}: {str(path)!r} defines no {function!r}; its "
+                         f"functions are {', '.join(defined) or 'none'}")
+    check_function(getattr(module, function), repr(text))
+    return getattr(module, function)
+
+
+def _load_module(text: str, where: str, hint: str = "") -> Any:
+    """An evaluate module from a local folder/script or a Hub module id."""
+    import evaluate  # lazy: importing evaluate costs seconds, most runs name registered metrics
+
+    try:
+        return evaluate.load(text)
+    except Exception as error:  # noqa: BLE001  (evaluate raises many kinds)
+        raise ValueError(f"metric {text!r}: could not load it as an evaluate module {where} "
+                         f"({type(error).__name__}: {str(error).strip()[:300]}){hint}") from None
+
+
+def custom_spec(text: str) -> MetricSpec | None:
+    """The spec of a user's metric named by ``text`` (a function in a file, a local module folder
+    or script, a Hub module id), or None when ``text`` names a registered metric."""
+    function = _FUNCTION_IN_FILE.match(text)
+    if function:
+        path = Path(function["file"]).expanduser()
+        return spec_from_module(load_function(path, function["function"], text))
+    match = _SPEC.match(text)
+    if match and match["metric"] in _registered():
+        return None  # a registered name wins over a same-named folder in the current one
+    if _looks_like_path(text):
+        path = Path(text).expanduser()
+        if not path.exists():
+            raise ValueError(f"metric {text!r}: no file or folder {str(path)!r}; give a module "
+                             "folder (./my_module/), a module script (my_module.py) or a "
+                             "function (my_metric.py:score)")
+        hint = (f"; to judge a function in it, write {text}:FUNCTION" if path.suffix == ".py"
+                else "")
+        return spec_from_module(_load_module(str(path), "from that path", hint))
+    if _HUB_ID.match(text) and "/" in text:
+        return spec_from_module(_load_module(text, "from the Hub (offline? it must be cached)"))
+    return None
+
+
+def _registered() -> dict[str, Any]:
+    import blindspot.scorers  # noqa: F401  (registers every scorer)
+    from blindspot.scoring.base import SCORERS
+
+    return SCORERS
 
 
 def resolve_metrics(metrics: Any, options: Mapping[str, Mapping[str, Any]] | None = None
@@ -183,7 +296,10 @@ def resolve_metrics(metrics: Any, options: Mapping[str, Mapping[str, Any]] | Non
         if isinstance(item, MetricSpec):
             specs.append(item)
         elif isinstance(item, str):
-            if item.strip():
+            custom = custom_spec(item.strip()) if item.strip() else None
+            if custom is not None:
+                specs.append(custom)
+            elif item.strip():
                 metric = item.strip().split("@")[0].split(".")[0]
                 specs.append(parse_metric_spec(item, (options or {}).get(metric)))
         else:

@@ -62,12 +62,13 @@ def make_scorer(metric: str, options: Mapping[str, Any],
 
 
 def scorer_for(spec: Any, references: Sequence[Any] | None = None) -> Scorer:
-    """The scorer behind a :class:`~blindspot.runner.metric_spec.MetricSpec`: a loaded evaluate
-    module wrapped as a scorer, else the registered scorer (idf corpus from ``references``)."""
+    """The scorer behind a :class:`~blindspot.runner.metric_spec.MetricSpec`: a user's metric (a
+    loaded evaluate module or a function) wrapped as a scorer, else the registered scorer (idf
+    corpus from ``references``)."""
     if spec.module is not None:
-        from blindspot.runner.module_scorer import ModuleScorer
+        from blindspot.runner.module_scorer import custom_scorer
 
-        return ModuleScorer(spec.module, spec.output, **spec.options)
+        return custom_scorer(spec.module, spec.output, **spec.options)
     idf = reference_corpus(references) if references is not None else None
     return make_scorer(spec.metric, spec.options, idf_references=idf)
 

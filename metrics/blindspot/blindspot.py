@@ -72,8 +72,11 @@ Args:
     references (list of str or list of list of str, optional): what the metric compares with.
     sources (list of str, optional): source documents (copy-source, COMET, UniEval...).
     ids (list, optional): row ids (default: a hash of each hypothesis).
-    metric (str or evaluate module): the metric to judge, ``metric[.output][@model]`` or a
-        loaded module (ours use their scorer; others are called per batch).
+    metric (str, evaluate module or function): the metric to judge, ``metric[.output][@model]``,
+        a loaded module (ours use their scorer; others are called per batch), a function
+        ``f(predictions, references=None, sources=None) -> list[float]`` (set
+        ``f.higher_is_better = False`` when lower is better), ``my_metric.py:function``, a module
+        folder ``./my_module/`` or a Hub module id ``org/name``.
     task (str): summarization (default), translation, translation_paragraph or open_ended.
     tests (str or list): suites (fluency, consistency, targeted, all; other papers' categories
         such as examination) and/or test names (default "fluency,consistency").
