@@ -311,6 +311,34 @@ def stream(
              options={"chunk_size": chunk_size}, fail_on=fail_on)
 
 
+@app.command("report")
+def report_table(
+    results: Path = typer.Argument(..., help="a run's results.json (or its report folder)"),
+    format: str = typer.Option("markdown", "--format", help="csv, latex or markdown"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write the table to this file "
+                                       "(default: print it)"),
+) -> None:
+    """Table 1 of a finished run for a paper: tests as rows, metrics as columns, each verdict
+    with its relative change in % of the gold score (within-noise fails marked)."""
+    from blindspot.report.files import atomic_write_text
+    from blindspot.report.table1 import FORMATS, ResultsFileError, load_results
+
+    if format not in FORMATS:
+        fail(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+    try:
+        text = FORMATS[format](load_results(results))
+    except ResultsFileError as error:
+        fail(str(error))
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        atomic_write_text(out, text)
+    except OSError as error:
+        fail(f"{out}: cannot write the table ({error.strerror}); pass --out a writable file")
+    console.print(f"wrote the {format} table of {results} to {out}")
+
+
 @app.command("install-modules")
 def install_modules_command() -> None:
     """Register the metric modules with evaluate, so `evaluate.load("rouge")` finds ours offline."""
