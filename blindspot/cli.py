@@ -18,6 +18,7 @@ from blindspot.exit_codes import (EPILOG, BlindspotGroup, FailOn, ended_in_error
                                   failed_tests, run_exit_code)
 from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
+from blindspot.suggest import did_you_mean
 
 app = typer.Typer(cls=BlindspotGroup, add_completion=False, no_args_is_help=True,
                   help="Stress tests that find the blind spots of text-generation metrics.")
@@ -324,7 +325,8 @@ def report_table(
     from blindspot.report.table1 import FORMATS, ResultsFileError, load_results
 
     if format not in FORMATS:
-        fail(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+        fail(f"--format {format!r} is not one of {', '.join(FORMATS)}"
+             f"{did_you_mean(format, FORMATS)}")
     try:
         text = FORMATS[format](load_results(results))
     except ResultsFileError as error:

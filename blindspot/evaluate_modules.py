@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from blindspot.pkgpath import package_dir
+from blindspot.suggest import did_you_mean
 
 
 def metrics_root() -> Path:
@@ -35,7 +36,8 @@ def module_path(name: str) -> Path:
     folder = metrics_root() / name
     if not (folder / f"{name}.py").is_file():
         names = ", ".join(p.name for p in module_folders())
-        raise ValueError(f"unknown metric module {name!r}; valid modules: {names}")
+        raise ValueError(f"unknown metric module {name!r}; valid modules: {names}"
+                         f"{did_you_mean(name, (p.name for p in module_folders()))}")
     return folder / f"{name}.py"
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.gold_sources import (
     BLINDSPOT_CITATION, GoldDataMissingError, GoldSource, describe_sources, get_gold_source,
     hub_offline, is_gold_source, load_gold,
@@ -654,7 +655,7 @@ def _parse_levels(items: Sequence[str] | None) -> dict[str, list[str]] | None:
 
 def build_parser() -> argparse.ArgumentParser:
     sources = ", ".join(f"{s['name']} ({s['task']})" for s in describe_sources())
-    parser = argparse.ArgumentParser(
+    parser = BlindspotArgumentParser(
         prog="blindspot build-dataset",
         description="Build a versioned, Hub-ready adversarial dataset folder from gold data.")
     add = parser.add_argument

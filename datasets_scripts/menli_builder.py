@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
     BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, PushError, check_version,
     content_fingerprint, full_version, prepare_out_dir, push_adversarial_dataset, resolve_gold,
@@ -407,7 +408,7 @@ research on evaluation metrics.
 # -- command line ---------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = BlindspotArgumentParser(
         prog="blindspot build-menli",
         description="Build a MENLI-style adversarial set (error, id, source, ref, r, hyp_para, "
                     "hyp_adv_based, hyp_adv_free) as a Hub-ready dataset folder.")

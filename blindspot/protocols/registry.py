@@ -19,6 +19,7 @@ from typing import Any
 from blindspot.protocols.options import MAX_SEED, OptionSpec, validate_options
 from blindspot.protocols.preference import ERROR_TYPES, MODES
 from blindspot.seeding import parse_seeds
+from blindspot.suggest import did_you_mean
 
 
 @dataclass
@@ -101,7 +102,8 @@ def get_protocol(name: str) -> Protocol:
     """The protocol called ``name``; a clear error lists the registered ones."""
     key = name.strip().lower()
     if key not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {name!r}; choose one of {sorted(PROTOCOLS)}")
+        raise ValueError(f"unknown protocol {name!r}; choose one of {sorted(PROTOCOLS)}"
+                         f"{did_you_mean(key, PROTOCOLS)}")
     return PROTOCOLS[key]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.models import OFFLINE_MODELS
+from blindspot.suggest import did_you_mean
 
 #: The output judged when a spec names none: the figure the papers report for that metric.
 DEFAULT_OUTPUTS: dict[str, str] = {
@@ -84,7 +85,8 @@ def _check_known(metric: str) -> None:
     from blindspot.scoring.base import SCORERS
 
     if metric not in SCORERS:
-        raise ValueError(f"unknown metric {metric!r}; valid metrics: {', '.join(sorted(SCORERS))}")
+        raise ValueError(f"unknown metric {metric!r}; valid metrics: {', '.join(sorted(SCORERS))}"
+                         f"{did_you_mean(metric, SCORERS)}")
 
 
 def _scorer_outputs(metric: str, options: Mapping[str, Any]) -> tuple[str, ...]:
@@ -117,7 +119,7 @@ def parse_metric_spec(text: str, options: Mapping[str, Any] | None = None) -> Me
     output = match["output"] or _default_output(metric, outputs)
     if output not in outputs:
         raise ValueError(f"metric {metric!r} has no output {output!r}; its outputs are "
-                         f"{', '.join(outputs)}")
+                         f"{', '.join(outputs)}{did_you_mean(output, outputs)}")
     selector = OUTPUT_SELECTORS.get(metric)
     if selector and selector not in chosen:  # compute only what is judged (ROUGE: 6x faster)
         chosen[selector] = [output]
