@@ -43,8 +43,9 @@ from typing import Any
 
 from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, PushError, check_version,
-    content_fingerprint, full_version, prepare_out_dir, push_adversarial_dataset, resolve_gold,
+    BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, LicenseChoice, PushError,
+    check_version, choose_license, content_fingerprint, full_version, prepare_out_dir,
+    push_adversarial_dataset, resolve_gold,
     size_category, software_versions, write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
@@ -269,8 +270,9 @@ def build_menli_dataset(
     (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False)
                                   + "\n", encoding="utf-8")
     source = given.source
-    (out / CARD_FILE).write_text(render_menli_card(record, source, license or (
-        source.license if source else "other")), encoding="utf-8")
+    (out / CARD_FILE).write_text(render_menli_card(record, source,
+                                                   choose_license(given, license)),
+                                 encoding="utf-8")
     return out
 
 
@@ -327,7 +329,8 @@ def _input_name(record: dict[str, Any], source: GoldSource | None) -> str:
     return source.pretty_name if source else record["input"]["name"]
 
 
-def render_menli_card(record: dict[str, Any], source: GoldSource | None, license: str) -> str:
+def render_menli_card(record: dict[str, Any], source: GoldSource | None,
+                      license: LicenseChoice) -> str:
     """The README.md dataset card."""
     from blindspot.scorers.menli import MENLI_CITATION
 
@@ -393,8 +396,8 @@ numbers = load_dataset("path/to/{record['name']}", "num", split="{SPLIT}")  # on
 
 ## Licence
 
-The texts derive from the upstream data, whose licence applies (`{license}`); use them for
-research on evaluation metrics.
+The texts derive from the upstream data, whose licence applies (`{license.license}`:
+{license.origin}); use them for research on evaluation metrics.
 
 ## Citation
 
@@ -402,7 +405,7 @@ research on evaluation metrics.
 {citation}
 ```
 """
-    return f"---\n{card_front_matter(record, source, license)}---\n{body}"
+    return f"---\n{card_front_matter(record, source, license.license)}---\n{body}"
 
 
 # -- command line ---------------------------------------------------------------------------------
@@ -434,7 +437,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the paraphrase column for num rows instead of the numbers-in-words reference")
     add("--version", default="1.0.0", help="semantic version of this dataset")
     add("--name", help="dataset name (default: blindspot-<data>-menli-adversarial)")
-    add("--license", help="Hub licence id for the card (default: the upstream data's)")
+    add("--license", help="Hub licence id for the card (default: the input's own when known: "
+                          "a gold source's, a dataset card beside the file; else other)")
     add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
     add("--token", help="Hugging Face token for --push")
     return parser
