@@ -33,6 +33,7 @@ from blindspot.datasets_scripts.gold_sources import (
 )
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
+from blindspot.paths import datasets_dir
 from blindspot.runner.data import ROLE_CANDIDATES
 from blindspot.seeding import parse_seeds
 
@@ -735,7 +736,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       f"source: {sources}")
     add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
                            "../shared/data)")
-    add("--out", help="output folder (default: out/datasets/<name>)")
+    add("--out", help="output folder (default: <datasets folder>/<name>; the datasets folder "
+                      "is $BLINDSPOT_DATASETS_DIR, else out/datasets here, where the Space's "
+                      "Browse tab looks)")
     add("--tests", default="fluency,consistency",
         help="suites (fluency, consistency, targeted, all) and/or test names, comma-separated")
     add("--seeds", default="1,2,3,4,5", help="comma-separated seeds")
@@ -795,10 +798,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _default_out(args: argparse.Namespace) -> Path:
+    """``<datasets folder>/<name>`` (:func:`blindspot.paths.datasets_dir`: where the Space's
+    Browse tab looks)."""
     if args.name:
-        return Path("out") / "datasets" / args.name
+        return datasets_dir() / args.name
     base = get_gold_source(args.data).name if is_gold_source(args.data) else Path(args.data).stem
-    return Path("out") / "datasets" / f"blindspot-{base}-adversarial"
+    return datasets_dir() / f"blindspot-{base}-adversarial"
 
 
 if __name__ == "__main__":

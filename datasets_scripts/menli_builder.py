@@ -51,6 +51,7 @@ from blindspot.datasets_scripts.build_adversarial import (
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
 from blindspot.exit_codes import ExitCode
 from blindspot.parsing import ParsedText
+from blindspot.paths import datasets_dir
 
 LAYOUT = "blindspot-menli-adversarial/1"
 ALL_CONFIG = "all"
@@ -420,7 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "(wmt21_de_en)")
     add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
                            "../shared/data)")
-    add("--out", help="output folder (default: out/datasets/<name>)")
+    add("--out", help="output folder (default: <datasets folder>/<name>: "
+                      "$BLINDSPOT_DATASETS_DIR, else out/datasets here)")
     add("--attacks", default="menli", help="'menli' or MENLI attack names, comma-separated")
     add("--seed", type=int, default=1, help="the attacks' seed")
     add("--per-error", type=int, help="keep at most N rows per error type (MENLI: 200)")
@@ -455,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``blindspot build-menli``: build the folder, print where it is, optionally push it."""
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     try:
-        out = Path(args.out) if args.out else Path("out") / "datasets" / (
+        out = Path(args.out) if args.out else datasets_dir() / (
             args.name or f"blindspot-{Path(args.data).stem}-menli-adversarial")
         folder = build_menli_dataset(
             args.data, out, _roles(args), attacks=args.attacks, seed=args.seed,

@@ -197,7 +197,8 @@ SEARCH_OPTIONS = (
     OptionSpec("mlm", "model", "masked LM for top-k candidates (default: the run's --mlm)"),
     OptionSpec("embedding_model", "model", "model whose input embeddings give nearest-word "
                "candidates", default="minilm"),
-    OptionSpec("max_calls", "int", "budget: scored candidate texts", minimum=0,
+    OptionSpec("max_calls", "int", "budget: scored candidate texts (one search step of one "
+               "text costs one call per candidate edit)", minimum=1,
                visitor_safe=True),
     OptionSpec("max_seconds", "float", "budget: wall time", minimum=0, exclusive_minimum=True,
                visitor_safe=True),
