@@ -69,3 +69,16 @@ def test_search_refuses_a_budget_too_small_for_one_step(tmp_path: Path) -> None:
     assert none.exit_code == 1 and "max_calls must be a whole number >= 1" in none.stderr
     enough = runner.invoke(app, [*args, "--max-calls", "29"])
     assert enough.exit_code == 0, enough.output
+
+
+def test_a_run_shows_one_progress_bar_on_its_status() -> None:
+    """gradio puts a progress bar on every output of an event unless told where: a run has six."""
+    from blindspot.space.app import build_app
+
+    config = build_app(workspace_root=None).config
+    ids = {c.get("props", {}).get("elem_id"): c["id"] for c in config["components"]}
+    runs = {d["api_name"]: d for d in config["dependencies"]
+            if d.get("api_name") in ("stress_test", "search")}
+    assert len(runs["stress_test"]["outputs"]) == 6 and len(runs["search"]["outputs"]) == 6
+    assert runs["stress_test"]["show_progress_on"] == [ids["run-status"]]
+    assert runs["search"]["show_progress_on"] == [ids["search-status"]]
