@@ -343,12 +343,13 @@ def report_table(
 
 @app.command("install-modules")
 def install_modules_command() -> None:
-    """Register the metric modules with evaluate, so `evaluate.load("rouge")` finds ours offline."""
-    from blindspot.evaluate_modules import install_modules
+    """Register the metric modules with evaluate as `blindspot/<name>`, so that
+    `evaluate.load("blindspot/rouge")` finds ours offline (canonical names are left alone)."""
+    from blindspot.evaluate_modules import install_modules, load_name
 
     written = install_modules()
     console.print(f"registered {len(written)} metric modules: "
-                  + ", ".join(p.stem for p in written))
+                  + ", ".join(load_name(p.stem) for p in written))
 
 
 @app.command("build-dataset", add_help_option=False,

@@ -1,20 +1,40 @@
-"""Make the metric modules loadable by name, from any directory, offline: ``evaluate.load("rouge")``.
+"""Make the metric modules loadable offline, from any directory, under their own namespace:
+``evaluate.load("blindspot/rouge")``. A canonical name (``evaluate.load("rouge")``) is left alone.
 
-Offline, ``evaluate.load(<name>)`` falls back to the newest script it finds in its modules cache
-under ``evaluate-metric--<name>``. Registering a module writes our script there, in the same
-layout ``evaluate`` itself uses (a folder named by the script's sha256), so a user's script needs
-no path. Online, a canonical Hub module of the same name takes precedence; load ours by path then.
+``evaluate.load("<namespace>/<name>")`` is a community module: online it asks the Hub, and when
+that fails (offline) it takes the newest script in its modules cache under
+``metrics/<namespace>--<name>/<hash>/``. Registering a module writes our script there, in that
+layout, with a marker file saying we wrote it. A bare name (``evaluate.load("rouge")``) looks
+only under ``evaluate-metric--<name>`` (and the comparison/measurement twins), which we never
+write: the user's canonical modules are never overwritten or hidden.
+
+Older versions of blindspot wrote into ``evaluate-metric--<name>``. Those copies are removed, and
+only those: a version folder is ours when it holds our marker file, or when it is the legacy
+layout only our installer produced (the folder is named by the sha256 of the script's bytes,
+evaluate names its own by a hash of the script's code lines) and the script imports blindspot.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import shutil
 from pathlib import Path
 
 from blindspot.pkgpath import package_dir
 from blindspot.suggest import did_you_mean
+
+#: the namespace of our modules in ``evaluate.load("blindspot/<name>")``
+NAMESPACE = "blindspot"
+#: evaluate's own namespace folders (``evaluate.load("<name>")``); we only ever remove from them
+CANONICAL_PREFIXES = ("evaluate-metric--", "evaluate-comparison--", "evaluate-measurement--")
+#: written into every version folder we install, so a later install can tell ours for sure
+MARKER = ".blindspot-module.json"
+
+_HASH = re.compile(r"^[0-9a-f]{64}$")
+_IMPORTS_BLINDSPOT = re.compile(r"^\s*(?:import|from)\s+blindspot[.\s]", re.MULTILINE)
 
 
 def metrics_root() -> Path:
@@ -41,29 +61,79 @@ def module_path(name: str) -> Path:
     return folder / f"{name}.py"
 
 
+def load_name(name: str) -> str:
+    """What to pass to ``evaluate.load`` for our module ``name`` once installed."""
+    return f"{NAMESPACE}/{name}"
+
+
 def _touch_init(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "__init__.py").touch()
 
 
-def install_modules(dynamic_modules_path: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Register every metric module in evaluate's modules cache; returns the scripts written."""
+def _modules_root(dynamic_modules_path: str | os.PathLike[str] | None) -> Path:
     from evaluate.loading import init_dynamic_modules
 
     root = Path(dynamic_modules_path or init_dynamic_modules())
     _touch_init(root)
     _touch_init(root / "metrics")
+    return root
+
+
+def install_modules(dynamic_modules_path: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Register every metric module under our namespace in evaluate's modules cache, replacing
+    our earlier versions there and removing the copies older blindspot versions wrote under
+    canonical names; returns the scripts written."""
+    root = _modules_root(dynamic_modules_path)
+    remove_stale_modules(root)
     written = []
     for folder in module_folders():
         script = folder / f"{folder.name}.py"
         digest = hashlib.sha256(script.read_bytes()).hexdigest()
-        named = root / "metrics" / f"evaluate-metric--{folder.name}"
+        named = root / "metrics" / f"{NAMESPACE}--{folder.name}"
         _touch_init(named)
+        for old in named.iterdir():  # our earlier versions of the script: derived, replaced
+            if old.name != digest and old.is_dir() and (old / MARKER).is_file():
+                shutil.rmtree(old)
         _touch_init(named / digest)
         target = named / digest / script.name
         shutil.copyfile(script, target)
         if (folder / "README.md").is_file():
             shutil.copyfile(folder / "README.md", named / digest / "README.md")
+        (named / digest / MARKER).write_text(json.dumps({"installed_by": "blindspot",
+                                                         "module": folder.name}) + "\n")
         os.utime(target)  # the newest copy is the one evaluate picks
         written.append(target)
     return written
+
+
+def is_ours(version_folder: Path) -> bool:
+    """Whether a version folder of evaluate's modules cache was written by a blindspot install."""
+    if (version_folder / MARKER).is_file():
+        return True
+    name = version_folder.parent.name.split("--", 1)[-1]
+    script = version_folder / f"{name}.py"
+    if not script.is_file():
+        return False
+    data = script.read_bytes()
+    return (hashlib.sha256(data).hexdigest() == version_folder.name
+            and bool(_IMPORTS_BLINDSPOT.search(data.decode("utf-8", errors="replace"))))
+
+
+def remove_stale_modules(dynamic_modules_path: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Remove the version folders an older blindspot install wrote under canonical names (and a
+    name folder left with none); anything else there is not touched. Returns what was removed."""
+    metrics = _modules_root(dynamic_modules_path) / "metrics"
+    removed = []
+    for named in sorted(metrics.iterdir()):
+        if not (named.is_dir() and named.name.startswith(CANONICAL_PREFIXES)):
+            continue
+        for version in sorted(named.iterdir()):
+            if version.is_dir() and _HASH.match(version.name) and is_ours(version):
+                shutil.rmtree(version)
+                removed.append(version)
+        leftovers = {p.name for p in named.iterdir()} - {"__init__.py", "__pycache__"}
+        if removed and removed[-1].parent == named and not leftovers:
+            shutil.rmtree(named)
+            removed.append(named)
+    return removed

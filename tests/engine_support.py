@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 from blindspot.parsing import ParsedText
 from conftest import SHARED_DATA
+
+
+def wmt21_rows(n: int) -> list[dict[str, Any]]:
+    """The first ``n`` WMT21 de-en rows of the shared data (read in place, never copied)."""
+    with open(SHARED_DATA / "wmt21_de_en_translation.jsonl", encoding="utf-8") as fh:
+        return [json.loads(line) for line in itertools.islice(fh, n)]
 
 
 def cnndm_rows(n: int) -> list[dict[str, Any]]:

@@ -1,9 +1,12 @@
-"""The metric modules load by name from any directory, offline, once registered (`make env` does)."""
+"""The metric modules load offline from any directory as ``blindspot/<name>`` once registered
+(`make env` does), and registering them never touches a canonical module's folder."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,16 +14,17 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from blindspot.evaluate_modules import install_modules, module_folders, module_path
+from blindspot.evaluate_modules import (MARKER, install_modules, module_folders, module_path,
+                                        remove_stale_modules)
 
 SCRIPT = """
 import json, evaluate
-chrf = evaluate.load("chrf")
-rouge = evaluate.load("rouge")
-preference = evaluate.load("preference_accuracy")
+chrf = evaluate.load("blindspot/chrf")
+rouge = evaluate.load("blindspot/rouge")
+preference = evaluate.load("blindspot/preference_accuracy")
 print(json.dumps({"module": type(chrf).__module__,
                   "chrf": chrf.compute(predictions=["The cat sat on the mat."],
-                                       references=[["The cat is on the mat."]])["chrf"],
+                                       references=[["The cat is on the mat."]])["score"],
                   "rouge_keys": sorted(rouge.compute(predictions=["a b c"], references=["a b d"])),
                   "preference": [type(preference).__module__, preference.compute(
                       para_scores=[0.9, 0.1], adv_scores=[0.2, 0.1],
@@ -37,11 +41,11 @@ def test_load_by_name_from_another_directory_offline(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "evaluate-metric--chrf" in out["module"]
-    expected = sacrebleu.sentence_chrf("The cat sat on the mat.", ["The cat is on the mat."]).score
+    assert "blindspot--chrf" in out["module"]
+    expected = sacrebleu.corpus_chrf(["The cat sat on the mat."], [["The cat is on the mat."]]).score
     assert out["chrf"] == pytest.approx(expected)
     assert out["rouge_keys"] == ["rouge1", "rouge2", "rougeL", "rougeLsum"]
-    assert "evaluate-metric--preference_accuracy" in out["preference"][0]
+    assert "blindspot--preference_accuracy" in out["preference"][0]
     assert out["preference"][1] == {"num": 0.5}  # one hit, one tie (a failure)
 
 
@@ -49,6 +53,19 @@ def test_registering_twice_keeps_one_copy_per_version(tmp_path: Path) -> None:
     first = install_modules(tmp_path / "m")
     second = install_modules(tmp_path / "m")
     assert first == second
+
+
+def test_a_new_version_replaces_ours_and_nothing_else(tmp_path: Path) -> None:
+    chrf = next(p for p in install_modules(tmp_path / "m") if p.stem == "chrf")
+    named = chrf.parent.parent
+    older = named / ("0" * 64)  # an earlier version of our script, with our marker
+    shutil.copytree(chrf.parent, older)
+    foreign = named / ("1" * 64)  # a version without our marker: not ours to remove
+    foreign.mkdir()
+    (foreign / "chrf.py").write_text("# someone else's\n", encoding="utf-8")
+    again = install_modules(tmp_path / "m")
+    assert chrf in again and chrf.is_file()
+    assert not older.exists() and (foreign / "chrf.py").is_file()
 
 
 def test_unknown_module_name() -> None:
@@ -60,7 +77,7 @@ BLINDSPOT_SCRIPT = """
 import json, evaluate
 from blindspot.demo import read_demo
 rows = read_demo("translation")
-blindspot = evaluate.load("blindspot")
+blindspot = evaluate.load("blindspot/blindspot")
 out = blindspot.compute(predictions=[r["gold"] for r in rows], references=[r["reference"] for r in rows],
                         metric="chrf", task="translation", tests="truncation,noun_switching", seeds=[1],
                         progress=False)
@@ -77,8 +94,107 @@ def test_blindspot_loads_by_name_offline_from_a_temporary_directory(tmp_path: Pa
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "evaluate-metric--blindspot" in out["module"]
+    assert "blindspot--blindspot" in out["module"]
     assert out["metric"] == "chrf.chrf"
     assert set(out["verdicts"]) == {"truncation", "noun_switching"}
     assert set(out["verdicts"].values()) <= {"pass", "fail"}
     assert out["points"] == 6  # gold + the five truncation levels
+
+
+# -- nothing shadowed ------------------------------------------------------------------------------
+
+FAKE_CANONICAL_ROUGE = '''"""A stand-in for evaluate's canonical rouge, as an online session leaves it in the cache."""
+import datasets
+import evaluate
+
+
+class Rouge(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(description="fake canonical rouge", citation="",
+                                   inputs_description="", features=datasets.Features(
+                                       {"predictions": datasets.Value("string"),
+                                        "references": datasets.Value("string")}))
+
+    def _compute(self, predictions, references):
+        return {"canonical": True}
+'''
+
+CANONICAL_SCRIPT = """
+import json, evaluate
+canonical = evaluate.load("rouge")
+ours = evaluate.load("blindspot/rouge")
+print(json.dumps({"canonical": [type(canonical).__module__,
+                                canonical.compute(predictions=["a"], references=["a"])],
+                  "ours": [type(ours).__module__,
+                           ours.compute(predictions=["a b"], references=["a c"],
+                                        use_aggregator=False)]}))
+"""
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _canonical_rouge(modules: Path) -> Path:
+    """A canonical ``rouge`` in evaluate's layout (evaluate names the version folder by its own
+    hash of the script, never the sha256 of its bytes)."""
+    folder = modules / "evaluate_modules" / "metrics" / "evaluate-metric--rouge"
+    version = folder / ("ab" * 32)
+    version.mkdir(parents=True)
+    (folder / "__init__.py").touch()
+    (version / "__init__.py").touch()
+    (version / "rouge.py").write_text(FAKE_CANONICAL_ROUGE, encoding="utf-8")
+    (version / "rouge.json").write_text("{}", encoding="utf-8")
+    return folder
+
+
+def test_installing_leaves_a_canonical_module_untouched_and_loadable(tmp_path: Path) -> None:
+    modules = tmp_path / "hf-modules"
+    canonical = _canonical_rouge(modules)
+    before = _tree(canonical)
+    written = install_modules(modules / "evaluate_modules")
+    install_modules(modules / "evaluate_modules")  # twice, as `make env` after an update
+    assert _tree(canonical) == before  # byte for byte, no file added or removed
+    assert all("blindspot--" in str(p) and (p.parent / MARKER).is_file() for p in written)
+    env = dict(os.environ, HF_MODULES_CACHE=str(modules), HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-c", CANONICAL_SCRIPT], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "evaluate-metric--rouge" in out["canonical"][0]
+    assert out["canonical"][1] == {"canonical": True}
+    assert "blindspot--rouge" in out["ours"][0]
+    assert out["ours"][1] == {"rouge1": [0.5], "rouge2": [0.0], "rougeL": [0.5],
+                              "rougeLsum": [0.5]}
+
+
+def _legacy_copy(modules: Path, name: str) -> Path:
+    """What an older blindspot install wrote: our script under the canonical name, in a folder
+    named by the sha256 of its bytes, without a marker."""
+    script = module_path(name)
+    digest = hashlib.sha256(script.read_bytes()).hexdigest()
+    version = modules / "metrics" / f"evaluate-metric--{name}" / digest
+    version.mkdir(parents=True)
+    (version.parent / "__init__.py").touch()
+    (version / "__init__.py").touch()
+    shutil.copyfile(script, version / script.name)
+    return version
+
+
+def test_our_older_copies_under_canonical_names_are_removed_and_nothing_else(
+        tmp_path: Path) -> None:
+    canonical = _canonical_rouge(tmp_path)  # a canonical rouge beside our old copy of it
+    modules = tmp_path / "evaluate_modules"
+    before = _tree(canonical)
+    old_rouge = _legacy_copy(modules, "rouge")
+    old_chrf = _legacy_copy(modules, "chrf")
+    # a user's own module that imports blindspot, in a folder evaluate named: not ours
+    theirs = modules / "metrics" / "evaluate-metric--ter" / ("cd" * 32)
+    theirs.mkdir(parents=True)
+    (theirs / "ter.py").write_text("import blindspot.scoring.module as base\n", encoding="utf-8")
+    removed = remove_stale_modules(modules)
+    assert set(removed) == {old_rouge, old_chrf, old_chrf.parent}
+    assert not old_rouge.exists() and not old_chrf.parent.exists()
+    assert _tree(canonical) == before
+    assert (theirs / "ter.py").is_file()

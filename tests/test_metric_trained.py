@@ -308,7 +308,7 @@ def test_menli_module_combination_with_another_module(models, wmt) -> None:
     out = menli.compute(predictions=wmt["hyp"], references=wmt["ref"], model=models["nli"],
                         combine_with=chrf, nli_weight=0.3, use_aggregator=False)
     chrf_rows = chrf.compute(predictions=wmt["hyp"], references=wmt["ref"],
-                             use_aggregator=False)["chrf"]
+                             use_aggregator=False)["score"]
     assert out["combined"] == pytest.approx(nli.combine(out["menli"], chrf_rows, 0.3))
 
     class TwoOutputs:

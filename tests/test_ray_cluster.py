@@ -185,7 +185,7 @@ def test_an_address_where_nothing_answers_is_a_clear_error(given: str, from_env:
                           str(tmp_path / "out"), "--engine", "ray", "--address",
                           given.format(port=port), timeout=120)
     output = done.stdout + done.stderr
-    assert done.returncode == 2, output
+    assert done.returncode == 1, output  # bad input found before any work (README, "Exit codes")
     named = (f"RAY_ADDRESS={env['RAY_ADDRESS']} (--address auto)" if from_env
              else f"--address {given.format(port=port)}")
     assert f"{named}: no Ray cluster answers at " in output

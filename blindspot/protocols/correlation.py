@@ -335,7 +335,7 @@ def write_correlation_report(results: dict[str, Any], out: Path) -> None:
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot").compute(protocol="correlation")`` returns."""
+    """What ``evaluate.load("blindspot/blindspot").compute(protocol="correlation")`` returns."""
     view = {name: m["criteria"] for name, m in results["metrics"].items()}
     out: dict[str, Any] = {"correlations": view, "results": results}
     if len(view) == 1:

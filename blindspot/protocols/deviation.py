@@ -388,8 +388,8 @@ def run_deviation(request: Any) -> dict[str, Any]:
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot").compute(protocol="deviation")`` returns: per metric,
-    the deviation and verdict of every template, the skipped templates and the full results."""
+    """What ``evaluate.load("blindspot/blindspot").compute(protocol="deviation")`` returns: per
+    metric, the deviation and verdict of every template, the skipped templates and the full results."""
     metrics = results["metrics"]
     view = {name: {"deviations": {t: r["deviation"] for t, r in m["templates"].items()},
                    "verdicts": {t: r["verdict"] for t, r in m["templates"].items()},

@@ -1,10 +1,10 @@
 """The preference protocol as a run: load MENLI-style sets, score both candidates, report.
 
 ``blindspot run --protocol preference --data SET.csv --metrics bleu,chrf,rouge`` and
-``evaluate.load("blindspot").compute(data=..., metric=..., protocol="preference")`` come here
-through the protocol registry. Every metric scores the paraphrase and the adversarial candidate
-of every row against the mode's anchor through the shared scoring layer (batched, deduplicated,
-cached), and :mod:`blindspot.protocols.preference` turns the paired scores into the figures.
+``evaluate.load("blindspot/blindspot").compute(data=..., metric=..., protocol="preference")``
+come here through the protocol registry. Every metric scores the paraphrase and the adversarial
+candidate of every row against the mode's anchor through the shared scoring layer (batched,
+deduplicated, cached), and :mod:`blindspot.protocols.preference` turns the paired scores into the figures.
 
 How the anchor reaches a metric (``--protocol-option mode=...``):
 
@@ -318,8 +318,8 @@ def run_request(request: Any) -> dict[str, Any]:
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot").compute(protocol="preference")`` returns: the first
-    metric's figures, the combined entries beside it, and the whole results."""
+    """What ``evaluate.load("blindspot/blindspot").compute(protocol="preference")`` returns: the
+    first metric's figures, the combined entries beside it, and the whole results."""
     dataset = next(iter(results["datasets"].values()))
     entries = dataset["metrics"]
     # the module's one metric; a combine_with metric it did not name was put first

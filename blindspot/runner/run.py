@@ -492,7 +492,7 @@ def run_request(request: Any) -> dict[str, Any]:
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot").compute`` returns for a one-metric rank run."""
+    """What ``evaluate.load("blindspot/blindspot").compute`` returns for a one-metric rank run."""
     from blindspot.exit_codes import gate
 
     dataset = next(iter(results["datasets"].values()))

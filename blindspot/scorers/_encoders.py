@@ -11,7 +11,9 @@ so that a score computed with one idf corpus is never reused for another.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +134,31 @@ def with_idf_corpus(options: dict[str, Any], references: Sequence[Any] | None,
     if options.get("idf", idf_default) and options.get("idf_references") is None:
         return {**options, "idf_references": reference_corpus(references)}
     return options
+
+
+class TruncationWarning(UserWarning):
+    """Some inputs were longer than the encoder takes and were cut."""
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """How many distinct texts of a call an encoder cut, and its limit in tokens."""
+
+    truncated_inputs: int
+    max_length: int
+
+    def report(self, metric: str) -> dict[str, int]:
+        """The result's extra keys, after warning once when any input was cut."""
+        if self.truncated_inputs:
+            warnings.warn(f"{metric}: {self.truncated_inputs} input text(s) are longer than the "
+                          f"encoder's maximum of {self.max_length} tokens and were cut to it; "
+                          "their scores ignore the rest", TruncationWarning, stacklevel=3)
+        return {"truncated_inputs": self.truncated_inputs, "max_length": self.max_length}
+
+
+def truncation_of(tokenizer: Any, texts: Sequence[str], limit: int) -> Truncation:
+    """How many distinct ``texts`` have more than ``limit`` tokens, special tokens included."""
+    extra = tokenizer.num_special_tokens_to_add()
+    cut = sum(len(tokenizer.tokenize(text.strip())) + extra > limit
+              for text in dict.fromkeys(texts))
+    return Truncation(cut, int(limit))

@@ -19,7 +19,9 @@ encoder's padding follows which texts share a batch). What differs is around it:
   checkpoint and layer (:func:`blindspot.models.load_bertscore_encoder`), instead of once per
   call;
 * several references are **averaged** (the spec; Zhang et al. average too), each of P, R and F
-  over the references, whereas ``bert_score.score`` keeps the best reference;
+  over the references, whereas ``bert_score.score`` keeps the best reference
+  (``references_reduce="max"``, what evaluate's ``bertscore`` module does: the maximum of each of
+  P, R and F separately);
 * the baseline of ``baseline_path`` (bert_score's file format: a ``LAYER,P,R,F`` table, the row
   of ``num_layers`` is used) rescales every score to ``(s - b) / (1 - b)``, as
   ``bert_score.score(..., rescale_with_baseline=True, baseline_path=...)`` does; with
@@ -46,8 +48,9 @@ from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, resolve_model
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
-from blindspot.scorers._encoders import (checked_layer, checkpoint_revision, corpus_digest,
-                                         encoder_on_device, idf_corpus, layer_count)
+from blindspot.scorers._encoders import (Truncation, checked_layer, checkpoint_revision,
+                                         corpus_digest, encoder_on_device, idf_corpus,
+                                         layer_count, truncation_of)
 
 #: bert_score's default model for English, the paper's (RoBERTa-large, layer 17)
 DEFAULT_MODEL = "roberta-large"
@@ -100,6 +103,21 @@ def average_by_owner(values: Sequence[Sequence[float]], owners: Sequence[int],
     return [[s / sizes[i] for s in sums[i]] for i in range(count)]
 
 
+def max_by_owner(values: Sequence[Sequence[float]], owners: Sequence[int],
+                 count: int) -> list[list[float]]:
+    """Column-wise maximum of the rows of ``values`` that belong to each of ``count`` owners."""
+    best: list[list[float] | None] = [None] * count
+    for row, owner in zip(values, owners):
+        current = best[owner]
+        best[owner] = ([float(v) for v in row] if current is None
+                       else [max(b, float(v)) for b, v in zip(current, row)])
+    return [row or [] for row in best]
+
+
+#: how the scores against several references make one row's score
+REFERENCE_REDUCERS = {"mean": average_by_owner, "max": max_by_owner}
+
+
 @register_scorer
 class BertScore(Scorer):
     """BERTScore P/R/F of each hypothesis against each reference, averaged over references."""
@@ -121,7 +139,11 @@ class BertScore(Scorer):
                  idf: bool = False, idf_references: Sequence[str] | None = None,
                  baseline_path: str | None = None, rescale_with_baseline: bool = False,
                  lang: str | None = None, use_fast_tokenizer: bool = False,
-                 batch_size: int = 64, device: str | None = None) -> None:
+                 batch_size: int = 64, device: str | None = None,
+                 references_reduce: str = "mean") -> None:
+        if references_reduce not in REFERENCE_REDUCERS:
+            raise ValueError(f"references_reduce must be one of {', '.join(REFERENCE_REDUCERS)}, "
+                             f"got {references_reduce!r}")
         path = resolve_model(model_type)
         layers = checked_layer(model_type, num_layers, default_layer(model_type))
         if baseline_path is None and rescale_with_baseline:
@@ -130,7 +152,11 @@ class BertScore(Scorer):
         self._corpus = idf_corpus(bool(idf), idf_references, self.name)
         super().__init__(model_type=path, num_layers=layers, idf=bool(idf),
                          idf_references=corpus_digest(self._corpus) if self._corpus else None,
-                         baseline=baseline, use_fast_tokenizer=bool(use_fast_tokenizer))
+                         baseline=baseline, use_fast_tokenizer=bool(use_fast_tokenizer),
+                         # in the identity only when not the default, so cached scores stay valid
+                         **({} if references_reduce == "mean"
+                            else {"references_reduce": references_reduce}))
+        self._reduce = REFERENCE_REDUCERS[references_reduce]
         self._path = path
         self._baseline = baseline
         self.batch_size = int(batch_size)
@@ -262,8 +288,12 @@ class BertScore(Scorer):
                 references.append(reference)
                 owners.append(index)
         preds = self.pair_scores(hypotheses, references).tolist()
-        return [dict(zip(self.outputs, row))
-                for row in average_by_owner(preds, owners, len(batch))]
+        return [dict(zip(self.outputs, row)) for row in self._reduce(preds, owners, len(batch))]
+
+    def truncated(self, texts: Sequence[str]) -> Truncation:
+        """How many distinct ``texts`` bert_score's encoding cuts to the tokenizer's limit."""
+        tokenizer = self.tokenizer()
+        return truncation_of(tokenizer, texts, tokenizer.model_max_length)
 
 
 def _nbytes(stats: tuple[Any, Any]) -> int:

@@ -15,6 +15,17 @@ from typing import Any
 from blindspot.scorers._lm_utils import check_options, length_chunks, model_revision
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
+#: the citation of both BLEURT evaluate modules (bleurt_score, bleurt)
+CITATION = """\
+@inproceedings{sellam-etal-2020-bleurt,
+    title = "{BLEURT}: Learning Robust Metrics for Text Generation",
+    author = "Sellam, Thibault and Das, Dipanjan and Parikh, Ankur",
+    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
+    year = "2020",
+    pages = "7881--7892",
+}
+"""
+
 DEFAULT_MODEL = "lucadiliello/BLEURT-20"
 
 

@@ -28,6 +28,17 @@ from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 #: paper defaults (blind-spots paper: COMET / COMET-QE of WMT20/21); newer: Unbabel/wmt22-comet-da,
 #: Unbabel/wmt22-cometkiwi-da
+#: the citation of both COMET evaluate modules (comet_score, comet)
+CITATION = """\
+@inproceedings{rei-etal-2020-comet,
+    title = "{COMET}: A Neural Framework for {MT} Evaluation",
+    author = "Rei, Ricardo and Stewart, Craig and Farinha, Ana C and Lavie, Alon",
+    booktitle = "Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing (EMNLP)",
+    year = "2020",
+    pages = "2685--2702",
+}
+"""
+
 DEFAULT_REFERENCE_MODEL = "wmt20-comet-da"
 DEFAULT_QE_MODEL = "wmt21-comet-qe-mqm"
 

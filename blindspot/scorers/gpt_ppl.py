@@ -9,6 +9,8 @@ Choices, stated:
   tokenizer's BOS, else its EOS; see :func:`~blindspot.scorers._lm_utils.prefix_token_id`),
   so that the first word is scored too. For GPT-2 this is ``<|endoftext|>``; for SmolLM2 it is
   the BOS its tokenizer adds by itself, so the sequence is the one ``tokenizer(text)`` gives.
+  ``add_start_token=False`` puts none: the first token is then only context (evaluate's
+  ``perplexity`` option of that name).
 * Texts longer than the model's window keep their first ``max_length - 1`` tokens (the limit is
   the smaller of the tokenizer's and the config's; ``max_length=`` overrides it).
 * A text with no tokens (the empty string) scores NaN: a perplexity of nothing is undefined,
@@ -31,10 +33,11 @@ from blindspot.scoring.base import ScoreInput, register_scorer
 DEFAULT_MODEL = "gpt2-large"
 
 
-def causal_sequences(tokenizer: Any, texts: Sequence[str], limit: int) -> tuple[list[list[int]], int]:
+def causal_sequences(tokenizer: Any, texts: Sequence[str], limit: int,
+                     add_start_token: bool = True) -> tuple[list[list[int]], int]:
     """The token sequences to score (prefix token + text, cut to ``limit``) and where scoring
     starts in them (1 after a prefix token; 1 without one too: the first token is context)."""
-    prefix = lm.prefix_token_id(tokenizer)
+    prefix = lm.prefix_token_id(tokenizer) if add_start_token else None
     head = [prefix] if prefix is not None else []
     return [(head + ids)[:limit] for ids in lm.token_ids(tokenizer, texts)], 1
 
@@ -48,11 +51,14 @@ class GptPpl(lm.ModelScorer):
     uses_references = "none"
     uses_source = "none"
     version = "1"
-    options = ("model", "max_length", "device")
+    options = ("model", "max_length", "device", "add_start_token")
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int | None = None,
-                 device: str | None = None, **unknown: Any) -> None:
-        super().__init__(device, unknown, model=str(model), max_length=max_length)
+                 device: str | None = None, add_start_token: bool = True,
+                 **unknown: Any) -> None:
+        # in the identity only when off, so that cached scores stay valid
+        super().__init__(device, unknown, model=str(model), max_length=max_length,
+                         **({} if add_start_token else {"add_start_token": False}))
 
     def _model(self) -> tuple[Any, Any]:
         tokenizer, model = load_causal_lm(self.config["model"])
@@ -61,7 +67,8 @@ class GptPpl(lm.ModelScorer):
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         tokenizer, model = self._model()
         limit = lm.max_positions(tokenizer, model, self.config["max_length"])
-        sequences, start = causal_sequences(tokenizer, [item.hypothesis for item in batch], limit)
+        sequences, start = causal_sequences(tokenizer, [item.hypothesis for item in batch], limit,
+                                            self.config.get("add_start_token", True))
         sums = lm.causal_logprob_sums(model, sequences, [start] * len(sequences),
                                       lm.pad_id(tokenizer), len(sequences))
         return [{"gpt_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}

@@ -39,9 +39,9 @@ from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, resolve_model
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
-from blindspot.scorers._encoders import (checked_layer, checkpoint_revision, corpus_digest,
-                                         encoder_config, encoder_on_device, idf_corpus,
-                                         layer_count)
+from blindspot.scorers._encoders import (Truncation, checked_layer, checkpoint_revision,
+                                         corpus_digest, encoder_config, encoder_on_device,
+                                         idf_corpus, layer_count, truncation_of)
 
 DEFAULT_MODEL = "distilbert-base-uncased"
 DISTANCES = ("euclidean", "cosine")
@@ -175,6 +175,10 @@ class MoverScore(Scorer):
         if limit and limit < 100_000:
             return int(limit)
         return int(getattr(encoder_config(self._path), "max_position_embeddings", 512))
+
+    def truncated(self, texts: Sequence[str]) -> Truncation:
+        """How many distinct ``texts`` the encoding cuts to :meth:`max_length` tokens."""
+        return truncation_of(self.tokenizer(), texts, self.max_length())
 
     def idf(self) -> IdfTable:
         """Token weights: reference idf, or 1 for every token when idf is off."""

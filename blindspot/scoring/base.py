@@ -84,6 +84,11 @@ class Scorer(ABC):
         """Corpus-level scores; corpus-level scorers override this."""
         raise NotImplementedError(f"{self.name} has no corpus-level score")
 
+    def truncated(self, texts: Sequence[str]) -> Any:
+        """How many of ``texts`` the model cuts to its input limit (a ``Truncation``, which the
+        evaluate modules report), or None for scorers that cut nothing."""
+        return None
+
     # -- identity --------------------------------------------------------------------------------
 
     def identity(self) -> str:

@@ -72,8 +72,9 @@ class ScorerMetric(evaluate.Metric):
             references, missing = [[] for _ in rows], missing + ["references"]
         if rows is not None and cls.uses_source != "none" and kwargs.get("sources") is None:
             kwargs["sources"], missing = ["" for _ in rows], missing + ["sources"]
-        return super().compute(predictions=predictions, references=references,
-                               **kwargs, **{_MISSING_KEY: tuple(missing)})
+        if missing:
+            kwargs[_MISSING_KEY] = tuple(missing)
+        return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, predictions: list[str], references: list[Any] | None = None,
                  sources: list[str] | None = None, use_aggregator: bool = True,
@@ -85,9 +86,29 @@ class ScorerMetric(evaluate.Metric):
             raise ValueError(f"level must be 'sentence' or 'corpus', got {level!r}")
         scorer = get_scorer(self.scorer_name, **options)
         if scorer.corpus_level or level == "corpus":
-            return score_corpus(scorer, predictions, references, sources)
-        rows = score_rows(scorer, predictions, references, sources)
-        return aggregate(rows) if use_aggregator else rows
+            result = score_corpus(scorer, predictions, references, sources)
+        else:
+            rows = score_rows(scorer, predictions, references, sources)
+            result = aggregate(rows) if use_aggregator else rows
+        return {**result, **truncation_report(scorer, predictions, references)}
+
+    def scorer_rows(self, predictions: list[str], references: list[Any] | None,
+                    sources: list[str] | None = None, **options: Any) -> dict[str, list[float]]:
+        """Per-row scores of this module's scorer with ``options`` (deduplicated and cached): what
+        a blind-spot run judges, for the modules whose own default is a corpus score."""
+        return score_rows(get_scorer(self.scorer_name, **options), predictions, references,
+                          sources)
+
+
+def truncation_report(scorer: Any, predictions: list[str],
+                      references: list[Any] | None) -> dict[str, Any]:
+    """``truncated_inputs`` and ``max_length`` for a scorer whose model cuts long inputs (with
+    one warning when any was cut), else nothing."""
+    texts = list(predictions)
+    for refs in references or ():
+        texts.extend([refs] if isinstance(refs, str) else refs)
+    truncation = scorer.truncated(texts)
+    return {} if truncation is None else truncation.report(scorer.name)
 
 
 def aggregate(rows: dict[str, list[float]]) -> dict[str, float]:

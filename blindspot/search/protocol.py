@@ -1,6 +1,6 @@
 """The ``search`` protocol's registry entry (:mod:`blindspot.protocols.registry`): a
 :class:`ProtocolRequest` to :func:`blindspot.search.run_search`, its terminal summary, and what
-``evaluate.load("blindspot").compute(..., protocol="search")`` returns."""
+``evaluate.load("blindspot/blindspot").compute(..., protocol="search")`` returns."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ texts with a panel of other metrics, rank the edit patterns, optionally test whe
 generalise, and write the report.
 
 :func:`run_search` is the one entry point (the CLI ``blindspot search``, the ``search`` protocol
-of ``blindspot run`` / ``evaluate.load("blindspot")`` and the Space call it). Its results dict is
-plain JSON with no timings or paths, so two runs with the same inputs and seed give identical
+of ``blindspot run`` / ``evaluate.load("blindspot/blindspot")`` and the Space call it). Its
+results dict is plain JSON with no timings or paths, so two runs with the same inputs and seed give identical
 files (with a call budget; a time budget depends on the machine, see
 :mod:`blindspot.search.greedy`).
 """

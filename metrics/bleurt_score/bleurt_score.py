@@ -24,16 +24,7 @@ Examples:
 """
 
 import blindspot.scoring.module as base
-
-_CITATION = """\
-@inproceedings{sellam-etal-2020-bleurt,
-    title = "{BLEURT}: Learning Robust Metrics for Text Generation",
-    author = "Sellam, Thibault and Das, Dipanjan and Parikh, Ankur",
-    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
-    year = "2020",
-    pages = "7881--7892",
-}
-"""
+from blindspot.scorers.bleurt_score import CITATION as bleurt_citation
 
 _INPUTS = """
 Args:
@@ -53,5 +44,5 @@ class BleurtScore(base.ScorerMetric):
 
     scorer_name = "bleurt"
     module_description = __doc__
-    module_citation = _CITATION
+    module_citation = bleurt_citation
     module_inputs = _INPUTS

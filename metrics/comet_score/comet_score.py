@@ -29,16 +29,7 @@ Examples:
 """
 
 import blindspot.scoring.module as base
-
-_CITATION = """\
-@inproceedings{rei-etal-2020-comet,
-    title = "{COMET}: A Neural Framework for {MT} Evaluation",
-    author = "Rei, Ricardo and Stewart, Craig and Farinha, Ana C and Lavie, Alon",
-    booktitle = "Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing (EMNLP)",
-    year = "2020",
-    pages = "2685--2702",
-}
-"""
+from blindspot.scorers.comet_score import CITATION as comet_citation
 
 _INPUTS = """
 Args:
@@ -61,7 +52,7 @@ class CometScore(base.ScorerMetric):
     """COMET (configuration "default") or COMET-QE (configuration "qe")."""
 
     module_description = __doc__
-    module_citation = _CITATION
+    module_citation = comet_citation
     module_inputs = _INPUTS
 
     @property

@@ -55,6 +55,8 @@ Args:
 Returns:
     moverscore: 1 - EMD, at most 1 (identical texts), higher is better; below 0 for very
         unrelated texts (the Euclidean distance of unit vectors reaches 2).
+    truncated_inputs, max_length: how many distinct texts were longer than the encoder's
+        max_length (tokens) and cut to it (the call warns once when any was).
 """
 
 
