@@ -5,4 +5,10 @@ The perturbation catalogue lives in :mod:`blindspot.perturbations`, the dataset 
 noise ratio, file I/O, the offline model registry and the CLI).
 """
 
+from blindspot.evaluate_modules import quiet_cached_module_notice
+
 __version__ = "0.1.0"
+
+# evaluate.load("blindspot/<name>") works offline from the modules cache; evaluate warns on each
+# such load that the module "couldn't be found on the Hub". Ours never is: say nothing about it.
+quiet_cached_module_notice()

@@ -18,6 +18,7 @@ from blindspot.exit_codes import (EPILOG, BlindspotGroup, FailOn, ended_in_error
                                   failed_tests, run_exit_code)
 from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
+from blindspot.suggest import did_you_mean
 
 app = typer.Typer(cls=BlindspotGroup, add_completion=False, no_args_is_help=True,
                   help="Stress tests that find the blind spots of text-generation metrics.")
@@ -310,6 +311,35 @@ def stream(
              seeds=_parse_seeds(seeds), columns=columns,
              resources=_resources(None, lm, ngram_corpus), noise_cap=noise_cap,
              options={"chunk_size": chunk_size}, fail_on=fail_on)
+
+
+@app.command("report")
+def report_table(
+    results: Path = typer.Argument(..., help="a run's results.json (or its report folder)"),
+    format: str = typer.Option("markdown", "--format", help="csv, latex or markdown"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write the table to this file "
+                                       "(default: print it)"),
+) -> None:
+    """Table 1 of a finished run for a paper: tests as rows, metrics as columns, each verdict
+    with its relative change in % of the gold score (within-noise fails marked)."""
+    from blindspot.report.files import atomic_write_text
+    from blindspot.report.table1 import FORMATS, ResultsFileError, load_results
+
+    if format not in FORMATS:
+        fail(f"--format {format!r} is not one of {', '.join(FORMATS)}"
+             f"{did_you_mean(format, FORMATS)}")
+    try:
+        text = FORMATS[format](load_results(results))
+    except ResultsFileError as error:
+        fail(str(error))
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        atomic_write_text(out, text)
+    except OSError as error:
+        fail(f"{out}: cannot write the table ({error.strerror}); pass --out a writable file")
+    console.print(f"wrote the {format} table of {results} to {out}")
 
 
 @app.command("install-modules")

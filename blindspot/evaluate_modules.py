@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
 from pathlib import Path
 
 from blindspot.pkgpath import package_dir
+from blindspot.suggest import did_you_mean
 
 #: the namespace of our modules in ``evaluate.load("blindspot/<name>")``
 NAMESPACE = "blindspot"
@@ -32,8 +34,31 @@ CANONICAL_PREFIXES = ("evaluate-metric--", "evaluate-comparison--", "evaluate-me
 #: written into every version folder we install, so a later install can tell ours for sure
 MARKER = ".blindspot-module.json"
 
+#: evaluate's logger that warns "Using the latest cached version of the module ..." whenever a
+#: community module loads offline from its cache
+EVALUATE_LOADING_LOGGER = "evaluate.loading"
+CACHED_NOTICE = "Using the latest cached version of the module"
+
 _HASH = re.compile(r"^[0-9a-f]{64}$")
 _IMPORTS_BLINDSPOT = re.compile(r"^\s*(?:import|from)\s+blindspot[.\s]", re.MULTILINE)
+
+
+class OurCachedModuleNotice(logging.Filter):
+    """Drops evaluate's "Using the latest cached version of the module ... couldn't be found ...
+    on the Hugging Face Hub" for our namespace only: our modules are never on the Hub, the cached
+    copy is the one ``install_modules`` wrote, so the warning says nothing. Other modules keep it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (message.startswith(CACHED_NOTICE) and f"{NAMESPACE}--" in message)
+
+
+def quiet_cached_module_notice() -> None:
+    """Install :class:`OurCachedModuleNotice` on evaluate's loading logger (once; importing
+    ``blindspot`` does), without importing evaluate."""
+    logger = logging.getLogger(EVALUATE_LOADING_LOGGER)
+    if not any(isinstance(f, OurCachedModuleNotice) for f in logger.filters):
+        logger.addFilter(OurCachedModuleNotice())
 
 
 def metrics_root() -> Path:
@@ -55,7 +80,8 @@ def module_path(name: str) -> Path:
     folder = metrics_root() / name
     if not (folder / f"{name}.py").is_file():
         names = ", ".join(p.name for p in module_folders())
-        raise ValueError(f"unknown metric module {name!r}; valid modules: {names}")
+        raise ValueError(f"unknown metric module {name!r}; valid modules: {names}"
+                         f"{did_you_mean(name, (p.name for p in module_folders()))}")
     return folder / f"{name}.py"
 
 

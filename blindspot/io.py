@@ -9,6 +9,7 @@ path; a JSON file's encoding is checked once per table by Arrow.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,7 +61,7 @@ def read_table(path: str | Path) -> Any:
     path = Path(path)
     kind = check_readable(path)
     try:
-        with _reader_errors_unlogged():  # the error below says it once, with the line
+        with quiet_datasets():  # no bars; the error below says it once, with the line
             if kind == "json":
                 ds = datasets.Dataset.from_json(str(path), keep_in_memory=True)
             elif kind == "csv":
@@ -78,17 +79,26 @@ def read_table(path: str | Path) -> Any:
 
 
 @contextmanager
-def _reader_errors_unlogged() -> Iterator[None]:
-    """``datasets`` logs a reader's failure ("Failed to load JSON from file...") before raising
-    it; the caller reports it instead, so it is not logged twice."""
+def quiet_datasets() -> Iterator[None]:
+    """``datasets`` as blindspot loads files with it: no "Generating train split" bars (our run
+    shows its own progress) and no reader failure logged ("Failed to load JSON from file..."; the
+    caller reports it once, with the line). Only inside this block: the user's own
+    ``datasets`` calls keep their bars and logging."""
+    import datasets
     from datasets.utils import logging as datasets_logging
 
     level = datasets_logging.get_verbosity()
+    bars_were_on = not datasets.are_progress_bars_disabled()
     datasets_logging.set_verbosity(datasets_logging.CRITICAL)
+    with warnings.catch_warnings():  # HF_DATASETS_DISABLE_PROGRESS_BARS=0 keeps them, quietly
+        warnings.simplefilter("ignore")
+        datasets.disable_progress_bars()
     try:
         yield
     finally:
         datasets_logging.set_verbosity(level)
+        if bars_were_on:
+            datasets.enable_progress_bars()
 
 
 def encoding_error(path: Path, line: int) -> BlindspotInputError:
@@ -192,10 +202,11 @@ def write_table(ds: Any, path: str | Path) -> Path:
     path = Path(path)
     kind = table_format(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "json":
-        ds.to_json(str(path), lines=True, force_ascii=False)
-    elif kind == "csv":
-        ds.to_csv(str(path), index=False)
-    else:
-        ds.to_parquet(str(path))
+    with quiet_datasets():  # no "Creating json from Arrow format" bar
+        if kind == "json":
+            ds.to_json(str(path), lines=True, force_ascii=False)
+        elif kind == "csv":
+            ds.to_csv(str(path), index=False)
+        else:
+            ds.to_parquet(str(path))
     return path

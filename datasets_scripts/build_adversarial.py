@@ -22,16 +22,19 @@ import re
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.gold_sources import (
     BLINDSPOT_CITATION, GoldDataMissingError, GoldSource, describe_sources, get_gold_source,
     hub_offline, is_gold_source, load_gold,
 )
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
+from blindspot.paths import datasets_dir
+from blindspot.runner.data import ROLE_CANDIDATES
 from blindspot.seeding import parse_seeds
 
 #: Bumped when the folder layout or the card's meaning changes.
@@ -41,6 +44,8 @@ GOLD_CONFIG = "gold"
 BUILD_FILE = "blindspot_build.json"
 CARD_FILE = "README.md"
 DATA_DIR = "data"
+#: the column a file's references are kept in (the name `blindspot run` reads first)
+REFERENCES = "references"
 #: Fixed parquet options: the same table always gives the same bytes.
 PARQUET_OPTIONS: dict[str, Any] = {
     "compression": "zstd", "compression_level": 3, "use_dictionary": True,
@@ -67,6 +72,22 @@ class GoldInput:
     sha256: str | None  # of the input file's bytes; None = hash of the written gold parquet
     source: GoldSource | None
     references_column: str | None = None
+    path: Path | None = None  # the input file, when the gold came from one
+
+
+@dataclass(frozen=True)
+class LicenseChoice:
+    """The licence id a card declares, and where it came from (the card says both)."""
+
+    license: str
+    origin: str
+
+
+#: licences of shared input files that are not gold sources (facts from the shared data's DATA.md)
+KNOWN_FILE_LICENSES = {
+    "menli_wmt20_de_adversarial.csv": LicenseChoice(
+        "mit", "the MENLI adversarial set WMT20_de is released under MIT"),
+}
 
 
 # -- small helpers --------------------------------------------------------------------------------
@@ -148,7 +169,8 @@ def resolve_gold(gold: Any, data_dir: str | None = None) -> GoldInput:
     if path.is_file():
         from blindspot.io import read_table
 
-        return GoldInput(read_table(path), "file", path.name, sha256_file(path), None)
+        return GoldInput(read_table(path), "file", path.name, sha256_file(path), None,
+                         path=path)
     if is_gold_source(text):
         from blindspot.datasets_scripts.gold_sources import gold_file
 
@@ -296,7 +318,7 @@ def build_adversarial_dataset(
         column = roles.get("hypothesis", column)
         source_column = source_column or roles.get("source")
     else:
-        given = resolve_gold(gold, data_dir)
+        given = _with_references(resolve_gold(gold, data_dir))
     source = given.source
     if task is None:
         if source is None:
@@ -327,7 +349,7 @@ def build_adversarial_dataset(
               "software": software_versions()}
     (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True,
                                              ensure_ascii=False) + "\n", encoding="utf-8")
-    card = render_card(record, source, license or _default_license(given))
+    card = render_card(record, source, choose_license(given, license))
     (out / CARD_FILE).write_text(card, encoding="utf-8")
     return out
 
@@ -468,7 +490,8 @@ def _configs_table(configs: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def render_card(record: Mapping[str, Any], source: GoldSource | None, license: str) -> str:
+def render_card(record: Mapping[str, Any], source: GoldSource | None,
+                license: LicenseChoice) -> str:
     """The README.md dataset card: YAML front matter and a body that explains and credits."""
     inp, cols = record["input"], record["columns"]
     example = record["configs"][0]["config_name"] if record["configs"] else GOLD_CONFIG
@@ -539,8 +562,8 @@ references `{cols['references'] or '-'}`, source `{cols['source'] or '-'}`.
 
 ## Licence
 
-The perturbed texts derive from the upstream data, whose licence applies (`{license}`); use
-them for research on evaluation metrics.
+The perturbed texts derive from the upstream data, whose licence applies (`{license.license}`:
+{license.origin}); use them for research on evaluation metrics.
 
 ## Citation
 
@@ -548,7 +571,7 @@ them for research on evaluation metrics.
 {citations}
 ```
 """
-    return f"---\n{card_yaml(record, source, license)}---\n{body}"
+    return f"---\n{card_yaml(record, source, license.license)}---\n{body}"
 
 
 def _upstream_text(kind: str, source: GoldSource | None) -> str:
@@ -559,11 +582,60 @@ def _upstream_text(kind: str, source: GoldSource | None) -> str:
     return "not a registered gold source; cite the input data's own origin"
 
 
-def _default_license(given: GoldInput) -> str:
-    """The upstream data's licence; the demo texts are the project's own (MIT)."""
-    if given.source is not None:
-        return given.source.license
-    return "mit" if given.kind == "demo" else "other"
+def choose_license(given: GoldInput, explicit: str | None = None) -> LicenseChoice:
+    """The card's licence: ``--license``, else the input's own when known (a gold source, a shared
+    file DATA.md describes, a dataset card beside the file, the demo), else ``other``."""
+    if explicit:
+        return LicenseChoice(explicit, "given with --license")
+    source = given.source or (_source_of_file(given.path) if given.path else None)
+    if source is not None:
+        return LicenseChoice(source.license, f"the licence of the {source.name} gold source's "
+                                             f"upstream data ({', '.join(source.upstream)})")
+    if given.kind == "demo":
+        return LicenseChoice("mit", "the demo texts are blindspot's own (MIT)")
+    if given.path is not None:
+        found = KNOWN_FILE_LICENSES.get(given.path.name) or _card_license(given.path)
+        if found is not None:
+            return found
+    return LicenseChoice("other", "not known: the input carries no licence; pass --license "
+                                  "with the upstream data's Hub licence id")
+
+
+def _source_of_file(path: Path) -> GoldSource | None:
+    """The gold source whose file ``path`` is (a copy of the shared data), if any."""
+    return next((get_gold_source(s["name"]) for s in describe_sources()
+                 if get_gold_source(s["name"]).file == path.name), None)
+
+
+def _card_license(path: Path) -> LicenseChoice | None:
+    """The ``license`` of the dataset card (README.md front matter) in the file's folder."""
+    import yaml
+
+    card = path.parent / CARD_FILE  # a Hub dataset folder's card
+    try:
+        text = card.read_text(encoding="utf-8")
+        front = yaml.safe_load(text.split("---", 2)[1]) if text.startswith("---") else None
+    except (OSError, UnicodeDecodeError, IndexError, yaml.YAMLError):
+        return None
+    found = front.get("license") if isinstance(front, dict) else None
+    if isinstance(found, list) and found:
+        found = found[0]
+    if not isinstance(found, str) or not found.strip():
+        return None
+    return LicenseChoice(found.strip(), f"the dataset card beside the input ({card.name})")
+
+
+def _with_references(given: GoldInput) -> GoldInput:
+    """A file's ``reference`` column kept as ``references``, the column name ``blindspot run``
+    reads first (a gold source keeps its registered columns)."""
+    if given.source is not None or given.references_column is not None:
+        return given
+    names = list(given.ds.column_names)
+    found = next((c for c in ROLE_CANDIDATES["references"] if c in names), None)
+    if found is None:
+        return given
+    ds = given.ds if found == REFERENCES else given.ds.rename_column(found, REFERENCES)
+    return replace(given, ds=ds, references_column=REFERENCES)
 
 
 def _gold_columns(record: Mapping[str, Any], cols: Mapping[str, Any]) -> list[str]:
@@ -654,7 +726,7 @@ def _parse_levels(items: Sequence[str] | None) -> dict[str, list[str]] | None:
 
 def build_parser() -> argparse.ArgumentParser:
     sources = ", ".join(f"{s['name']} ({s['task']})" for s in describe_sources())
-    parser = argparse.ArgumentParser(
+    parser = BlindspotArgumentParser(
         prog="blindspot build-dataset",
         description="Build a versioned, Hub-ready adversarial dataset folder from gold data.")
     add = parser.add_argument
@@ -664,7 +736,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       f"source: {sources}")
     add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
                            "../shared/data)")
-    add("--out", help="output folder (default: out/datasets/<name>)")
+    add("--out", help="output folder (default: <datasets folder>/<name>; the datasets folder "
+                      "is $BLINDSPOT_DATASETS_DIR, else out/datasets here, where the Space's "
+                      "Browse tab looks)")
     add("--tests", default="fluency,consistency",
         help="suites (fluency, consistency, targeted, all) and/or test names, comma-separated")
     add("--seeds", default="1,2,3,4,5", help="comma-separated seeds")
@@ -680,7 +754,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--lm", help="causal LM / tokenizer for tests that need one")
     add("--ngram-corpus", help="corpus for the frequent n-gram test")
     add("--num-proc", type=int, help="worker processes")
-    add("--license", help="Hub licence id for the card (default: the upstream data's)")
+    add("--license", help="Hub licence id for the card (default: the input's own when known: "
+                          "a gold source's, a dataset card beside the file; else other)")
     add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
     add("--token", help="Hugging Face token for --push (default: HF_TOKEN or the stored login)")
     add("--private", action="store_true", help="create the Hub repository as private")
@@ -723,10 +798,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _default_out(args: argparse.Namespace) -> Path:
+    """``<datasets folder>/<name>`` (:func:`blindspot.paths.datasets_dir`: where the Space's
+    Browse tab looks)."""
     if args.name:
-        return Path("out") / "datasets" / args.name
+        return datasets_dir() / args.name
     base = get_gold_source(args.data).name if is_gold_source(args.data) else Path(args.data).stem
-    return Path("out") / "datasets" / f"blindspot-{base}-adversarial"
+    return datasets_dir() / f"blindspot-{base}-adversarial"
 
 
 if __name__ == "__main__":

@@ -41,14 +41,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, PushError, check_version,
-    content_fingerprint, full_version, prepare_out_dir, push_adversarial_dataset, resolve_gold,
+    BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, LicenseChoice, PushError,
+    check_version, choose_license, content_fingerprint, full_version, prepare_out_dir,
+    push_adversarial_dataset, resolve_gold,
     size_category, software_versions, write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
 from blindspot.exit_codes import ExitCode
 from blindspot.parsing import ParsedText
+from blindspot.paths import datasets_dir
 
 LAYOUT = "blindspot-menli-adversarial/1"
 ALL_CONFIG = "all"
@@ -268,8 +271,9 @@ def build_menli_dataset(
     (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False)
                                   + "\n", encoding="utf-8")
     source = given.source
-    (out / CARD_FILE).write_text(render_menli_card(record, source, license or (
-        source.license if source else "other")), encoding="utf-8")
+    (out / CARD_FILE).write_text(render_menli_card(record, source,
+                                                   choose_license(given, license)),
+                                 encoding="utf-8")
     return out
 
 
@@ -326,7 +330,8 @@ def _input_name(record: dict[str, Any], source: GoldSource | None) -> str:
     return source.pretty_name if source else record["input"]["name"]
 
 
-def render_menli_card(record: dict[str, Any], source: GoldSource | None, license: str) -> str:
+def render_menli_card(record: dict[str, Any], source: GoldSource | None,
+                      license: LicenseChoice) -> str:
     """The README.md dataset card."""
     from blindspot.scorers.menli import MENLI_CITATION
 
@@ -392,8 +397,8 @@ numbers = load_dataset("path/to/{record['name']}", "num", split="{SPLIT}")  # on
 
 ## Licence
 
-The texts derive from the upstream data, whose licence applies (`{license}`); use them for
-research on evaluation metrics.
+The texts derive from the upstream data, whose licence applies (`{license.license}`:
+{license.origin}); use them for research on evaluation metrics.
 
 ## Citation
 
@@ -401,13 +406,13 @@ research on evaluation metrics.
 {citation}
 ```
 """
-    return f"---\n{card_front_matter(record, source, license)}---\n{body}"
+    return f"---\n{card_front_matter(record, source, license.license)}---\n{body}"
 
 
 # -- command line ---------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = BlindspotArgumentParser(
         prog="blindspot build-menli",
         description="Build a MENLI-style adversarial set (error, id, source, ref, r, hyp_para, "
                     "hyp_adv_based, hyp_adv_free) as a Hub-ready dataset folder.")
@@ -416,7 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "(wmt21_de_en)")
     add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
                            "../shared/data)")
-    add("--out", help="output folder (default: out/datasets/<name>)")
+    add("--out", help="output folder (default: <datasets folder>/<name>: "
+                      "$BLINDSPOT_DATASETS_DIR, else out/datasets here)")
     add("--attacks", default="menli", help="'menli' or MENLI attack names, comma-separated")
     add("--seed", type=int, default=1, help="the attacks' seed")
     add("--per-error", type=int, help="keep at most N rows per error type (MENLI: 200)")
@@ -433,7 +439,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the paraphrase column for num rows instead of the numbers-in-words reference")
     add("--version", default="1.0.0", help="semantic version of this dataset")
     add("--name", help="dataset name (default: blindspot-<data>-menli-adversarial)")
-    add("--license", help="Hub licence id for the card (default: the upstream data's)")
+    add("--license", help="Hub licence id for the card (default: the input's own when known: "
+                          "a gold source's, a dataset card beside the file; else other)")
     add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
     add("--token", help="Hugging Face token for --push")
     return parser
@@ -450,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``blindspot build-menli``: build the folder, print where it is, optionally push it."""
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     try:
-        out = Path(args.out) if args.out else Path("out") / "datasets" / (
+        out = Path(args.out) if args.out else datasets_dir() / (
             args.name or f"blindspot-{Path(args.data).stem}-menli-adversarial")
         folder = build_menli_dataset(
             args.data, out, _roles(args), attacks=args.attacks, seed=args.seed,

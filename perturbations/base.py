@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from blindspot.noise import noise_ratio
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.seeding import row_rng, text_row_id
+from blindspot.suggest import did_you_mean
 
 Level = float | int | str
 
@@ -51,7 +52,8 @@ def canonical_task(task: str) -> str:
     """The canonical task name; a clear error lists the valid ones."""
     key = TASK_ALIASES.get(task.lower(), task.lower())
     if key not in TASKS:
-        raise ValueError(f"unknown task {task!r}; choose one of {sorted(TASKS)}")
+        raise ValueError(f"unknown task {task!r}; choose one of {sorted(TASKS)}"
+                         f"{did_you_mean(task, [*TASKS, *TASK_ALIASES])}")
     return key
 
 
@@ -361,7 +363,8 @@ class MapFunction:
     def __call__(self, batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
         if self.column not in batch:
             raise KeyError(f"column {self.column!r} not found; the data has {sorted(batch)}; "
-                           f"choose the text column with column=...")
+                           f"choose the text column with column=..."
+                           f"{did_you_mean(self.column, batch)}")
         texts = batch[self.column]
         if self.id_column and self.id_column in batch:
             ids = batch[self.id_column]
@@ -371,7 +374,7 @@ class MapFunction:
         if self.source_column:
             if self.source_column not in batch:
                 raise KeyError(f"source column {self.source_column!r} not found; the data has "
-                               f"{sorted(batch)}")
+                               f"{sorted(batch)}{did_you_mean(self.source_column, batch)}")
             sources = batch[self.source_column]
         return self.perturbation.apply_rows(texts, ids, self.level, self.seed, sources=sources)
 
@@ -394,11 +397,14 @@ def register(cls: type[Perturbation]) -> type[Perturbation]:
     return cls
 
 
-def canonical_name(name: str) -> str:
-    """The canonical name of a test or alias; a clear error lists the valid names."""
+def canonical_name(name: str, suites: Sequence[str] = ()) -> str:
+    """The canonical name of a test or alias; a clear error lists the valid names (and the
+    ``suites``, where a suite name would also do)."""
     key = _ALIASES.get(_normal(name))
     if key is None:
-        raise ValueError(f"unknown test {name!r}; valid tests: {', '.join(sorted(REGISTRY))}")
+        also = f"; suites: {', '.join(suites)}" if suites else ""
+        raise ValueError(f"unknown test {name!r}; valid tests: {', '.join(sorted(REGISTRY))}"
+                         f"{also}{did_you_mean(name, [*suites, *REGISTRY, *_ALIASES])}")
     return key
 
 

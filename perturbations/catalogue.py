@@ -41,7 +41,7 @@ def suite_tests(selection: str | Iterable[str], task: str | None = None) -> list
                 chosen = [n for n in chosen if REGISTRY[n].levels.get(key)]
             names.extend(sorted(chosen, key=_order))
         else:
-            names.append(canonical_name(item))
+            names.append(canonical_name(item, suites))
     return list(dict.fromkeys(names))
 
 

@@ -26,6 +26,7 @@ from blindspot.perturbations.base import (
     text_row_id,
 )
 from blindspot.perturbations.catalogue import suite_tests
+from blindspot.suggest import did_you_mean
 
 DEFAULT_SEEDS = (1, 2, 3, 4, 5)
 
@@ -33,10 +34,11 @@ DEFAULT_SEEDS = (1, 2, 3, 4, 5)
 def _check_columns(column_names: Sequence[str], column: str, source_column: str | None) -> None:
     if column not in column_names:
         raise ValueError(f"text column {column!r} not found; the data has columns "
-                         f"{list(column_names)}; choose one with column=... (--column)")
+                         f"{list(column_names)}; choose one with column=... (--column)"
+                         f"{did_you_mean(column, column_names)}")
     if source_column and source_column not in column_names:
         raise ValueError(f"source column {source_column!r} not found; the data has columns "
-                         f"{list(column_names)}")
+                         f"{list(column_names)}{did_you_mean(source_column, column_names)}")
     clash = [c for c in OUTPUT_COLUMNS if c in column_names]
     if clash:
         raise ValueError(f"the data already has output column(s) {clash}; rename or remove them "

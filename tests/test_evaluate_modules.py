@@ -198,3 +198,40 @@ def test_our_older_copies_under_canonical_names_are_removed_and_nothing_else(
     assert not old_rouge.exists() and not old_chrf.parent.exists()
     assert _tree(canonical) == before
     assert (theirs / "ter.py").is_file()
+
+
+NOTICE_SCRIPT = """
+import blindspot, evaluate
+evaluate.load("blindspot/chrf")
+evaluate.load("blindspot/rouge")
+evaluate.load("someone/thing")
+print("loaded")
+"""
+
+
+def test_loading_ours_offline_says_nothing_and_others_keep_the_notice(tmp_path: Path) -> None:
+    """evaluate warns "Using the latest cached version of the module ..." on every offline load
+    of a community module; ours are never on the Hub, so for them the notice is dropped (once
+    blindspot is imported), while someone else's cached module keeps it."""
+    modules = tmp_path / "hf-modules"
+    chrf = next(p for p in install_modules(modules / "evaluate_modules") if p.stem == "chrf")
+    theirs = modules / "evaluate_modules" / "metrics" / "someone--thing" / ("ab" * 32)
+    theirs.mkdir(parents=True)
+    (theirs.parent / "__init__.py").touch()
+    (theirs / "__init__.py").touch()
+    shutil.copyfile(chrf, theirs / "thing.py")
+    env = dict(os.environ, HF_MODULES_CACHE=str(modules), HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-c", NOTICE_SCRIPT], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr[-2000:]
+    notices = [line for line in done.stderr.splitlines()
+               if "Using the latest cached version of the module" in line]
+    assert len(notices) == 1 and "someone--thing" in notices[0]
+    # without `import blindspot` first, only the very first load (it imports blindspot) tells
+    plain = NOTICE_SCRIPT.replace("import blindspot, ", "import ")
+    first = subprocess.run([sys.executable, "-c", plain],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    notices = [line for line in first.stderr.splitlines()
+               if "Using the latest cached version of the module" in line]
+    assert [("blindspot--chrf" in n, "someone--thing" in n) for n in notices] == [
+        (True, False), (False, True)]

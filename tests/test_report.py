@@ -16,12 +16,14 @@ from typing import Any
 import pytest
 from matplotlib.colors import to_hex
 from matplotlib.image import imread
+from rich.console import Console
 
 from blindspot.report import files
 from blindspot.report.html import render_html
 from blindspot.report.markdown import render_markdown
 from blindspot.report.plots import COLORS, build_figure, plot_names, plot_test, write_plots
 from blindspot.report.writer import write_report
+from blindspot.runner.summary import summary_table
 
 DATASET = "cnn/dm demo"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -107,7 +109,13 @@ def make_results() -> dict[str, Any]:
         "config": {"tests": ["truncation", "negation", "repetition", "bert_diverge"],
                    "seeds": [1, 2, 3], "noise_cap": 0.6, "tolerance": 1e-05,
                    "worst_examples": 1,
-                   "metrics": [{"metric": "rouge"}, {"metric": "bertscore"}, {"metric": "broken"}]},
+                   "metrics": [{"name": "rouge.rougeL", "metric": "rouge", "output": "rougeL",
+                                "options": {"rouge_types": "rougeL"}, "higher_is_better": True,
+                                "module": None},
+                               {"name": "bertscore.f1@minilm", "metric": "bertscore",
+                                "output": "f1", "options": {"model": "minilm"},
+                                "higher_is_better": False, "module": None},
+                               {"metric": "broken"}]},
         "datasets": {DATASET: {
             "task": "summarization", "rows": 100, "fingerprint": "ab" * 32,
             "columns": {"id": "id", "hypothesis": "gold", "references": "references"},
@@ -172,9 +180,16 @@ def test_a_zero_gold_shows_the_absolute_change(results) -> None:
 def test_markdown_run_config_skips_and_metric_errors(results) -> None:
     text = render_markdown(results)
     assert text.startswith("# Blind-spot report\n")
-    for line in ("- **tests**: truncation, negation, repetition, bert_diverge",
-                 "- **seeds**: 1, 2, 3", "- **noise cap**: 0.6", "- **tolerance**: 1e-05",
-                 "- **bert_diverge**: needs mlm (--mlm)",
+    lines = text.splitlines()
+    run = lines.index("## Run")
+    assert lines[run + 2:run + 12] == [
+        "| setting | value |", "|---|---|",
+        "| tests | truncation, negation, repetition, bert_diverge |", "| seeds | 1, 2, 3 |",
+        "| noise cap | 0.6 |", "| tolerance | 1e-05 |", "| worst examples | 1 |",
+        "| metric 1 | rouge.rougeL (rouge_types=rougeL) |",
+        "| metric 2 | bertscore.f1@minilm (model=minilm, lower is better) |",
+        "| metric 3 | broken |"]
+    for line in ("- **bert_diverge**: needs mlm (--mlm)",
                  "- **broken.score**: CUDA out of memory",
                  "Verdict: error: the metric returned NaN on 3 rows.",
                  "Verdict: undecided: no noised point has a noise ratio below the cap 0.6."):
@@ -336,3 +351,11 @@ def test_atomic_write_keeps_the_old_file_when_interrupted(tmp_path: Path, monkey
         files.atomic_write_text(target, "new\n")
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_terminal_summary_says_the_change_is_a_percentage_of_gold(results) -> None:
+    console = Console(width=200, record=True)
+    console.print(summary_table(DATASET, results["datasets"][DATASET]))
+    text = " ".join(console.export_text().split())
+    assert "✓ -12.3%" in text
+    assert "relative change of the rule's headline point, in % of the gold score" in text

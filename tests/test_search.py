@@ -11,7 +11,9 @@ from blindspot.perturbations import get_perturbation
 from blindspot.perturbations.base import REGISTRY
 from blindspot.search.candidates import (is_trivial, keep_candidates, match_case, replacements,
                                          split_word, whole_word_entries)
-from blindspot.search.greedy import Budget, Hypothesis, greedy_search, pick_best, step_candidates
+from blindspot.search.greedy import (
+    Budget, EmptyBudgetError, Hypothesis, greedy_search, pick_best, step_candidates,
+)
 from blindspot.search.patterns import classify, rank_patterns
 from blindspot.search.rules import register_rules, rules_from_edits, shift_number
 
@@ -145,11 +147,18 @@ def test_call_budget_is_respected_exactly() -> None:
     assert sum(s.calls for s in states) == budget.calls_used
 
 
-def test_a_zero_call_budget_scores_nothing() -> None:
+def test_a_budget_too_small_for_one_step_is_refused() -> None:
+    """"the cat sat": 3 deletions + 2 replacements (toy_source) = 5 calls for the first step."""
     state = Hypothesis("r", "the cat sat", None)
-    budget = Budget(max_calls=0)
-    greedy_search([state], letters, [toy_source], 0.5, budget)
-    assert budget.calls_used == 0 and state.status == "budget" and state.text == "the cat sat"
+    budget = Budget(max_calls=4)
+    with pytest.raises(EmptyBudgetError, match=r"max_calls=4 is smaller than one search step: "
+                                               r"the first step of row 'r' scores 5 candidate "
+                                               r"texts.*at least 5"):
+        greedy_search([state], letters, [toy_source], 0.5, budget)
+    assert budget.calls_used == 0 and state.text == "the cat sat"
+    exact = Budget(max_calls=5)
+    greedy_search([Hypothesis("r", "the cat sat", None)], letters, [toy_source], 0.5, exact)
+    assert exact.calls_used == 5
 
 
 def test_time_budget_stops_cleanly() -> None:

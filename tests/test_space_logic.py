@@ -189,7 +189,10 @@ def test_matrix_puts_tests_in_rows_and_metrics_in_columns() -> None:
     assert matrix_csv_rows(matrix)[0] == ["test", "category", "rouge.rougeL · run 1",
                                           "chrf · old.json"]
     page = matrix_html(matrix)
-    assert page.count("<tr>") == 1 + 3 + 1 and "1 / 3" in page and 'class="fail"' in page
+    assert matrix.judged() == [2, 0]  # chrf erred on one test and could not judge the other
+    assert page.count("<tr>") == 1 + 3 + 1 and 'class="fail"' in page
+    assert "<td><b>1 / 2 judged</b></td><td><b>0 / 0 judged</b></td>" in page
+    assert "out of the tests it judged" in page
 
 
 def test_matrix_marks_fails_within_noise_apart() -> None:

@@ -48,6 +48,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from blindspot.suggest import did_you_mean
+
 SCHEMA_VERSION = 1
 COEFFICIENTS = ("kendall", "pearson", "spearman")
 
@@ -150,7 +152,8 @@ def _criteria(rows: list[dict[str, Any]], given: Any, skip: set[str]) -> list[st
         chosen = [c.strip() for c in (given.split(",") if isinstance(given, str) else given)]
         bad = [c for c in chosen if c not in columns]
         if bad:
-            raise ValueError(f"criterion column {bad[0]!r} not found; the data has {columns}")
+            raise ValueError(f"criterion column {bad[0]!r} not found; the data has {columns}"
+                             f"{did_you_mean(bad[0], columns)}")
         return chosen
     expert = [c for c in columns if c.startswith("expert_")]
     numeric = [c for c in columns if c not in skip and all(
@@ -165,7 +168,8 @@ def _pick(rows: list[dict[str, Any]], role: str, given: str | None, names: Seque
     columns = list(rows[0])
     if given:
         if given not in columns:
-            raise ValueError(f"{role} column {given!r} not found; the data has {columns}")
+            raise ValueError(f"{role} column {given!r} not found; the data has {columns}"
+                             f"{did_you_mean(given, columns)}")
         return given
     found = next((n for n in names if n in columns), None)
     if found is None:

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from blindspot.suggest import did_you_mean
+
 #: Seeds and counts are kept below numpy's seed range (a bigger one overflows there).
 MAX_SEED = 2**32 - 1
 
@@ -213,7 +215,8 @@ def validate_options(protocol: str, specs: Sequence[OptionSpec], given: Mapping[
         spec = declared.get(str(name).strip())
         if spec is None:
             raise OptionError(f"protocol option {name!r} is not an option of the {protocol} "
-                              f"protocol; valid options: {_names(allowed)}")
+                              f"protocol; valid options: {_names(allowed)}"
+                              f"{did_you_mean(name, [s.name for s in allowed])}")
         if visitor and spec.file:
             raise OptionError(f"protocol option {spec.name!r} names a file: upload it in the "
                               f"'Protocol file' box instead of typing a path (options you can "

@@ -31,14 +31,15 @@ def _read(source: str | Path) -> Any:
     """A file as a Dataset; CSV without pandas' missing-value guessing."""
     import datasets
 
-    from blindspot.io import read_table, table_format
+    from blindspot.io import quiet_datasets, read_table, table_format
 
     path = Path(source)
     if table_format(path) != "csv":
         return read_table(path)
     if not path.is_file():
         raise FileNotFoundError(f"input file not found: {path}")
-    return datasets.Dataset.from_csv(str(path), keep_in_memory=True, na_filter=False)
+    with quiet_datasets():
+        return datasets.Dataset.from_csv(str(path), keep_in_memory=True, na_filter=False)
 
 
 def _as_dataset(data: Any) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 from blindspot.protocols.options import MAX_SEED, OptionSpec, validate_options
 from blindspot.protocols.preference import ERROR_TYPES, MODES
 from blindspot.seeding import parse_seeds
+from blindspot.suggest import did_you_mean
 
 
 @dataclass
@@ -101,7 +102,8 @@ def get_protocol(name: str) -> Protocol:
     """The protocol called ``name``; a clear error lists the registered ones."""
     key = name.strip().lower()
     if key not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {name!r}; choose one of {sorted(PROTOCOLS)}")
+        raise ValueError(f"unknown protocol {name!r}; choose one of {sorted(PROTOCOLS)}"
+                         f"{did_you_mean(key, PROTOCOLS)}")
     return PROTOCOLS[key]
 
 
@@ -195,7 +197,8 @@ SEARCH_OPTIONS = (
     OptionSpec("mlm", "model", "masked LM for top-k candidates (default: the run's --mlm)"),
     OptionSpec("embedding_model", "model", "model whose input embeddings give nearest-word "
                "candidates", default="minilm"),
-    OptionSpec("max_calls", "int", "budget: scored candidate texts", minimum=0,
+    OptionSpec("max_calls", "int", "budget: scored candidate texts (one search step of one "
+               "text costs one call per candidate edit)", minimum=1,
                visitor_safe=True),
     OptionSpec("max_seconds", "float", "budget: wall time", minimum=0, exclusive_minimum=True,
                visitor_safe=True),

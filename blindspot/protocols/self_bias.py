@@ -46,6 +46,7 @@ import numpy as np
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.suggest import did_you_mean
 
 FLAG = "⚑"
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -187,7 +188,8 @@ def _from_mapping(outputs: Mapping[str, Any], references: Any, sources: Any
 
 def _value(row: Mapping[str, Any], column: str, index: int) -> Any:
     if column not in row:
-        raise ValueError(f"row {index} has no column {column!r}; its columns: {sorted(row)}")
+        raise ValueError(f"row {index} has no column {column!r}; its columns: {sorted(row)}"
+                         f"{did_you_mean(column, row)}")
     return row[column]
 
 
@@ -272,7 +274,8 @@ def _scorer_and_key(evaluator: Evaluator) -> tuple[Any, str]:
     key = evaluator.output or scorer.outputs[0]
     if key not in scorer.outputs:
         raise ValueError(f"evaluator {evaluator.name!r}: metric {evaluator.metric!r} has no "
-                         f"output {key!r}; valid outputs: {', '.join(scorer.outputs)}")
+                         f"output {key!r}; valid outputs: {', '.join(scorer.outputs)}"
+                         f"{did_you_mean(key, scorer.outputs)}")
     return scorer, key
 
 

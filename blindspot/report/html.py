@@ -168,4 +168,5 @@ def render_html(results: dict, plots: Mapping[str, str | Path] | None,
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Blind-spot report</title><style>{STYLE}</style></head><body>"
             f"<h1>Blind-spot report</h1><p>{esc(views.tool_line(results))}</p>"
-            f"<h2>Run</h2>{items(views.config_items(results))}{sections}</body></html>\n")
+            f"<h2>Run</h2>{table(views.RUN_HEADER, views.config_items(results))}{sections}"
+            "</body></html>\n")

@@ -126,7 +126,7 @@ def render_markdown(results: dict, plots: dict[str, str] | None = None) -> str:
             :func:`blindspot.report.plots.write_plots` returns; without it, no images.
     """
     lines = ["# Blind-spot report", "", escape(views.tool_line(results)), "", "## Run", "",
-             *bullets(views.config_items(results)), ""]
+             *table(views.RUN_HEADER, views.config_items(results)), ""]
     for name, data in results.get("datasets", {}).items():
         lines += dataset_section(results, name, data, plots)
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -25,6 +25,10 @@ FIRMER = ("more rows (a larger --data) or more seeds (--seeds, for the random te
           "change it")
 EXAMPLE_CHARS = 200
 
+RUN_HEADER = ("setting", "value")
+#: what a summary cell's number is, wherever a summary table is shown without the full legend
+CELL_NOTE = ("each cell: the verdict and the relative change of the rule's headline point, in % "
+             "of the gold score (Δ: the absolute change, where the gold score is 0)")
 POINT_HEADER = ("level", "noise ratio", "score", "relative change (% of gold)", "n", "judged")
 EXAMPLE_HEADER = ("id", "level", "seed", "gold score", "perturbed score", "difference",
                   "gold", "perturbed")
@@ -109,15 +113,35 @@ def shorten(text: Any, width: int = EXAMPLE_CHARS) -> str:
 
 # --- run and dataset -----------------------------------------------------------------------
 
+def metric_setting(spec: Mapping[str, Any]) -> str:
+    """One metric of the run in words: its name, options, direction and foreign module."""
+    name = spec.get("name") or ".".join(str(spec[k]) for k in ("metric", "output")
+                                         if spec.get(k)) or MISSING
+    parts = [f"{key}={compact(value)}" for key, value in sorted((spec.get("options") or
+                                                                 {}).items())]
+    if spec.get("higher_is_better") is False:
+        parts.append("lower is better")
+    if spec.get("module"):
+        parts.append(f"module {spec['module']}")
+    return f"{name} ({', '.join(parts)})" if parts else str(name)
+
+
 def config_items(results: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The run's settings as ``(label, value)`` pairs."""
+    """The run's settings as ``(setting, value)`` rows, one per metric."""
     config = results.get("config", {})
-    return [("tests", compact(config.get("tests"))),
+    levels = config.get("levels") or {}
+    rows = [("task", compact(config.get("task"))) if config.get("task") else None,
+            ("tests", compact(config.get("tests"))),
             ("seeds", compact(config.get("seeds"))),
+            ("levels", "; ".join(f"{test}: {compact(values)}" for test, values in
+                                 levels.items())) if levels else None,
             ("noise cap", compact(config.get("noise_cap"))),
             ("tolerance", compact(config.get("tolerance"))),
-            ("worst examples", compact(config.get("worst_examples"))),
-            ("metrics", "; ".join(compact(m) for m in config.get("metrics", [])) or MISSING)]
+            ("worst examples", compact(config.get("worst_examples")))]
+    metrics = config.get("metrics", [])
+    rows += [(f"metric {number}" if len(metrics) > 1 else "metric", metric_setting(spec))
+             for number, spec in enumerate(metrics, start=1)]
+    return [row for row in rows if row is not None]
 
 
 def tool_line(results: Mapping[str, Any]) -> str:

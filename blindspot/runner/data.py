@@ -17,6 +17,7 @@ from typing import Any
 
 from blindspot.errors import check_text_column, check_text_list
 from blindspot.io import FORMATS, read_table
+from blindspot.suggest import did_you_mean
 
 ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
     "hypothesis": ("gold", "hypothesis", "prediction", "text"),
@@ -116,7 +117,7 @@ def _pick(role: str, given: str | None, names: list[str]) -> str | None:
     if given:
         if given not in names:
             raise ValueError(f"{role} column {given!r} not found; the data has columns {names}; "
-                             f"choose one with --{role}-column")
+                             f"choose one with --{role}-column{did_you_mean(given, names)}")
         return given
     return guess_column(role, names)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from blindspot.scoring.base import ScoreInput, Scorer
+from blindspot.suggest import did_you_mean
 
 #: One unit of scoring work: ``("rows", batch)`` (per-row scores of a batch of distinct inputs,
 #: exactly as the local engine batches them) or ``("corpus", inputs)`` (one corpus-level score).
@@ -111,7 +112,8 @@ ENGINES: dict[str, Any] = {"local": LocalEngine, "ray": "blindspot.runner.ray_en
 def engine_class(name: str) -> type:
     """The class of engine ``name`` (a clear error lists the valid names)."""
     if name not in ENGINES:
-        raise ValueError(f"unknown engine {name!r}; valid engines: {', '.join(sorted(ENGINES))}")
+        raise ValueError(f"unknown engine {name!r}; valid engines: {', '.join(sorted(ENGINES))}"
+                         f"{did_you_mean(name, ENGINES)}")
     target = ENGINES[name]
     if isinstance(target, str):
         module, _, attr = target.partition(":")

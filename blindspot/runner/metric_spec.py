@@ -24,6 +24,7 @@ from typing import Any
 
 from blindspot.models import OFFLINE_MODELS
 from blindspot.runner.module_scorer import check_function, function_name, is_module
+from blindspot.suggest import did_you_mean
 
 #: The output judged when a spec names none: the figure the papers report for that metric.
 DEFAULT_OUTPUTS: dict[str, str] = {
@@ -102,7 +103,8 @@ _YOUR_OWN = ("or your own: a function my_metric.py:score, a module folder ./my_m
 def _check_known(metric: str, others: str) -> None:
     if metric not in _registered():
         raise ValueError(f"unknown metric {metric!r}; valid metrics: "
-                         f"{', '.join(sorted(_registered()))} ({others})")
+                         f"{', '.join(sorted(_registered()))} ({others})"
+                         f"{did_you_mean(metric, _registered())}")
 
 
 def _scorer_outputs(metric: str, options: Mapping[str, Any]) -> tuple[str, ...]:
@@ -135,7 +137,7 @@ def parse_metric_spec(text: str, options: Mapping[str, Any] | None = None) -> Me
     output = match["output"] or _default_output(metric, outputs)
     if output not in outputs:
         raise ValueError(f"metric {metric!r} has no output {output!r}; its outputs are "
-                         f"{', '.join(outputs)}")
+                         f"{', '.join(outputs)}{did_you_mean(output, outputs)}")
     selector = OUTPUT_SELECTORS.get(metric)
     if selector and selector not in chosen:  # compute only what is judged (ROUGE: 6x faster)
         chosen[selector] = [output]

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.report.views import (
-    EXPECTATIONS_TITLE, FIRMER, NOISE_MARK, WITHIN_NOISE, SummaryRow, expectation_rows,
+    CELL_NOTE, EXPECTATIONS_TITLE, FIRMER, NOISE_MARK, WITHIN_NOISE, SummaryRow, expectation_rows,
     metric_errors, skipped_tests, summary_rows,
 )
 
@@ -18,8 +18,10 @@ _STYLES = {"pass": "green", "fail": "bold red", WITHIN_NOISE: "yellow", "error":
 
 def summary_table(name: str, data: dict[str, Any]) -> Table:
     """test x metric: verdict and relative change of the noisiest judged point."""
-    return _verdict_table(f"{name} ({data['task']}, {data['rows']} rows)", ("test", "category"),
-                          data, summary_rows(data))
+    table = _verdict_table(f"{name} ({data['task']}, {data['rows']} rows)",
+                           ("test", "category"), data, summary_rows(data))
+    table.caption = CELL_NOTE
+    return table
 
 
 def expectations_table(name: str, data: dict[str, Any]) -> Table | None:

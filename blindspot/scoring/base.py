@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from blindspot.suggest import did_you_mean
+
 
 @dataclass(frozen=True)
 class ScoreInput:
@@ -130,12 +132,14 @@ def get_scorer(name: str, **config: Any) -> Scorer:
     import blindspot.scorers  # noqa: F401  (registers every scorer)
 
     if name not in SCORERS:
-        raise ValueError(f"unknown metric {name!r}; valid metrics: {', '.join(sorted(SCORERS))}")
+        raise ValueError(f"unknown metric {name!r}; valid metrics: {', '.join(sorted(SCORERS))}"
+                         f"{did_you_mean(name, SCORERS)}")
     accepted = SCORERS[name].option_names()
     unknown = sorted(set(config) - set(accepted)) if accepted is not None else []
     if unknown:
         raise ValueError(f"metric {name!r} has no option {unknown[0]!r}; its options are "
-                         f"{', '.join(accepted) or 'none'} (e.g. --option {name}.KEY=VALUE)")
+                         f"{', '.join(accepted) or 'none'} (e.g. --option {name}.KEY=VALUE)"
+                         f"{did_you_mean(unknown[0], accepted)}")
     return SCORERS[name](**config)
 
 

@@ -20,7 +20,9 @@ Choices, stated:
   so a warm cache never changes the result); identical texts within one hypothesis' step count
   once; the gold's own score is not a call. A step whose candidates would exceed ``max_calls``
   is not scored: the search stops there (``stopped_by="max_calls"``), so at most ``max_calls``
-  calls are made and the output does not depend on the machine. ``max_seconds`` stops before a
+  calls are made and the output does not depend on the machine. A call budget too small for any
+  step at all is refused (:class:`EmptyBudgetError`, naming the calls the first step needs)
+  rather than reported as a search that found nothing. ``max_seconds`` stops before a
   step once that much wall time has passed (``stopped_by="max_seconds"``): what a time budget
   lets finish depends on the machine's speed, so only the call budget is reproducible.
 * Ties between edits with exactly the same score are broken by a random stream of
@@ -106,6 +108,10 @@ class Hypothesis:
 
 Objective = Callable[[Sequence[str], Sequence[str], Sequence[str | None]], list[float]]
 CandidateSource = Callable[[list[str], int], list[str]]
+
+
+class EmptyBudgetError(ValueError):
+    """The call budget is smaller than any single search step: the search could score nothing."""
 
 
 @dataclass
@@ -222,6 +228,16 @@ def greedy_search(states: list[Hypothesis], objective: Objective,
                 state.status = "no_candidates"
                 continue
             if budget.max_calls is not None and budget.calls_used + len(texts) > budget.max_calls:
+                if budget.calls_used == 0 and not batch:
+                    if bar is not None:  # the message alone, no empty bar above it
+                        bar.leave = False
+                        bar.close()
+                    raise EmptyBudgetError(
+                        f"the call budget max_calls={budget.max_calls} is smaller than one search "
+                        f"step: the first step of row {state.id!r} scores {len(texts)} candidate "
+                        f"texts (each of its words deleted, or replaced by each candidate), one "
+                        f"metric call each; give max_calls at least {len(texts)} (or leave it "
+                        f"unset for no call limit)")
                 budget.stopped_by = "max_calls"
                 for rest in running[position:]:
                     rest.status = "budget"

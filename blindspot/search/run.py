@@ -49,8 +49,9 @@ class SearchSettings:
             raise ValueError(f"noise_ratio must be in (0, 1], got {self.noise_ratio!r}")
         if int(self.k) < 1:
             raise ValueError(f"k (candidates per source) must be at least 1, got {self.k!r}")
-        if self.max_calls is not None and int(self.max_calls) < 0:
-            raise ValueError(f"max_calls must be >= 0, got {self.max_calls!r}")
+        if self.max_calls is not None and int(self.max_calls) < 1:
+            raise ValueError(f"max_calls must be at least 1 (a budget of no metric calls finds "
+                             f"nothing), got {self.max_calls!r}")
         if self.max_seconds is not None and float(self.max_seconds) <= 0:
             raise ValueError(f"max_seconds must be > 0, got {self.max_seconds!r}")
         if self.limit is not None and int(self.limit) < 1:

@@ -15,6 +15,7 @@ from typing import Any
 from blindspot.datasets_scripts.build_adversarial import (
     BUILD_FILE, DATA_DIR, GOLD_CONFIG, SPLIT,
 )
+from blindspot.paths import DATASETS_ENV
 
 
 def dataset_folders(root: str | Path) -> list[Path]:
@@ -25,6 +26,19 @@ def dataset_folders(root: str | Path) -> list[Path]:
     found = [p.parent for pattern in (BUILD_FILE, f"*/{BUILD_FILE}", f"*/*/{BUILD_FILE}")
              for p in root.glob(pattern)]
     return sorted(set(found))
+
+
+def where_looked(root: str | Path, found: int) -> str:
+    """The Browse tab's line on where it looked (the full path) and, when it found nothing, how
+    to put a dataset there."""
+    where = Path(root).absolute().as_posix()
+    if found:
+        return f"{found} folder(s) built with `blindspot build-dataset` under `{where}/`."
+    return (f"No built dataset under `{where}/` (this Space's datasets folder: "
+            f"`--datasets-dir` or ${DATASETS_ENV}, else `out/datasets` in the folder the Space "
+            f"was started from). `blindspot build-dataset --data demo --task summarization` "
+            f"run from the same folder, or with the same ${DATASETS_ENV}, writes one there; "
+            f"then press Refresh list.")
 
 
 def folder_label(root: str | Path, folder: Path) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
+from blindspot import paths  # noqa: E402
 from blindspot.space.limits import SpaceLimits, limits_from_env  # noqa: E402
 
 TITLE = "blindspot: find the blind spots of text-generation metrics"
@@ -29,14 +30,6 @@ del {text-decoration: line-through;} ins {text-decoration: none;}
 #: events (perturb, uploads, compare) are served up to ``EVENT_CONCURRENCY`` at once beside them.
 QUEUE_SIZE = 64
 EVENT_CONCURRENCY = 4
-DATASETS_ENV = "BLINDSPOT_DATASETS_DIR"
-
-
-def default_datasets_dir() -> Path:
-    """``$BLINDSPOT_DATASETS_DIR``, else ``out/datasets`` (where ``build-dataset`` writes)."""
-    return Path(os.environ.get(DATASETS_ENV) or Path("out") / "datasets")
-
-
 def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path | None = None,
               limits: SpaceLimits | None = None) -> Any:
     """The Space as a ``gr.Blocks`` with its queue set up."""
@@ -48,7 +41,7 @@ def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path
     limits = limits or limits_from_env()
     workspace = Workspace(workspace_root, limits)
     context = SpaceContext(workspace, Path(datasets_dir) if datasets_dir else
-                           default_datasets_dir(), limits=limits)
+                           paths.datasets_dir(), limits=limits)
     with gr.Blocks(title="blindspot", analytics_enabled=False,
                    delete_cache=(3600, 24 * 3600)) as demo:
         gr.Markdown(f"# {TITLE}\n{INTRO}\n\n{limits.describe()}", elem_id="space-intro")

@@ -23,7 +23,8 @@ def run_controls(label: str, run_id: str, stop_id: str, status_id: str) -> tuple
 
 def wire_run(workspace: Any, run: Any, stop: Any, status: Any, handler: Any,
              inputs: list[Any], outputs: list[Any], api_name: str) -> Any:
-    """Run ``handler`` in the shared queue on click; Stop ends the session's process."""
+    """Run ``handler`` in the shared queue on click; Stop ends the session's process. The run's
+    progress bar is shown once, on ``status`` (by default gradio stacks one on every output)."""
     import gradio as gr
 
     def on_stop(request: gr.Request) -> str:
@@ -31,6 +32,6 @@ def wire_run(workspace: Any, run: Any, stop: Any, status: Any, handler: Any,
         return "Stopped." if stopped else "No run is going on."
 
     event = run.click(handler, inputs, outputs, concurrency_limit=1, concurrency_id=RUN_QUEUE,
-                      api_name=api_name)
+                      api_name=api_name, show_progress_on=status)
     stop.click(on_stop, None, status, cancels=[event], queue=False)
     return event

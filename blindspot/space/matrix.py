@@ -22,6 +22,11 @@ STATUS_STYLE = {"pass": "background:#d9f2dd", "fail": "background:#f9d0d0;font-w
                 "undecided": "color:#777", "missing": "color:#999"}
 #: the statuses of a failed test (a blind spot, within noise or not)
 FAILED = ("fail", WITHIN_NOISE)
+#: the statuses of a judged test (the denominator of a column's blind-spot count)
+JUDGED = ("pass", *FAILED)
+#: what the footer's counts mean
+FOOTER_NOTE = ("blind spots: the tests a column fails out of the tests it judged (pass or fail; "
+               "tests it did not run, could not judge or erred on are not counted).")
 
 
 @dataclass(frozen=True)
@@ -48,10 +53,18 @@ class Matrix:
     columns: list[Column]
     rows: list[tuple[str, str, list[Cell]]]
 
+    def count(self, statuses: Sequence[str]) -> list[int]:
+        """How many of each column's cells have one of ``statuses``."""
+        return [sum(row[2][k].status in statuses for row in self.rows)
+                for k in range(len(self.columns))]
+
     def failures(self) -> list[int]:
         """How many tests each column fails (its blind spots), within noise or not."""
-        return [sum(row[2][k].status in FAILED for row in self.rows)
-                for k in range(len(self.columns))]
+        return self.count(FAILED)
+
+    def judged(self) -> list[int]:
+        """How many tests each column judged (pass or fail): the failures' denominator."""
+        return self.count(JUDGED)
 
 
 def blindspot_matrix(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> Matrix:
@@ -108,8 +121,10 @@ def matrix_html(matrix: Matrix) -> str:
     """The whole matrix as an HTML table, with each column's count of failed tests last."""
     if not matrix.columns:
         return "<p>No runs yet: run a stress test or upload results.json files.</p>"
-    failures = [f"{n} / {len(matrix.rows)}" for n in matrix.failures()]
+    failures = [f"{n} / {judged} judged" for n, judged in zip(matrix.failures(),
+                                                               matrix.judged())]
     table = cells_html(headers(matrix.columns), matrix.rows, failures, table_id="matrix")
+    table += f"<p>{html.escape(FOOTER_NOTE)}</p>"
     if any(c.status == WITHIN_NOISE for _, _, cells in matrix.rows for c in cells):
         table += (f"<p>✗{NOISE_MARK}: a fail within noise (the deciding step lies inside the "
                   f"seeds' spread or its bootstrap interval contains 0); {html.escape(FIRMER)}. "

@@ -1,7 +1,8 @@
 """Browse tab: the adversarial datasets built by ``blindspot build-dataset``, config by config.
 
-Pick a folder under the Space's datasets folder (``$BLINDSPOT_DATASETS_DIR``, else
-``out/datasets``): its card summary and configs table, then one config's first rows, each noised
+Pick a folder under the Space's datasets folder (``--datasets-dir``, ``$BLINDSPOT_DATASETS_DIR``,
+else ``out/datasets`` in the folder the Space started from: where ``build-dataset`` writes); the
+tab names the full path it looked in: its card summary and configs table, then one config's first rows, each noised
 text shown as a word diff of its gold text.
 """
 
@@ -35,9 +36,10 @@ def build(context: Any) -> None:
     def choices() -> list[str]:
         return [adversarial.folder_label(root, f) for f in adversarial.dataset_folders(root)]
 
-    gr.Markdown(f"Folders built with `blindspot build-dataset` under `{root.as_posix()}/`.")
+    found = choices()
+    where = gr.Markdown(adversarial.where_looked(root, len(found)), elem_id="browse-where")
     with gr.Row():
-        folder = gr.Dropdown(choices(), label="Dataset", elem_id="browse-dataset")
+        folder = gr.Dropdown(found, label="Dataset", elem_id="browse-dataset")
         refresh = gr.Button("Refresh list", size="sm")
     summary = gr.Markdown(elem_id="browse-summary")
     configs = gr.Dataframe(headers=adversarial.CONFIG_HEADER, interactive=False,
@@ -66,7 +68,11 @@ def build(context: Any) -> None:
             raise gr.Error(str(error)) from None
         return (f"<p>First {len(found)} rows of {html.escape(name)}.</p>" + rows_html(found))
 
-    refresh.click(lambda: gr.update(choices=choices()), None, folder, queue=False)
+    def on_refresh() -> tuple[Any, str]:
+        listed = choices()
+        return gr.update(choices=listed), adversarial.where_looked(root, len(listed))
+
+    refresh.click(on_refresh, None, [folder, where], queue=False)
     # a dropdown starts on its first choice, which fires no change: show it when the page loads
     context.demo.load(on_folder, folder, [summary, configs, config])
     folder.change(on_folder, folder, [summary, configs, config])

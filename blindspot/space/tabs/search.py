@@ -20,6 +20,16 @@ DEFAULTS = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
             "max_calls": 5000, "max_seconds": 60.0, "seed": 0, "limit": 5}
 SEARCH_FILES = ("results.json", "report.md")
 
+#: what the budget means, beside its input
+CALLS_INFO = ("one call = one candidate text scored; one step of one row costs a call per "
+              "candidate edit (each word deleted, or replaced by each candidate): about words x "
+              "(1 + candidates). A budget too small for a single step is refused.")
+#: what stopped a search, in words (``budget.stopped_by``)
+STOPPED_BY = {None: "nothing (finished)",
+              "max_calls": "the call budget (max {max_calls} metric calls; the next step "
+                           "needed more)",
+              "max_seconds": "the time budget (max {max_seconds:g} s)"}
+
 
 def _given(value: Any) -> bool:
     """False for an empty field (no limit), True for anything typed, 0 included."""
@@ -129,7 +139,7 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
     from blindspot.search.report import metric_table
 
     summary, budget = results["summary"], results["budget"]
-    stopped = budget["stopped_by"] or "nothing (finished)"
+    stopped = STOPPED_BY[budget["stopped_by"]].format(**budget)
     lines = [f"{summary['reached']} of {summary['examples']} examples reached noise ratio "
              f"{results['config']['noise_ratio']:g} (statuses {summary['statuses']}); "
              f"{budget['calls_used']} metric calls, stopped by {stopped}.", ""]
@@ -186,7 +196,8 @@ def build(context: Any) -> None:
                               label="Target noise ratio", elem_id="search-noise")
             with gr.Row():
                 max_calls = gr.Number(DEFAULTS["max_calls"], precision=0, minimum=1,
-                                      label="Max metric calls", elem_id="search-calls")
+                                      label="Max metric calls", info=CALLS_INFO,
+                                      elem_id="search-calls")
                 max_seconds = gr.Number(DEFAULTS["max_seconds"], minimum=1,
                                         label="Max seconds", elem_id="search-seconds")
             with gr.Row():

@@ -1,0 +1,74 @@
+"""Tests of what `build-dataset` keeps from its input: a `reference` column (as `references`) and
+the input's licence, with where it came from in the card.
+
+The rows are the shared TED-MT data (real text with a `reference` column), read in place.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import yaml
+from conftest import SHARED_DATA
+
+from blindspot.datasets_scripts.build_adversarial import build_adversarial_dataset
+
+TED = SHARED_DATA / "ted_mt_zh_en_translation.jsonl"
+
+
+def ted_rows(count: int) -> list[dict]:
+    with TED.open(encoding="utf-8") as handle:
+        return [json.loads(next(handle)) for _ in range(count)]
+
+
+def write_rows(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+    return path
+
+
+def build(data: Path, out: Path, **options) -> tuple[dict, str]:
+    folder = build_adversarial_dataset(str(data), "translation_paragraph", out,
+                                       tests="truncation", seeds=(1,), **options)
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    return yaml.safe_load(card.split("---", 2)[1]), card
+
+
+def test_a_reference_column_is_kept_as_references(tmp_path: Path) -> None:
+    rows = ted_rows(3)
+    data = write_rows(tmp_path / "mine.jsonl", rows)
+    front, card = build(data, tmp_path / "out")
+    gold = pq.read_table(tmp_path / "out" / "data" / "gold" / "test.parquet")
+    assert gold.column_names == ["id", "source", "gold", "references"]
+    assert gold.column("references").to_pylist() == [r["reference"] for r in rows]
+    noised = pq.read_table(tmp_path / "out" / "data" / "truncation-0.1" / "test.parquet")
+    assert noised.column("references").to_pylist()[:3] == [r["reference"] for r in rows]
+    assert "references `references`" in card
+
+
+def test_an_unknown_licence_says_so_and_how_to_give_it(tmp_path: Path) -> None:
+    front, card = build(write_rows(tmp_path / "mine.jsonl", ted_rows(2)), tmp_path / "out")
+    assert front["license"] == "other"
+    assert "not known: the input carries no licence; pass --license" in card
+
+
+def test_the_licence_given_wins(tmp_path: Path) -> None:
+    front, card = build(write_rows(tmp_path / "mine.jsonl", ted_rows(2)), tmp_path / "out",
+                        license="cc-by-4.0")
+    assert front["license"] == "cc-by-4.0" and "(`cc-by-4.0`:\ngiven with --license)" in card
+
+
+def test_the_licence_of_a_dataset_card_beside_the_file(tmp_path: Path) -> None:
+    data = write_rows(tmp_path / "mine.jsonl", ted_rows(2))
+    (tmp_path / "README.md").write_text("---\nlicense: cc-by-sa-4.0\n---\n# my data\n")
+    front, card = build(data, tmp_path / "out")
+    assert front["license"] == "cc-by-sa-4.0"
+    assert "the dataset card beside the input (README.md)" in card
+
+
+def test_a_shared_gold_file_read_in_place_has_its_sources_licence(tmp_path: Path) -> None:
+    front, card = build(TED, tmp_path / "out", limit=2)
+    assert front["license"] == "cc-by-nc-nd-4.0"
+    assert "the licence of the ted_mt_zh_en gold source's upstream data" in card

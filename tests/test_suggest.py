@@ -1,0 +1,87 @@
+"""Tests of "did you mean" on every misspelt name, and of the argparse commands' manners.
+
+The data is the embedded demo corpus (real texts with the columns id, source, gold, references).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from blindspot.cli import app
+from blindspot.suggest import close_names, did_you_mean
+
+runner = CliRunner()
+
+
+def test_close_names_ignore_case_and_keep_the_valid_spelling() -> None:
+    assert close_names("ROGUE", ["rouge", "bleu", "chrf"]) == ["rouge"]
+    assert did_you_mean("trunaction", ["truncation", "negation"]) == (
+        "; did you mean 'truncation'?")
+
+
+def test_nothing_is_suggested_when_nothing_is_close() -> None:
+    assert did_you_mean("zzzz", ["rouge", "bleu"]) == ""
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--metrics", "rogue"], "unknown metric 'rogue'; valid metrics: "),
+    (["--metrics", "rouge.rougeLL"], "metric 'rouge' has no output 'rougeLL'"),
+    (["--metrics", "rouge", "--tests", "trunction"], "unknown test 'trunction'; valid tests: "),
+    (["--metrics", "rouge", "--tests", "fluncy"], "unknown test 'fluncy'; valid tests: "),
+    (["--metrics", "rouge", "--task", "summarisaton"], "unknown task 'summarisaton'"),
+    (["--metrics", "rouge", "--hypothesis-column", "gld"], "hypothesis column 'gld' not found"),
+    (["--metrics", "rouge", "--protocol", "rnak"], "unknown protocol 'rnak'"),
+    (["--metrics", "rouge", "--protocol-option", "tolerence=0.1"],
+     "'tolerence' is not an option of the rank protocol"),
+])
+def test_a_misspelt_name_gets_the_closest_valid_one(tmp_path: Path, args: list[str],
+                                                     message: str) -> None:
+    result = runner.invoke(app, ["run", "--data", "demo", "--out", str(tmp_path / "r"), *args])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.startswith("error: ") and message in result.stderr
+    suggested = {"rogue": "rouge", "rouge.rougeLL": "rougeL", "trunction": "truncation",
+                 "fluncy": "fluency", "summarisaton": "summarization", "gld": "gold",
+                 "rnak": "rank", "tolerence=0.1": "tolerance"}[args[-1]]
+    assert result.stderr.rstrip().endswith(f"did you mean '{suggested}'?")
+
+
+def test_perturb_suggests_the_text_column(tmp_path: Path) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"id": 1, "summary": "The cat sat on the mat."}\n')
+    result = runner.invoke(app, ["perturb", str(data), "-o", str(tmp_path / "o.jsonl"), "--test",
+                                 "truncation", "--level", "0.5", "--column", "sumary"])
+    assert result.exit_code == 1
+    assert result.stderr.rstrip().endswith("did you mean 'summary'?")
+
+
+@pytest.mark.parametrize("command", ["build-dataset", "build-menli"])
+def test_argparse_commands_fail_like_the_others(command: str) -> None:
+    """A usage error is one `error: ` line and exit 1 (argparse's own is usage text and 2)."""
+    missing = runner.invoke(app, [command])
+    assert missing.exit_code == 1
+    assert missing.stderr == (f"error: the following arguments are required: --data; "
+                              f"`blindspot {command} --help` lists the options\n")
+    misspelt = runner.invoke(app, [command, "--data", "demo", "--licence", "mit"])
+    assert misspelt.exit_code == 1
+    assert misspelt.stderr.startswith("error: unrecognised argument(s): --licence mit; did you "
+                                      "mean '--license'?")
+    wrong_type = runner.invoke(app, [command, "--data", "demo", "--limit", "many"])
+    assert wrong_type.exit_code == 1
+    assert "argument --limit: invalid int value: 'many'" in wrong_type.stderr
+
+
+@pytest.mark.parametrize("command", ["build-dataset", "build-menli", "run"])
+def test_every_command_has_the_same_help_panel(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"], prog_name="blindspot")
+    assert result.exit_code == 0
+    assert f"Usage: blindspot {command} [OPTIONS]" in " ".join(result.stdout.split())
+    assert "╭─ Options ─" in result.stdout
+    assert "--data" in result.stdout and "[required]" in result.stdout
+
+
+def test_a_second_name_only_when_it_is_as_close() -> None:
+    assert close_names("word_dorp", ["word_drop", "word_swap", "typo"]) == ["word_drop"]
+    assert sorted(close_names("ab", ["abc", "abd"])) == ["abc", "abd"]  # a tie names both
