@@ -3,7 +3,7 @@
 The declarations themselves (engine settings, paths and models are never visitor-safe; the
 defaults are the ones the code runs with), the reading of every kind of value, and the same
 refusal through each entry point: ``blindspot run --protocol-option`` (exit non-zero, ``error:``,
-no traceback), ``evaluate.load("blindspot").compute(protocol_options=...)`` and the Space's
+no traceback), ``evaluate.load("blindspot/blindspot").compute(protocol_options=...)`` and the Space's
 visitor check (the Space over HTTP is in ``test_space_security.py``).
 """
 

@@ -7,7 +7,7 @@ whether a visitor of the public Space may set it (``visitor_safe``) and whether 
 Engine settings and anything naming a server path are never visitor-safe.
 
 :func:`validate_options` is the one check: ``blindspot run --protocol-option key=value``,
-``evaluate.load("blindspot").compute(protocol_options=...)`` (both through
+``evaluate.load("blindspot/blindspot").compute(protocol_options=...)`` (both through
 :meth:`Protocol.run`) and the Space (``visitor=True``) all call it. Values come as text (the CLI
 and the Space parse ``key=value`` with JSON first, so ``5`` is already an int) or as Python
 values; each kind turns them into one type, so validating twice gives the same result. A bad
