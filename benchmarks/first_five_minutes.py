@@ -16,6 +16,7 @@ ratios compare like with like (the load average is printed with them):
   every core, beside the machine's own float32 matmul rate (GFLOP/s) on each, interleaved.
 
     python benchmarks/first_five_minutes.py [--repeat 3] [--skip-demo] [--threads]
+                                            [--baseline /path/to/main/checkout]
 
 Startup times are the median of ``--repeat`` runs; the demo runs once cold and once warm.
 """
@@ -123,36 +124,56 @@ def _threads(repeat: int) -> None:
                   f"{matmul / 1e9:5.1f} GFLOP/s, load {os.getloadavg()[0]:.1f}")
 
 
+def _measure(args: argparse.Namespace, tree: Path) -> dict[str, float | None]:
+    """Every figure with ``tree``'s blindspot first on the path."""
+    os.environ["PYTHONPATH"] = str(tree)
+    figures: dict[str, float | None] = {
+        "help": _median([*CLI, "--help"], args.repeat),
+        "list": _median([*CLI, "list"], args.repeat),
+        "import": _median(_python(IMPORT_EVALUATE), args.repeat),
+        "load": _median(_python(LOAD_MODULE), args.repeat)}
+    figures["first_import"], figures["first_load"] = _first_load(args.repeat)
+    if not args.skip_demo:
+        with tempfile.TemporaryDirectory() as tmp:
+            out, cache = Path(tmp) / "demo", Path(tmp) / "cache"
+            figures["demo_first"], figures["demo"] = _demo(out, cache)
+            _, figures["demo_warm"] = _demo(out, cache)
+    return figures
+
+
+def _report(name: str, f: dict[str, float | None]) -> None:
+    print(f"-- {name}")
+    _row("blindspot --help", f["help"], "< 1 s")
+    _row("blindspot list", f["list"], "< 1 s")
+    _row("import evaluate (warm)", f["import"], "")
+    _row("evaluate.load('blindspot/blindspot') (warm)", f["load"], "<= 1.1x import",
+         f"{f['load'] / f['import']:.2f}x")
+    _row("import evaluate (fresh modules cache)", f["first_import"], "")
+    _row("evaluate.load, first after install", f["first_load"], "<= 2x import",
+         f"{f['first_load'] / f['first_import']:.2f}x")
+    if "demo" in f:
+        _row("blindspot demo, cold: first table", f["demo_first"], "<= 30 s")
+        _row("blindspot demo, cold: all", f["demo"], "<= 90 s")
+        _row("blindspot demo, warm (same out and cache)", f["demo_warm"], "a few s",
+             f"{f['demo_warm'] / f['demo']:.2f}x cold")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-demo", action="store_true")
     parser.add_argument("--threads", action="store_true",
                         help="also SmolLM2 tokens/s vs matmul GFLOP/s per thread count")
+    parser.add_argument("--baseline", type=Path,
+                        help="another checkout (e.g. main) measured first in the same run")
     args = parser.parse_args()
+    here = Path(__file__).resolve().parents[1]
+    trees = ([("baseline " + str(args.baseline), args.baseline)] if args.baseline else []) + [
+        ("this tree " + str(here), here)]
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
-    help_s = _median([*CLI, "--help"], args.repeat)
-    list_s = _median([*CLI, "list"], args.repeat)
-    import_s = _median(_python(IMPORT_EVALUATE), args.repeat)
-    load_s = _median(_python(LOAD_MODULE), args.repeat)
-    first_import_s, first_load_s = _first_load(args.repeat)
-    _row("blindspot --help", help_s, "< 1 s")
-    _row("blindspot list", list_s, "< 1 s")
-    _row("import evaluate (warm)", import_s, "")
-    _row("evaluate.load('blindspot/blindspot') (warm)", load_s, "<= 1.1x import",
-         f"{load_s / import_s:.2f}x")
-    _row("import evaluate (fresh modules cache)", first_import_s, "")
-    _row("evaluate.load, first after install", first_load_s, "<= 2x import",
-         f"{first_load_s / first_import_s:.2f}x")
-    if not args.skip_demo:
-        with tempfile.TemporaryDirectory() as tmp:
-            out, cache = Path(tmp) / "demo", Path(tmp) / "cache"
-            first, total = _demo(out, cache)
-            _row("blindspot demo, cold: first table", first, "<= 30 s")
-            _row("blindspot demo, cold: all", total, "<= 90 s")
-            warm_first, warm = _demo(out, cache)
-            _row("blindspot demo, warm (same out and cache)", warm, "a few s",
-                 f"{warm / total:.2f}x cold")
+    for name, tree in trees:
+        _report(name, _measure(args, tree))
+        print(f"load average: {os.getloadavg()[0]:.2f}")
     if args.threads:
         _threads(args.repeat)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
