@@ -92,7 +92,21 @@ def _judge(console: Console, title: str, folder: Path, data: Any, metrics: Seque
     results = run_blindspot(data, list(metrics), task=task, tests="all", seeds=list(seeds),
                             state_dir=folder / ".state", num_proc=num_proc)
     print_summary(results, console)
-    write_report(results, folder)
+    if not report_is_current(results, folder):
+        write_report(results, folder)
+
+
+def report_is_current(results: dict[str, Any], folder: Path) -> bool:
+    """Whether ``folder`` already holds the whole report of exactly these results (a second
+    ``make demo``: its plots would take most of the run to redraw). A missing or changed file
+    makes it not current, so a damaged report is rewritten."""
+    from blindspot.report.plots import plot_names
+    from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
+
+    files = [RESULTS_FILE, MARKDOWN_FILE, HTML_FILE, *plot_names(results).values()]
+    if not all((folder / name).is_file() for name in files):
+        return False
+    return (folder / RESULTS_FILE).read_text(encoding="utf-8") == results_json(results)
 
 
 def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None = None,

@@ -8,7 +8,8 @@ from pathlib import Path
 from rich.console import Console
 
 from blindspot.demo import demo_path
-from blindspot.demo_job import DEMO_PLAN, MODEL_CELLS, ModelCells, _first_rows, run_demo
+from blindspot.demo_job import (DEMO_PLAN, MODEL_CELLS, ModelCells, _first_rows,
+                                 report_is_current, run_demo)
 from blindspot.runner import resolve_metrics
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.run import MetricRun, RunSettings
@@ -43,6 +44,17 @@ def test_demo_task_writes_a_judged_report(tmp_path: Path) -> None:
     printed = (tmp_path / "console.txt").read_text()
     assert f"open_ended report: {(folder / 'report.md').resolve()}" in printed.replace("\n", "")
     assert (folder / "report.html").is_file() and any((folder / "plots").iterdir())
+    # a second demo finds the same results and leaves the report alone; a lost plot is redrawn
+    report = folder / "report.md"
+    written = report.stat().st_mtime_ns
+    plot = next((folder / "plots").iterdir())
+    plot.unlink()
+    assert not report_is_current(results, folder)
+    run_demo(tmp_path, [1], console=console, tasks=["open_ended"])
+    assert plot.is_file() and report.stat().st_mtime_ns > written
+    written = report.stat().st_mtime_ns
+    run_demo(tmp_path, [1], console=console, tasks=["open_ended"])
+    assert report.stat().st_mtime_ns == written and report_is_current(results, folder)
 
 
 def test_demo_plan_puts_a_lexical_table_first_and_models_on_fewer_cells() -> None:
