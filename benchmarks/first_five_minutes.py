@@ -33,6 +33,9 @@ import time
 from pathlib import Path
 
 CLI = [sys.executable, "-m", "blindspot.cli"]
+#: the checkout measured now: the working directory of every child (``-m`` puts it first on the
+#: path, before PYTHONPATH)
+_TREE = [Path(__file__).resolve().parents[1]]
 IMPORT_EVALUATE = "import evaluate"
 LOAD_MODULE = "import evaluate; evaluate.load('blindspot/blindspot')"
 INSTALL_MODULES = "from blindspot.evaluate_modules import install_modules; install_modules()"
@@ -48,7 +51,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _time(cmd: list[str], **env: str) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, env=_env(**env), check=True, capture_output=True)
+    subprocess.run(cmd, env=_env(**env), check=True, capture_output=True, cwd=_TREE[0])
     return time.perf_counter() - start
 
 
@@ -67,7 +70,7 @@ def _first_load(repeat: int) -> tuple[float, float]:
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as modules:
             subprocess.run(_python(INSTALL_MODULES), env=_env(HF_MODULES_CACHE=modules),
-                           check=True, capture_output=True)
+                           check=True, capture_output=True, cwd=_TREE[0])
             imports.append(_time(_python(IMPORT_EVALUATE), HF_MODULES_CACHE=modules))
             loads.append(_time(_python(LOAD_MODULE), HF_MODULES_CACHE=modules))
     return statistics.median(imports), statistics.median(loads)
@@ -79,7 +82,8 @@ def _demo(out: Path, cache: Path) -> tuple[float | None, float]:
     first = None
     with subprocess.Popen([*CLI, "demo", "--out", str(out)], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
-                          env=_env(BLINDSPOT_CACHE=str(cache), COLUMNS="160")) as proc:
+                          env=_env(BLINDSPOT_CACHE=str(cache), COLUMNS="160"),
+                          cwd=_TREE[0]) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             if first is None and TABLE_MARK in line:
@@ -127,6 +131,7 @@ def _threads(repeat: int) -> None:
 def _measure(args: argparse.Namespace, tree: Path) -> dict[str, float | None]:
     """Every figure with ``tree``'s blindspot first on the path."""
     os.environ["PYTHONPATH"] = str(tree)
+    _TREE[0] = tree
     figures: dict[str, float | None] = {
         "help": _median([*CLI, "--help"], args.repeat),
         "list": _median([*CLI, "list"], args.repeat),
