@@ -34,7 +34,7 @@ STRESS = {"kind_in": "demo", "task_in": "summarization", "built_in": None, "uplo
           "extra_in": "", "tests_in": ["truncation"], "seeds_in": "1", "protocol_in": "rank",
           "options_in": "", "file_in": None}
 SEARCH = {"kind_in": "demo", "task_in": "translation", "built_in": None, "upload_in": None,
-          "metric_in": "chrf", "panel_in": ["bleu"], "noise_in": 0.1, "calls_in": 200,
+          "metric_in": "chrf", "panel_in": ["bleu"], "noise_in": 0.1, "calls_in": 300,
           "seconds_in": 30, "seed_in": 0, "limit_in": 1}
 
 
