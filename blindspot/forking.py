@@ -23,6 +23,9 @@ from typing import Any
 
 #: processes that started (or imported this module) on their own: their torch pool is sound
 _FRESH_PIDS = {os.getpid()}
+_MAIN_PID = os.getpid()
+#: environment variables by which a user sets torch's thread count themselves
+THREAD_SETTINGS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def worker_context() -> BaseContext:
@@ -56,4 +59,34 @@ def single_thread_after_fork(load_torch: bool = True) -> None:
     _FRESH_PIDS.add(pid)
 
 
-__all__ = ["check_num_proc", "single_thread_after_fork", "worker_context"]
+def threads_for_load(cores: int, load: float) -> int:
+    """torch's intra-op threads for a machine of ``cores`` at 1-minute load average ``load``
+    (this process counted as one): the cores the other processes leave free, at least one.
+
+    One OpenMP thread per core on a busy machine makes the threads wait on each other at every
+    parallel region: on 2 cores at load 8, a SmolLM2 forward pass ran 2.5-4x faster on one
+    thread than on two (``benchmarks/first_five_minutes.py --threads``).
+
+    >>> threads_for_load(2, 0.3), threads_for_load(2, 1.6), threads_for_load(2, 3.0)
+    (2, 2, 1)
+    """
+    others = int(max(0.0, load - 1.0))
+    return max(1, min(cores, cores - others))
+
+
+def fit_threads_to_load() -> int | None:
+    """Set torch's threads by :func:`threads_for_load` now, in a process that started on its
+    own, has torch loaded (importing it only for this would cost seconds) and whose user set no
+    thread count; returns the count set (None: left alone)."""
+    torch = sys.modules.get("torch")
+    if (torch is None or os.getpid() != _MAIN_PID
+            or any(os.environ.get(v) for v in THREAD_SETTINGS)):
+        return None
+
+    threads = threads_for_load(os.cpu_count() or 1, os.getloadavg()[0])
+    torch.set_num_threads(threads)
+    return threads
+
+
+__all__ = ["check_num_proc", "fit_threads_to_load", "single_thread_after_fork",
+           "threads_for_load", "worker_context"]

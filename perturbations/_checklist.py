@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-from lemminflect import getInflection
-
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task
 from blindspot.perturbations.text_utils import match_case, replace_spans
@@ -98,6 +96,10 @@ def siblings(lemma: str, pos: str) -> tuple[str, ...]:
 
 def inflect_like(token: Token, lemma: str) -> str:
     """``lemma`` inflected to the token's fine tag (plural nouns, past verbs...), cased like it."""
+    # lazy: lemminflect imports spaCy, and spaCy torch (seconds), which `blindspot list` and the
+    # catalogue never need
+    from lemminflect import getInflection
+
     forms = getInflection(lemma, tag=token.tag) if token.tag else None
     word = forms[0] if forms else lemma
     return match_case(token.text, word)

@@ -10,18 +10,19 @@ same job streams a data file of any size in bounded memory (:mod:`blindspot.runn
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from blindspot.forking import check_num_proc
+from blindspot.forking import check_num_proc, fit_threads_to_load
 from blindspot.report.schema import SCHEMA_VERSION
 from blindspot.runner.data import GoldData, load_gold_data
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test, nan_error
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.engines import (Engine, ScoreJob, ScorerRecipe, engine_class, engine_options,
-                                      get_engine)
+                                      get_engine, run_score_job)
 from blindspot.runner.scorers import reference_corpus
 from blindspot.runner.state import RunState, content_key
 from blindspot.seeding import parse_seeds
@@ -160,6 +161,27 @@ def error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {str(error).strip()[:500]}"
 
 
+def _cost(inputs: Sequence[Any]) -> int:
+    return sum(item.cost() for item in inputs)
+
+
+@dataclass(frozen=True)
+class ScoringEstimate:
+    """A measured forecast of one metric's scoring, printed before long work."""
+
+    metric: str
+    texts: int  # distinct inputs still to score (not in the run state or score cache)
+    seconds: float  # after the two measured batches
+    rate: float  # input characters per second in the timed batch
+
+    #: forecasts shorter than this are not printed
+    QUIET_BELOW_S: ClassVar[float] = 5.0
+
+    def __str__(self) -> str:
+        return (f"scoring {self.texts:,} texts with {self.metric}: about {self.seconds:.0f} s "
+                f"(measured {self.rate:,.0f} characters/s on this machine)")
+
+
 class MetricRun:
     """One metric on one dataset: its scorer, inputs, and cell scores kept in the run state."""
 
@@ -222,21 +244,48 @@ class MetricRun:
         A job that fails stops this: the cells are then scored one by one as always, which
         reports the failure on the cell it belongs to.
         """
+        jobs = self.pending_jobs(cell_texts)
+        try:
+            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs)), 1):
+                self._keep(job, scores)
+                bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
+        except Exception:  # noqa: BLE001  (re-raised where the cell is scored)
+            return
+
+    def _keep(self, job: ScoreJob, scores: list[dict[str, float]]) -> None:
+        """Write a job's scores into the score cache (a memory one when the cache is off)."""
         from blindspot.scoring.cache import MemoryScoreCache
         from blindspot.scoring.engine import corpus_key, input_keys
 
         if self.cache is None:  # no score cache: keep what is computed ahead for this run only
             self.cache = MemoryScoreCache()
-        jobs = self.pending_jobs(cell_texts)
+        kind, inputs = job
+        keys = ([corpus_key(self.scorer, inputs)] if kind == "corpus"
+                else list(input_keys(self.scorer, inputs).values()))
+        self.cache.put_many(zip(keys, scores))
+
+    def estimate(self, cell_texts: Sequence[list[str]]) -> ScoringEstimate | None:
+        """How long scoring the cells will take, measured: the first pending batch is scored
+        (it loads the model), the second is timed, and the rest is extrapolated by input length
+        (:meth:`ScoreInput.cost`). Both batches land in the score cache, batched as
+        :meth:`score` batches them, so the scores are the same. None when fewer than two
+        batches are pending (nothing long to announce) or when a batch fails (the cell that
+        holds it reports the error when it is scored)."""
+        jobs = [job for job in self.pending_jobs(cell_texts) if job[0] == "rows"]
+        if len(jobs) < 2:
+            return None
         try:
-            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs)), 1):
-                kind, inputs = job
-                keys = ([corpus_key(self.scorer, inputs)] if kind == "corpus"
-                        else list(input_keys(self.scorer, inputs).values()))
-                self.cache.put_many(zip(keys, scores))
-                bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
+            self._keep(jobs[0], run_score_job(self.scorer, jobs[0]))
+            fit_threads_to_load()  # the first batch loaded the model, and torch with it
+            start = time.perf_counter()
+            self._keep(jobs[1], run_score_job(self.scorer, jobs[1]))
+            took = time.perf_counter() - start
         except Exception:  # noqa: BLE001  (re-raised where the cell is scored)
-            return
+            return None
+        rate = _cost(jobs[1][1]) / max(took, 1e-6)
+        rest = sum(_cost(inputs) for _, inputs in jobs[2:])
+        return ScoringEstimate(self.spec.name, sum(len(inputs) for _, inputs in jobs),
+                               rest / rate, rate)
 
     def score(self, texts: list[str]) -> tuple[list[float] | None, float | None]:
         """Per-row scores (or the corpus score) of ``texts``, from the state when already done."""
@@ -360,6 +409,10 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         return entry
     if engine is not None and engine.computes_ahead:
         run.compute_ahead([list(texts)] + [cell.perturbed for cell in cells], engine, bar)
+    elif run.scorer.model_option is not None:
+        fit_threads_to_load()
+        if settings.progress:
+            announce(run.estimate([list(texts)] + [cell.perturbed for cell in cells]), bar)
     bar.set_postfix_str(f"{spec.name} gold", refresh=False)
     gold_cell = _fill_cell(run, Cell("gold", "gold", 0, [0.0] * len(texts),
                                      [False] * len(texts), list(texts)), ids)
@@ -377,6 +430,12 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         bar.update()
     judge_metric(entry, gold, _by_test(scored), categories, settings)
     return entry
+
+
+def announce(estimate: ScoringEstimate | None, bar: Any) -> None:
+    """Print a long scoring's forecast above the progress bar (short ones are not printed)."""
+    if estimate is not None and estimate.seconds >= ScoringEstimate.QUIET_BELOW_S:
+        bar.write(str(estimate), file=sys.stderr)
 
 
 def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,

@@ -1,0 +1,189 @@
+"""Benchmark: what a new user waits for in the first five minutes (issue 19's targets).
+
+Each step runs as a fresh process, timed by wall clock on this machine, all in one run so the
+ratios compare like with like (the load average is printed with them):
+
+* ``blindspot --help`` and ``blindspot list`` (target: under 1 s each);
+* ``import evaluate`` vs ``import evaluate; evaluate.load("blindspot/blindspot")``, warm (the
+  installed modules cache; target: ratio <= 1.1) and the first load after install (a fresh
+  ``HF_MODULES_CACHE`` filled by ``install_modules()``, as ``python -m blindspot.assets`` does;
+  target: ratio <= 2);
+* ``blindspot demo`` on a cold cache (fresh ``--out`` and ``BLINDSPOT_CACHE``): time to the first
+  table on screen (target 30 s) and in all (target 90 s); then again on the same folders (warm:
+  target a few seconds).
+
+* with ``--threads``: SmolLM2's forward pass on 8 demo translations, tokens/s on 1 thread and on
+  every core, beside the machine's own float32 matmul rate (GFLOP/s) on each, interleaved.
+
+    python benchmarks/first_five_minutes.py [--repeat 3] [--skip-demo] [--threads]
+                                            [--baseline /path/to/main/checkout]
+
+Startup times are the median of ``--repeat`` runs; the demo runs once cold and once warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CLI = [sys.executable, "-m", "blindspot.cli"]
+#: the checkout measured now: the working directory of every child (``-m`` puts it first on the
+#: path, before PYTHONPATH)
+_TREE = [Path(__file__).resolve().parents[1]]
+IMPORT_EVALUATE = "import evaluate"
+LOAD_MODULE = "import evaluate; evaluate.load('blindspot/blindspot')"
+INSTALL_MODULES = "from blindspot.evaluate_modules import install_modules; install_modules()"
+#: a line the summary table prints first (its header row)
+TABLE_MARK = "┃ test"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+                TOKENIZERS_PARALLELISM="false", GRADIO_ANALYTICS_ENABLED="False",
+                HF_HUB_DISABLE_TELEMETRY="1", **extra)
+
+
+def _time(cmd: list[str], **env: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, env=_env(**env), check=True, capture_output=True, cwd=_TREE[0])
+    return time.perf_counter() - start
+
+
+def _median(cmd: list[str], repeat: int, **env: str) -> float:
+    return statistics.median(_time(cmd, **env) for _ in range(repeat))
+
+
+def _python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def _first_load(repeat: int) -> tuple[float, float]:
+    """(import evaluate, first evaluate.load) in a fresh modules cache each time, after the
+    install step registered the modules there."""
+    imports, loads = [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as modules:
+            subprocess.run(_python(INSTALL_MODULES), env=_env(HF_MODULES_CACHE=modules),
+                           check=True, capture_output=True, cwd=_TREE[0])
+            imports.append(_time(_python(IMPORT_EVALUATE), HF_MODULES_CACHE=modules))
+            loads.append(_time(_python(LOAD_MODULE), HF_MODULES_CACHE=modules))
+    return statistics.median(imports), statistics.median(loads)
+
+
+def _demo(out: Path, cache: Path) -> tuple[float | None, float]:
+    """(seconds to the first table, seconds in all) of ``blindspot demo``."""
+    start = time.perf_counter()
+    first = None
+    with subprocess.Popen([*CLI, "demo", "--out", str(out)], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
+                          env=_env(BLINDSPOT_CACHE=str(cache), COLUMNS="160"),
+                          cwd=_TREE[0]) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if first is None and TABLE_MARK in line:
+                first = time.perf_counter() - start
+    if proc.returncode:
+        raise SystemExit(f"blindspot demo exited with {proc.returncode}")
+    return first, time.perf_counter() - start
+
+
+def _row(name: str, seconds: float | None, target: str, note: str = "") -> None:
+    shown = "-" if seconds is None else f"{seconds:7.2f} s"
+    print(f"{name:<44} {shown:>10}   {target:<22} {note}")
+
+
+def _threads(repeat: int) -> None:
+    """SmolLM2 tokens/s and matmul GFLOP/s per thread count, interleaved."""
+    import torch
+
+    from blindspot.demo import read_demo
+    from blindspot.models import load_causal_lm
+
+    tokenizer, model = load_causal_lm("smollm2")
+    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
+    batch = tokenizer([row["gold"] for row in read_demo("translation")][:8], return_tensors="pt",
+                      padding=True)
+    tokens = int(batch["attention_mask"].sum())
+    params = sum(p.numel() for p in model.parameters())
+    a, b = torch.randn(512, 576), torch.randn(576, 1536)
+    for _ in range(repeat):
+        for threads in sorted({1, os.cpu_count() or 1}):
+            torch.set_num_threads(threads)
+            start = time.perf_counter()
+            with torch.inference_mode():
+                model(**batch, use_cache=False)
+            forward = time.perf_counter() - start
+            start = time.perf_counter()
+            for _ in range(20):
+                a @ b
+            matmul = 20 * 2 * a.shape[0] * a.shape[1] * b.shape[1] / (time.perf_counter() - start)
+            print(f"threads {threads}: SmolLM2 {tokens / forward:6.0f} tokens/s "
+                  f"({2 * params * tokens / forward / 1e9:5.1f} GFLOP/s), matmul "
+                  f"{matmul / 1e9:5.1f} GFLOP/s, load {os.getloadavg()[0]:.1f}")
+
+
+def _measure(args: argparse.Namespace, tree: Path) -> dict[str, float | None]:
+    """Every figure with ``tree``'s blindspot first on the path."""
+    os.environ["PYTHONPATH"] = str(tree)
+    _TREE[0] = tree
+    figures: dict[str, float | None] = {
+        "help": _median([*CLI, "--help"], args.repeat),
+        "list": _median([*CLI, "list"], args.repeat),
+        "import": _median(_python(IMPORT_EVALUATE), args.repeat),
+        "load": _median(_python(LOAD_MODULE), args.repeat)}
+    figures["first_import"], figures["first_load"] = _first_load(args.repeat)
+    if not args.skip_demo:
+        with tempfile.TemporaryDirectory() as tmp:
+            out, cache = Path(tmp) / "demo", Path(tmp) / "cache"
+            figures["demo_first"], figures["demo"] = _demo(out, cache)
+            _, figures["demo_warm"] = _demo(out, cache)
+    return figures
+
+
+def _report(name: str, f: dict[str, float | None]) -> None:
+    print(f"-- {name}")
+    _row("blindspot --help", f["help"], "< 1 s")
+    _row("blindspot list", f["list"], "< 1 s")
+    _row("import evaluate (warm)", f["import"], "")
+    _row("evaluate.load('blindspot/blindspot') (warm)", f["load"], "<= 1.1x import",
+         f"{f['load'] / f['import']:.2f}x")
+    _row("import evaluate (fresh modules cache)", f["first_import"], "")
+    _row("evaluate.load, first after install", f["first_load"], "<= 2x import",
+         f"{f['first_load'] / f['first_import']:.2f}x")
+    if "demo" in f:
+        _row("blindspot demo, cold: first table", f["demo_first"], "<= 30 s")
+        _row("blindspot demo, cold: all", f["demo"], "<= 90 s")
+        _row("blindspot demo, warm (same out and cache)", f["demo_warm"], "a few s",
+             f"{f['demo_warm'] / f['demo']:.2f}x cold")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-demo", action="store_true")
+    parser.add_argument("--threads", action="store_true",
+                        help="also SmolLM2 tokens/s vs matmul GFLOP/s per thread count")
+    parser.add_argument("--baseline", type=Path,
+                        help="another checkout (e.g. main) measured first in the same run")
+    args = parser.parse_args()
+    here = Path(__file__).resolve().parents[1]
+    trees = ([("baseline " + str(args.baseline), args.baseline)] if args.baseline else []) + [
+        ("this tree " + str(here), here)]
+    print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+    for name, tree in trees:
+        _report(name, _measure(args, tree))
+        print(f"load average: {os.getloadavg()[0]:.2f}")
+    if args.threads:
+        _threads(args.repeat)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
