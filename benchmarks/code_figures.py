@@ -1,0 +1,172 @@
+"""Figures of the code's shape: lines, function-local imports and import circles per layer.
+
+Issue 17 (one orchestration layer) asks for before/after figures. Run it on any checkout:
+
+    python benchmarks/code_figures.py            # this checkout
+    python benchmarks/code_figures.py --root DIR # another one (e.g. a worktree of an older commit)
+
+Function-local imports are ``import``/``from`` statements inside a function body; an import
+circle is a strongly connected set of modules in the graph of ``blindspot.*`` imports (all of
+them, and top-of-module ones only). ruff and mypy figures come from ``make check``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGES = ("blindspot", "perturbations", "metrics", "datasets_scripts")
+ALIASED = {"perturbations", "metrics", "datasets_scripts"}  # installed as blindspot.<name>
+ORCHESTRATION = ("blindspot/runner", "blindspot/protocols", "blindspot/cli", "blindspot/search_cli",
+                 "blindspot/self_bias_cli", "blindspot/demo_job", "blindspot/search/protocol")
+
+
+@dataclass
+class ModuleFacts:
+    name: str
+    path: Path
+    lines: int
+    local_imports: int
+    imports_top: set[str] = field(default_factory=set)
+    imports_all: set[str] = field(default_factory=set)
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if parts[0] in ALIASED:
+        parts = ["blindspot", *parts]
+    return ".".join(parts)
+
+
+def resolve(current: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = current.split(".")
+    base = base if is_package else base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def scan(root: Path, path: Path) -> ModuleFacts:
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    name = module_name(root, path)
+    facts = ModuleFacts(name, path, len(source.splitlines()), 0)
+    inside: set[int] = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    inside.add(id(node))
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        local = id(node) in inside
+        facts.local_imports += local
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        else:
+            base = resolve(name, path.name == "__init__.py", node)
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        for target in targets:
+            if target.split(".")[0] in ALIASED:
+                target = "blindspot." + target
+            if target.startswith("blindspot"):
+                facts.imports_all.add(target)
+                if not local and not _under_type_checking(tree, node):
+                    facts.imports_top.add(target)
+    return facts
+
+
+def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
+    for stmt in tree.body:
+        if isinstance(stmt, ast.If) and "TYPE_CHECKING" in ast.unparse(stmt.test):
+            if any(child is node for child in ast.walk(stmt)):
+                return True
+    return False
+
+
+def cycles(modules: dict[str, ModuleFacts], attr: str) -> list[list[str]]:
+    """Strongly connected components (Tarjan) with more than one module."""
+    graph = defaultdict(set)
+    for name, facts in modules.items():
+        for target in getattr(facts, attr):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                graph[name].add(target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                component.append(item)
+                if item == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for name in sorted(modules):
+        if name not in index:
+            visit(name)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument("--list-cycles", action="store_true")
+    args = parser.parse_args()
+    root = args.root.resolve()
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            if path.is_symlink() or any(p.is_symlink() for p in path.parents if p != root and root in p.parents):
+                continue
+            facts = scan(root, path)
+            modules[facts.name] = facts
+    total = sum(m.lines for m in modules.values())
+    local = sum(m.local_imports for m in modules.values())
+    orch = [m for m in modules.values() if str(m.path.relative_to(root)).startswith(ORCHESTRATION)]
+    orch_lines = sum(m.lines for m in orch)
+    orch_local = sum(m.local_imports for m in orch)
+    all_cycles = cycles(modules, "imports_all")
+    top_cycles = cycles(modules, "imports_top")
+    print(f"python lines (blindspot + perturbations + metrics + datasets_scripts): {total}")
+    print(f"function-local imports: {local} ({1000 * local / total:.1f} per 1,000 lines)")
+    print(f"orchestration lines (runner/, protocols/, CLIs, demo_job, search protocol): {orch_lines}, "
+          f"function-local imports there: {orch_local}")
+    print(f"import circles, all imports: {len(all_cycles)} "
+          f"(modules in them: {sum(len(c) for c in all_cycles)})")
+    print(f"import circles, top-of-module imports: {len(top_cycles)} "
+          f"(modules in them: {sum(len(c) for c in top_cycles)})")
+    if args.list_cycles:
+        for component in all_cycles:
+            print("  circle:", ", ".join(component))
+    worst = sorted(modules.values(), key=lambda m: -m.local_imports)[:10]
+    print("most function-local imports:", ", ".join(f"{m.name} {m.local_imports}" for m in worst))
+
+
+if __name__ == "__main__":
+    main()

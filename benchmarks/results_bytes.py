@@ -1,0 +1,87 @@
+"""The round-1 CLI examples, run on real data with lexical metrics; prints each output's sha256.
+
+Issue 17 (one orchestration layer) must leave ``results.json`` byte-identical for the same inputs.
+Run this on the commit before a change and after it, and compare the printed lines:
+
+    python benchmarks/results_bytes.py --out /tmp/before     # on the old checkout
+    python benchmarks/results_bytes.py --out /tmp/after      # on the new one
+    diff <(cut -f1,2 /tmp/before/hashes.tsv) <(cut -f1,2 /tmp/after/hashes.tsv)
+
+Each example runs as ``python -m blindspot.cli ...`` in a fresh process, with a fresh cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+
+EXAMPLES: dict[str, tuple[list[str], str]] = {
+    "rank-demo": (["run", "--data", "demo", "--task", "translation", "--metrics", "rouge,chrf,bleu",
+                   "--seeds", "1,2", "--out", "{out}"], "results.json"),
+    "rank-cnndm": (["run", "--task", "summarization", "--data", str(DATA / "cnndm_summeval100_summarization.jsonl"),
+                    "--metrics", "rouge,chrf", "--tests", "fluency,consistency", "--seeds", "1",
+                    "--out", "{out}"], "results.json"),
+    "rank-cnndm-chunked": (["run", "--task", "summarization",
+                            "--data", str(DATA / "cnndm_summeval100_summarization.jsonl"),
+                            "--metrics", "rouge,chrf", "--tests", "fluency,consistency", "--seeds", "1",
+                            "--chunk-size", "30", "--out", "{out}"], "results.json"),
+    "rank-wmt-targeted": (["run", "--task", "translation", "--data", str(DATA / "wmt21_de_en_translation.jsonl"),
+                           "--metrics", "chrf,ter", "--tests", "targeted", "--seeds", "1,2",
+                           "--out", "{out}"], "results.json"),
+    "preference": (["run", "--protocol", "preference", "--data", str(DATA / "menli_wmt20_de_adversarial.csv"),
+                    "--metrics", "bleu,chrf,rouge", "--protocol-option", "mode=ref-based", "--out", "{out}"],
+                   "results.json"),
+    "deviation": (["run", "--protocol", "deviation", "--task", "summarization", "--metrics", "rouge,chrf",
+                   "--data", str(DATA / "cnndm_summeval100_summarization.jsonl"), "--out", "{out}"],
+                  "results.json"),
+    "correlation": (["run", "--protocol", "correlation", "--metrics", "rouge,chrf",
+                     "--data", str(DATA / "summeval_expert_judgments.jsonl"), "--protocol-option",
+                     f"references={DATA / 'cnndm_summeval100_summarization.jsonl'}", "--out", "{out}"],
+                    "results.json"),
+    "search": (["search", "--metric", "rouge", "--data", str(DATA / "wmt21_de_en_translation.jsonl"),
+                "--task", "translation", "--limit", "5", "--noise-ratio", "0.1", "--max-calls", "400",
+                "--panel", "chrf,bleu", "--out", "{out}"], "results.json"),
+    "perturb": (["perturb", str(DATA / "wmt21_de_en_translation.jsonl"), "--column", "gold",
+                 "--test", "truncation", "--level", "0.1", "--seed", "1", "-o", "{out}/out.jsonl"],
+                "out.jsonl"),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--only", default="", help="comma list of example names")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "BLINDSPOT_CACHE": str(args.out / "cache")}
+    chosen = [n for n in args.only.split(",") if n] or list(EXAMPLES)
+    lines = []
+    for name in chosen:
+        argv, output = EXAMPLES[name]
+        out = args.out / name
+        argv = [a.replace("{out}", str(out)) for a in argv]
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "blindspot.cli", *argv], env=env, cwd=ROOT,
+                              capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        target = out / output
+        digest = hashlib.sha256(target.read_bytes()).hexdigest() if target.exists() else "missing"
+        line = f"{name}\t{digest}\trc={proc.returncode}\t{seconds:.1f}s"
+        if proc.returncode not in (0, 2, 3):
+            line += "\t" + (proc.stderr.strip().splitlines() or ["?"])[-1]
+        print(line, flush=True)
+        lines.append(line)
+    (args.out / "hashes.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
