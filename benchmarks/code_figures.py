@@ -142,7 +142,8 @@ def main() -> None:
     modules = {}
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            if path.is_symlink() or any(p.is_symlink() for p in path.parents if p != root and root in p.parents):
+            linked = any(p.is_symlink() for p in path.parents if p != root and root in p.parents)
+            if path.is_symlink() or linked:
                 continue
             facts = scan(root, path)
             modules[facts.name] = facts

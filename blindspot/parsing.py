@@ -54,7 +54,7 @@ class ParsedText:
         """Sentences as [start, end) token ranges."""
         starts = [t.i for t in self.tokens if t.sent_start or t.i == 0]
         ends = starts[1:] + [len(self.tokens)]
-        return tuple(zip(starts, ends))
+        return tuple(zip(starts, ends, strict=True))
 
     @cached_property
     def sentence_texts(self) -> tuple[str, ...]:
@@ -167,7 +167,7 @@ class Parser:
         return f"{meta.get('lang')}_{meta.get('name')}-{meta.get('version')}/spacy-{spacy.__version__}"
 
     def key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.version}\x1f{text}".encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{self.version}\x1f{text}".encode()).hexdigest()
 
     def parse(self, text: str) -> ParsedText:
         return self.parse_many([text])[0]
@@ -201,7 +201,7 @@ class Parser:
         if not todo:
             return
         fresh = []
-        for text, payload in zip(todo, self._parse(todo, num_proc)):
+        for text, payload in zip(todo, self._parse(todo, num_proc), strict=True):
             self._memory[text] = ParsedText.from_json(payload)
             fresh.append((keys[text], payload))
         if self._store is not None:

@@ -28,8 +28,14 @@ from typing import Any
 
 from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.gold_sources import (
-    BLINDSPOT_CITATION, GoldDataMissingError, GoldSource, describe_sources, get_gold_source,
-    hub_offline, is_gold_source, load_gold,
+    BLINDSPOT_CITATION,
+    GoldDataMissingError,
+    GoldSource,
+    describe_sources,
+    get_gold_source,
+    hub_offline,
+    is_gold_source,
+    load_gold,
 )
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
@@ -274,7 +280,7 @@ def _split_configs(suite: Any, keep: list[str]) -> list[tuple[str, str, Any]]:
     tests = table.column("perturbation").to_pylist()
     levels = table.column("level").to_pylist()
     out = []
-    for test, level in dict.fromkeys(zip(tests, levels)):
+    for test, level in dict.fromkeys(zip(tests, levels, strict=True)):
         mask = pc.and_(pc.equal(table.column("perturbation"), test),
                        pc.equal(table.column("level"), level))
         out.append((test, level, table.filter(mask)))

@@ -43,10 +43,24 @@ from typing import Any
 
 from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, LicenseChoice, PushError,
-    check_version, choose_license, content_fingerprint, full_version, prepare_out_dir,
-    push_adversarial_dataset, resolve_gold,
-    size_category, software_versions, write_config_file,
+    BUILD_FILE,
+    CARD_FILE,
+    DATA_DIR,
+    SPLIT,
+    TAGS,
+    GoldInput,
+    LicenseChoice,
+    PushError,
+    check_version,
+    choose_license,
+    content_fingerprint,
+    full_version,
+    prepare_out_dir,
+    push_adversarial_dataset,
+    resolve_gold,
+    size_category,
+    software_versions,
+    write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
 from blindspot.exit_codes import ExitCode

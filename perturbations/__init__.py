@@ -11,8 +11,16 @@ import importlib
 import pkgutil
 
 from blindspot.perturbations.base import (
-    OUTPUT_COLUMNS, REGISTRY, TASKS, Perturbation, Row, canonical_name, canonical_task,
-    get_perturbation, level_str, register,
+    OUTPUT_COLUMNS,
+    REGISTRY,
+    TASKS,
+    Perturbation,
+    Row,
+    canonical_name,
+    canonical_task,
+    get_perturbation,
+    level_str,
+    register,
 )
 
 

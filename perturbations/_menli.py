@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task, parse_of
-from blindspot.perturbations._word_lists import random_word, word_list as load_word_list
+from blindspot.perturbations._word_lists import random_word
+from blindspot.perturbations._word_lists import word_list as load_word_list
 from blindspot.perturbations.base import Level, LevelKind, NoLevel, Perturbation, Row
 from blindspot.perturbations.text_utils import replace_spans
 

@@ -66,7 +66,7 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 def replace_words(text: str, spans: list[tuple[int, int]], new_words: list[str]) -> str:
     """``text`` with the word at each span replaced by ``new_words``, whitespace kept."""
     pieces, last = [], 0
-    for (start, end), word in zip(spans, new_words):
+    for (start, end), word in zip(spans, new_words, strict=True):
         pieces += [text[last:start], word]
         last = end
     pieces.append(text[last:])

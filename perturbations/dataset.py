@@ -20,12 +20,18 @@ from datasets.table import InMemoryTable
 from blindspot.errors import check_text_column
 from blindspot.forking import check_num_proc, single_thread_after_fork, worker_context
 from blindspot.parsing import ParsedText, get_parser
-from blindspot.seeding import parse_seeds
 from blindspot.perturbations.base import (
-    OUTPUT_COLUMNS, REGISTRY, Level, Perturbation, canonical_name, canonical_task, is_usable_text,
+    OUTPUT_COLUMNS,
+    REGISTRY,
+    Level,
+    Perturbation,
+    canonical_name,
+    canonical_task,
+    is_usable_text,
     text_row_id,
 )
 from blindspot.perturbations.catalogue import suite_tests
+from blindspot.seeding import parse_seeds
 from blindspot.suggest import did_you_mean
 
 DEFAULT_SEEDS = (1, 2, 3, 4, 5)
@@ -76,7 +82,7 @@ def preparse(texts: Iterable[Any], num_proc: int | None = None) -> dict[str, Par
     """Parse every usable distinct text once (in ``num_proc`` processes when that many are
     given); the parser keeps them for every later test."""
     usable = [t for t in dict.fromkeys(texts) if is_usable_text(t)]
-    return dict(zip(usable, get_parser().parse_many(usable, num_proc)))
+    return dict(zip(usable, get_parser().parse_many(usable, num_proc), strict=True))
 
 
 def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str = "gold",

@@ -18,9 +18,7 @@ import re
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._questions import QUESTION_WORDS, first_question_word
 from blindspot.perturbations.base import NoLevel, Row, register
-from blindspot.perturbations.bert_diverge import (
-    BertDiverge, Predictor, mask_single_subword, sample_index,
-)
+from blindspot.perturbations.bert_diverge import BertDiverge, Predictor, mask_single_subword, sample_index
 from blindspot.perturbations.text_utils import match_case
 
 _QUESTION_MARK = re.compile(r"\?(?=[\"'\u201d\u2019)\]]*\s*$)")
@@ -42,7 +40,7 @@ def fill_question_word(text: str, predictor: Predictor, rng: random.Random) -> s
     if masked is None:
         return None
     words, probabilities = predictor.candidates(masked, k=10 + len(QUESTION_WORDS))
-    kept = [(w, p) for w, p in zip(words, probabilities) if w.lower() not in QUESTION_WORDS][:10]
+    kept = [(w, p) for w, p in zip(words, probabilities, strict=True) if w.lower() not in QUESTION_WORDS][:10]
     if not kept:
         return None
     total = sum(p for _, p in kept)

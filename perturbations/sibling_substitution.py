@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations._checklist import (
-    CATEGORY, PAPER, replace_one_word, siblings, wordnet,
-)
+from blindspot.perturbations._checklist import CATEGORY, PAPER, replace_one_word, siblings, wordnet
 from blindspot.perturbations._fluency_edits import every_task
 from blindspot.perturbations.base import Choice, Perturbation, Row, register
 

@@ -12,7 +12,13 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import (
-    CATEGORY, NO_LEVEL, PAPER, WORDNET_POS, replace_one_word, synonyms, wordnet,
+    CATEGORY,
+    NO_LEVEL,
+    PAPER,
+    WORDNET_POS,
+    replace_one_word,
+    synonyms,
+    wordnet,
 )
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 

@@ -63,9 +63,8 @@ def test_an_error_in_a_worker_reaches_the_caller(monkeypatch: pytest.MonkeyPatch
                                                  chunked: bool) -> None:
     import datasets
 
-    from blindspot.perturbations.dataset import SuiteJob, perturb_in_order, prepare_suite
-
     from blindspot.perturbations import base
+    from blindspot.perturbations.dataset import SuiteJob, perturb_in_order, prepare_suite
 
     monkeypatch.setitem(REGISTRY, "boom", _Boom)
     monkeypatch.setitem(base._ALIASES, "boom", "boom")

@@ -9,14 +9,24 @@ import pytest
 
 from blindspot.perturbations import get_perturbation
 from blindspot.perturbations.base import REGISTRY
-from blindspot.search.candidates import (is_trivial, keep_candidates, match_case, replacements,
-                                         split_word, whole_word_entries)
+from blindspot.search.candidates import (
+    is_trivial,
+    keep_candidates,
+    match_case,
+    replacements,
+    split_word,
+    whole_word_entries,
+)
 from blindspot.search.greedy import (
-    Budget, EmptyBudgetError, Hypothesis, greedy_search, pick_best, step_candidates,
+    Budget,
+    EmptyBudgetError,
+    Hypothesis,
+    greedy_search,
+    pick_best,
+    step_candidates,
 )
 from blindspot.search.patterns import classify, rank_patterns
 from blindspot.search.rules import register_rules, rules_from_edits, shift_number
-
 
 # -- candidates ---------------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from blindspot.cli import app
-from blindspot.datasets_scripts.build_adversarial import build_parser
 from blindspot.datasets_scripts.build_adversarial import _default_out as default_build_out
+from blindspot.datasets_scripts.build_adversarial import build_parser
 from blindspot.paths import DATASETS_ENV, datasets_dir
 from blindspot.space.adversarial import where_looked
 from blindspot.space.tabs.search import summary_markdown

@@ -78,7 +78,7 @@ def _same_stem(old: str, new: str) -> bool:
     """Two forms of one word (react/reacts, drive/driver): a shared prefix of at least four
     letters covering all but at most three letters of the longer one."""
     shared = 0
-    for a, b in zip(old, new):
+    for a, b in zip(old, new, strict=False):
         if a != b:
             break
         shared += 1

@@ -20,8 +20,7 @@ from typing import Any
 
 from blindspot.search.candidates import DEFAULT_K, EmbeddingNeighbours, MaskedLMCandidates
 from blindspot.search.greedy import Budget, Hypothesis, greedy_search
-from blindspot.search.panel import (DEFAULT_PANEL, MetricScores, judge_texts, mean,
-                                    panel_specs)
+from blindspot.search.panel import DEFAULT_PANEL, MetricScores, judge_texts, mean, panel_specs
 from blindspot.search.patterns import rank_patterns
 
 SCHEMA_VERSION = 1
@@ -199,11 +198,12 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
     rows = _rows(gold, limit)
     target = MetricScores(spec, rows["golds"], batch_size)
     judges = [target] + [MetricScores(s, rows["golds"], batch_size) for s in others]
-    states = [Hypothesis(i, g, s) for i, g, s in zip(rows["ids"], rows["golds"], rows["sources"])]
+    states = [Hypothesis(i, g, s)
+              for i, g, s in zip(rows["ids"], rows["golds"], rows["sources"], strict=True)]
     live = [s for s in states if s.status != "empty"]
     for state, score in zip(live, target.against_gold([s.gold for s in live],
                                                       [s.gold for s in live],
-                                                      [s.source for s in live])):
+                                                      [s.source for s in live]), strict=True):
         state.gold_score = state.score = score
     budget = Budget(max_calls, max_seconds)
     greedy_search(states, target.against_gold, candidate_sources(settings), float(noise_ratio),

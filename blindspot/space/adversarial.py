@@ -12,9 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE, DATA_DIR, GOLD_CONFIG, SPLIT,
-)
+from blindspot.datasets_scripts.build_adversarial import BUILD_FILE, DATA_DIR, GOLD_CONFIG, SPLIT
 from blindspot.paths import DATASETS_ENV
 
 

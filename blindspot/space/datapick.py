@@ -106,7 +106,7 @@ class DataPicker:
 
 def mapping_of(*columns: str | None) -> dict[str, str | None]:
     """The column mapping from the values of :attr:`DataPicker.mapping`, in :data:`ROLES` order."""
-    return dict(zip(ROLES, columns))
+    return dict(zip(ROLES, columns, strict=True))
 
 
 def build_picker(context: Any, prefix: str = "", task_id: str = "stress-task",

@@ -2,8 +2,8 @@
 
 Pick a folder under the Space's datasets folder (``--datasets-dir``, ``$BLINDSPOT_DATASETS_DIR``,
 else ``out/datasets`` in the folder the Space started from: where ``build-dataset`` writes); the
-tab names the full path it looked in: its card summary and configs table, then one config's first rows, each noised
-text shown as a word diff of its gold text.
+tab names the full path it looked in: its card summary and configs table, then one config's first rows, each
+noised text shown as a word diff of its gold text.
 """
 
 import html
