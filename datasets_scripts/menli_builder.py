@@ -247,7 +247,7 @@ def build_menli_dataset(
     import pyarrow as pa
 
     from blindspot.perturbations import REGISTRY, suite_tests
-    from blindspot.perturbations._menli import CATEGORY, MENLI_ERRORS
+    from blindspot.perturbations._menli import CATEGORY, MENLI_ERRORS, menli_error_types
     from blindspot.perturbations.dataset import preparse
 
     version = check_version(version)
@@ -264,10 +264,11 @@ def build_menli_dataset(
     if strangers:
         raise ValueError(f"{strangers} are not MENLI attacks; choose among "
                          f"{suite_tests(CATEGORY)} (or 'menli' for all)")
-    chosen.sort(key=lambda a: MENLI_ERRORS.index(REGISTRY[a].menli_error))
+    error_of = {name: error for error, name in menli_error_types().items()}
+    chosen.sort(key=lambda a: MENLI_ERRORS.index(error_of[a]))
     base = anchor_table(ds, roles)
     parses = preparse(base["ref"] + base["r"])
-    tables = [attack_table(base, REGISTRY[a].menli_error, a, seed, parses, per_error,
+    tables = [attack_table(base, error_of[a], a, seed, parses, per_error,
                            number_paraphrase) for a in chosen]
     out = Path(out_dir)
     prepare_out_dir(out)

@@ -209,7 +209,8 @@ def worker_tasks(items: Sequence[SuiteItem], workers: int,
     by_test: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         by_test.setdefault(item.test, []).append(index)
-    first, rest = [], []
+    first: list[list[int]] = []
+    rest: list[list[int]] = []
     for test, indices in by_test.items():
         size = len(indices) if test in whole else -(-len(indices) // workers)
         tasks = [indices[start: start + size] for start in range(0, len(indices), size)]

@@ -83,6 +83,8 @@ class NounToPronoun(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         parsed = row.parsed
         edits = []
         for start, end in sentence_token_ranges(parsed):

@@ -17,7 +17,7 @@ import re
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._questions import QUESTION_WORDS, first_question_word
-from blindspot.perturbations.base import NoLevel, Row, register
+from blindspot.perturbations.base import Level, NoLevel, Row, register
 from blindspot.perturbations.bert_diverge import BertDiverge, Predictor, mask_single_subword, sample_index
 from blindspot.perturbations.text_utils import match_case
 
@@ -59,7 +59,7 @@ class QuestionToAssertion(BertDiverge):
     description = "Mask the question word, end with '.', let a masked LM fill the mask."
     level_kind = NoLevel()
     whitespace_words = False  # a question of spaCy tokens, not the masked words of its parent
-    levels: dict = {}  # question generation only (the deviation protocol's templates)
+    levels = {}  # question generation only (the deviation protocol's templates)
 
-    def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+    def perturb(self, row: Row, level: Level, rng: random.Random) -> str | None:
         return fill_question_word(row.text, self.predictor, rng)

@@ -34,4 +34,6 @@ class SiblingSubstitution(Perturbation):
     preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         return replace_one_word(row.parsed, rng, (_POS[level],), siblings)

@@ -36,4 +36,6 @@ class SynonymSubstitution(Perturbation):
     preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         return replace_one_word(row.parsed, rng, WORDNET_POS, synonyms)

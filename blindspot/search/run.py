@@ -134,7 +134,7 @@ def _summary(states: list[Hypothesis], judged: Mapping[str, Any], target: str) -
     """Counts, the mean noise ratio and each metric's mean relative change, over the examples
     whose search reached the target noise ratio."""
     reached = [i for i, s in enumerate(states) if s.status == "reached"]
-    metrics = {}
+    metrics: dict[str, dict[str, Any]] = {}
     for name, views in judged.items():
         metrics[name] = {"role": "target" if name == target else "panel"}
         for view, rows in views.items():

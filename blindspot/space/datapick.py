@@ -72,7 +72,7 @@ def upload_message(path: str | None, protocol: str = "rank",
     """The status line of an upload, its mapping choices and guessed roles (for the page)."""
     from blindspot.space.uploads import check_upload, read_upload
 
-    empty = {role: None for role in ROLES}
+    empty: dict[str, str | None] = dict.fromkeys(ROLES)
     if not path:
         return "", [NONE], empty
     try:

@@ -78,7 +78,7 @@ def perturb_text(text: str, test: str, level: str, seed: int, source: str | None
         raise ValueError(f"test {test!r} {why}")
     perturbation = build_perturbation(test, None, _resources(task, text), task)
     result = perturbation.apply(text, level, int(seed), source=(source or None))
-    segments = word_diff(text, result.perturbed)
+    segments = word_diff(text, result.perturbed or text)  # apply() keeps the text where nothing applied
     return {"test": result.perturbation, "level": result.level, "perturbed": result.perturbed,
             "applied": result.applied, "noise_ratio": result.noise_ratio,
             "segments": segments, "changes": changed_words(segments)}

@@ -16,7 +16,7 @@ from typing import Any
 
 #: Small defaults: on the demo (chrF, 5 rows) the search reaches the noise ratio on every row
 #: with about 3,000 calls, in seconds.
-DEFAULTS = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
+DEFAULTS: dict[str, Any] = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
             "max_calls": 5000, "max_seconds": 60.0, "seed": 0, "limit": 5}
 SEARCH_FILES = ("results.json", "report.md")
 
@@ -72,7 +72,7 @@ def search_request(data: str, task: str, columns: Mapping[str, str | None] | Non
         check_visitor_metric(member, allow_hub_models)
     if panel:
         resolve_metrics(panel)
-    options = {"noise_ratio": float(noise_ratio), "panel": panel,
+    options: dict[str, Any] = {"noise_ratio": float(noise_ratio), "panel": panel,
                "max_calls": _whole("max calls", max_calls, 1) if _given(max_calls) else None,
                "max_seconds": float(max_seconds) if _given(max_seconds) else None,
                "seed": _whole("seed", seed, 0) if _given(seed) else 0,
