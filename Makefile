@@ -68,10 +68,10 @@ types: env dev
 	cd $(TYPES_VIEW) && $(abspath $(VENV))/bin/mypy --config-file $(CURDIR)/pyproject.toml -p blindspot \
 	  | sed -E 's#^blindspot/(perturbations|metrics|datasets_scripts)/#\1/#'
 
-# the quick loop: lint, types and every test not marked `slow` or `models` (those load pretrained
-# models: `make test` runs them); under a minute on a 2-core machine with warm caches
+# the quick loop: lint, types and the tests marked `quick` (tests/conftest.py: no model load, only
+# their modules are imported); `make test` runs everything. Under a minute on 2 idle cores, warm caches
 check: lint types
-	$(PY) -m pytest -m "not slow and not models" -q -p no:cacheprovider
+	$(PY) -m pytest --quick -q -p no:cacheprovider --durations=5
 
 demo: env
 	$(VENV)/bin/blindspot demo
