@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
+import datasets
 import pyarrow as pa
 from datasets.table import InMemoryTable
 
@@ -31,6 +32,7 @@ from blindspot.perturbations.base import (
     text_row_id,
 )
 from blindspot.perturbations.catalogue import suite_tests
+from blindspot.progress import progress_bar
 from blindspot.seeding import parse_seeds
 from blindspot.suggest import did_you_mean
 
@@ -329,14 +331,13 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     ``executor`` runs the cells elsewhere (e.g. on Ray); by default they run here, in
     ``num_proc`` processes.
     """
-    from tqdm.auto import tqdm
 
     job = prepare_suite(ds, tests, task, seeds, column, id_column, source_column, levels,
                         resources, num_proc)
     run = executor or (lambda j: perturb_local(j, num_proc))
     # Each cell is an Arrow table as soon as it is done, so Python lists never pile up.
     tables: list[Any] = [None] * len(job.plan.items)
-    bar = tqdm(total=len(tables), desc="perturbing", unit="cell", disable=not progress,
+    bar = progress_bar(total=len(tables), desc="perturbing", unit="cell", disable=not progress,
                file=sys.stderr)
     try:
         for index, table in run(job):
@@ -349,7 +350,6 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
 
 def assemble_suite(ds: Any, tables: list[Any]) -> Any:
     """The input rows repeated once per cell, side by side with the cells' output tables."""
-    import datasets
 
     if not tables:  # nothing ran: no rows, but every column with its type
         inputs = ds.data.table.slice(0, 0)

@@ -4,14 +4,17 @@ the protocol forms of the stress tab and the search tab's request and result vie
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 from space_support import TINY_ROWS, build_tiny_dataset
+from tqdm.auto import tqdm
 from typer.testing import CliRunner
 
-from blindspot.space import adversarial
+from blindspot import progress
+from blindspot.space import adversarial, worker
 from blindspot.space.limits import LIMIT_SETTINGS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, headers, matrix_csv_rows, matrix_html
 from blindspot.space.session import Workspace, session_key
@@ -369,6 +372,9 @@ def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) ->
     assert job.returncode == 0 and events[0]["event"] == "start" and events[-1]["event"] == "done"
     scoring = [e for e in events if e["event"] == "progress" and e["desc"] == "scoring"]
     assert scoring[-1]["n"] == scoring[-1]["total"] == 6  # gold + 5 truncation levels
+    # every bar of the run reports through blindspot.progress, the perturbing one included
+    perturbing = [e for e in events if e["event"] == "progress" and e["desc"] == "perturbing"]
+    assert perturbing[-1]["n"] == perturbing[-1]["total"] == 5  # 5 truncation levels x seed 1
     direct = run_blindspot("demo", ["rouge"], task="summarization", tests=["truncation"],
                            seeds=[1], out=tmp_path / "direct", progress=False)
     written = (folder / "results.json").read_text(encoding="utf-8")
@@ -812,3 +818,22 @@ def test_a_correlation_run_joins_the_references_file(tmp_path: Path) -> None:
     assert "bleu.bleu" in markdown and "expert_coherence" in markdown
     # the session's folder never reaches the results (uploads are named by file name)
     assert str(tmp_path) not in (folder / "results.json").read_text(encoding="utf-8")
+
+
+
+def test_a_host_reports_every_progress_bar_with_its_own_class(monkeypatch) -> None:
+    """The worker's hook: after report_progress_with, progress_bar makes the host's bars, and a
+    ReportingTqdm sends its position as events (the last update always)."""
+    sent = io.StringIO()
+    monkeypatch.setattr(worker, "_EVENTS", sent)
+    try:
+        progress.report_progress_with(worker.ReportingTqdm)
+        bar = progress.progress_bar(total=3, desc="unit", file=io.StringIO())
+        assert isinstance(bar, worker.ReportingTqdm)
+        bar.update(3)
+        bar.close()
+    finally:
+        progress.report_progress_with(tqdm)
+    events = [json.loads(line[len(worker.EVENT_PREFIX):]) for line in sent.getvalue().splitlines()]
+    assert events[-1] == {"event": "progress", "desc": "unit", "postfix": "", "n": 3, "total": 3}
+    assert type(progress.progress_bar(range(2), disable=True)) is tqdm

@@ -165,11 +165,11 @@ def control_case(template: Template, gold: Any) -> Case:
 def build_cases(templates: Sequence[Template], gold: Any, seeds: Sequence[int],
                 resources: Mapping[str, Any], progress: bool) -> list[Case]:
     """Every template's case (skipped ones carry their reason), with a progress bar."""
-    from tqdm.auto import tqdm
+    from blindspot.progress import progress_bar
 
     has_source = gold.columns.get("source") is not None
     cases = []
-    for template in tqdm(templates, desc="perturbing", unit="template", disable=not progress,
+    for template in progress_bar(templates, desc="perturbing", unit="template", disable=not progress,
                          file=sys.stderr):
         reason = _skip_reason(template, resources, has_source)
         if reason is not None:

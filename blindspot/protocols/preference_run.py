@@ -210,7 +210,7 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
                 progress: bool) -> dict[str, Any]:
     """One set's entry: every metric's figures (and the combinations); ``dataset`` has passed
     :func:`check_columns` (:func:`run_preference` checks every set before any scoring)."""
-    from tqdm.auto import tqdm
+    from blindspot.progress import progress_bar
 
     from blindspot.runner.run import error_text
 
@@ -223,7 +223,7 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
     idf = list(dict.fromkeys(dataset[mode.anchor]))
     metrics: dict[str, dict[str, Any]] = {}
     scored: dict[str, tuple[list[float], list[float]]] = {}
-    for spec in tqdm(specs, desc="metrics", unit="metric", disable=not progress):
+    for spec in progress_bar(specs, desc="metrics", unit="metric", disable=not progress):
         scorer = None
         try:
             scorer = scorer_for(spec, idf)

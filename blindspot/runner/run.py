@@ -326,10 +326,10 @@ def _fill_cell(run: MetricRun, cell: Cell, ids: list[Any]) -> Cell:
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
+    from blindspot.progress import progress_bar
 
     # in a log (not a terminal) every refresh is a new line: refresh rarely there
-    return tqdm(total=total, desc="scoring", unit="cell", disable=not enabled, file=sys.stderr,
+    return progress_bar(total=total, desc="scoring", unit="cell", disable=not enabled, file=sys.stderr,
                 mininterval=0.2 if sys.stderr.isatty() else 10)
 
 

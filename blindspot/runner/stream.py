@@ -377,7 +377,7 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
                    columns: Mapping[str, str | None] | None, chunk_size: int,
                    state_folder: Path) -> dict[str, Any]:
     """The results entry of one data file, streamed ``chunk_size`` rows at a time."""
-    from tqdm.auto import tqdm
+    from blindspot.progress import progress_bar
 
     from blindspot.parsing import get_parser
     from blindspot.perturbations.catalogue import suite_tests
@@ -404,7 +404,7 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
     folder = Path(tempfile.mkdtemp(prefix="stream-", dir=state_folder))
     try:
         spill, fingerprint = _Spill(folder), _Fingerprint(folder, roles)
-        bar = tqdm(total=count_rows(path), desc="streaming", unit="row",
+        bar = progress_bar(total=count_rows(path), desc="streaming", unit="row",
                    disable=not settings.progress, file=sys.stderr,
                    mininterval=0.2 if sys.stderr.isatty() else 10)
         rows = 0

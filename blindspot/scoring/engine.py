@@ -129,6 +129,6 @@ def score_corpus(scorer: Scorer, predictions: Sequence[Any], references: Sequenc
 def _progress(total: int, name: str, enabled: bool) -> Any:
     if not enabled or total == 0:
         return None
-    from tqdm.auto import tqdm
+    from blindspot.progress import progress_bar
 
-    return tqdm(total=total, desc=f"scoring {name}", unit="input", file=sys.stderr)
+    return progress_bar(total=total, desc=f"scoring {name}", unit="input", file=sys.stderr)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from blindspot.runner.run import run_blindspot
 from blindspot.search.rules import register_rules, rules_from_results
 
 
@@ -42,7 +43,6 @@ def generalisation(results: Mapping[str, Any], data: Any, metrics: Sequence[Any]
                    progress: bool = True, out: Path | None = None) -> dict[str, Any]:
     """Register the rules of the ``top`` patterns and judge them with the rank protocol on all of
     ``data``; ``metrics`` are the target's and the panel's specs, target first."""
-    from blindspot.runner.run import run_blindspot
 
     rules = rules_from_results(results, top)
     name = register_rules(rules, results["config"]["noise_ratio"])

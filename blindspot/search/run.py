@@ -18,10 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot import __version__
+from blindspot.perturbations.base import canonical_task
+from blindspot.runner.data import load_gold_data
+from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.search.candidates import DEFAULT_K, EmbeddingNeighbours, MaskedLMCandidates
+from blindspot.search.generalise import generalisation
 from blindspot.search.greedy import Budget, Hypothesis, greedy_search
 from blindspot.search.panel import DEFAULT_PANEL, MetricScores, judge_texts, mean, panel_specs
 from blindspot.search.patterns import rank_patterns
+from blindspot.search.report import write_search_report
 
 SCHEMA_VERSION = 1
 DEFAULT_EMBEDDING_MODEL = "minilm"
@@ -81,7 +87,6 @@ def candidate_sources(settings: SearchSettings) -> list[Any]:
 
 
 def _one_metric(metric: Any, options: Any) -> Any:
-    from blindspot.runner.metric_spec import resolve_metrics
 
     specs = resolve_metrics(metric, options)
     if len(specs) != 1:
@@ -184,9 +189,6 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
     Returns:
         the results dict (see :mod:`blindspot.search.report` for the layout).
     """
-    from blindspot import __version__
-    from blindspot.perturbations.base import canonical_task
-    from blindspot.runner.data import load_gold_data
 
     settings = SearchSettings(noise_ratio, k, mlm, embedding_model, max_calls, max_seconds, seed,
                               limit, batch_size, progress)
@@ -227,14 +229,12 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
     }
     results = _clean(results)
     if generalise:
-        from blindspot.search.generalise import generalisation
 
         results["generalisation"] = _clean(generalisation(
             results, data, [spec, *others], task=task, columns=columns, split=split,
             seeds=generalise_seeds, top=top_patterns, progress=progress,
             out=Path(out) / "generalisation" if out is not None else None))
     if out is not None:
-        from blindspot.search.report import write_search_report
 
         write_search_report(results, Path(out))
     return results

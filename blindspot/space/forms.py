@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blindspot.protocols.registry import PROTOCOLS
+
 DATA_KINDS = ("demo", "built dataset", "upload")
 
 
@@ -56,7 +58,6 @@ def form_for(protocol: str) -> ProtocolForm:
 
 def stress_protocols() -> list[str]:
     """The registered protocols the stress tab runs, rank first."""
-    from blindspot.protocols.registry import PROTOCOLS
 
     names = [n for n in PROTOCOLS if n not in OWN_TABS]
     return sorted(names, key=lambda n: (n != "rank", n))

@@ -9,6 +9,8 @@ noised text shown as a word diff of its gold text.
 import html
 from typing import Any
 
+import gradio as gr
+
 from blindspot.space import adversarial
 from blindspot.space.worddiff import diff_html
 
@@ -29,7 +31,6 @@ def rows_html(rows: list[dict[str, Any]]) -> str:
 
 def build(context: Any) -> None:
     """The tab's components and events."""
-    import gradio as gr
 
     root = context.datasets_dir
 
