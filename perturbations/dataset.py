@@ -18,7 +18,6 @@ import datasets
 import pyarrow as pa
 from datasets.table import InMemoryTable
 
-from blindspot.errors import check_text_column
 from blindspot.forking import check_num_proc, single_thread_after_fork, worker_context
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations.base import (
@@ -35,6 +34,7 @@ from blindspot.perturbations.catalogue import suite_tests
 from blindspot.progress import progress_bar
 from blindspot.seeding import parse_seeds
 from blindspot.suggest import did_you_mean
+from blindspot.text_columns import check_text_column
 
 DEFAULT_SEEDS = (1, 2, 3, 4, 5)
 

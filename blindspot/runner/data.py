@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blindspot.errors import check_text_column, check_text_list
+from blindspot.errors import check_text_list
 from blindspot.io import FORMATS, read_table
 from blindspot.suggest import did_you_mean
+from blindspot.text_columns import check_text_column
 
 ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
     "hypothesis": ("gold", "hypothesis", "prediction", "text"),
