@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any, TextIO
 
 from tqdm.std import tqdm as _StdTqdm
 
 from blindspot.progress import report_progress_with
+from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
 EVENT_PREFIX = "@@blindspot-event "
 #: Seconds between two progress events of one bar (the last update is always sent).
@@ -61,7 +63,6 @@ class ReportingTqdm(_StdTqdm):
 
 def request_from_json(payload: dict[str, Any]) -> Any:
     """The protocol name and :class:`ProtocolRequest` a request file describes."""
-    from blindspot.protocols.registry import ProtocolRequest
 
     fields = dict(payload)
     fields.pop("protocol", None)
@@ -71,7 +72,6 @@ def request_from_json(payload: dict[str, Any]) -> Any:
 
 def run_file(path: Path) -> int:
     """Run the request in ``path``; 0 when the report folder was written, else 1."""
-    from blindspot.protocols.registry import get_protocol
 
     payload = json.loads(path.read_text(encoding="utf-8"))
     try:
@@ -79,7 +79,6 @@ def run_file(path: Path) -> int:
         emit("start", protocol=protocol.name)
         protocol.run(request_from_json(payload))
     except Exception as error:  # reported to the page; the log has the traceback
-        import traceback
 
         traceback.print_exc()
         emit("error", message=f"{type(error).__name__}: {str(error).strip()[:1000]}")
