@@ -211,7 +211,6 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
     """One set's entry: every metric's figures (and the combinations); ``dataset`` has passed
     :func:`check_columns` (:func:`run_preference` checks every set before any scoring)."""
     from blindspot.progress import progress_bar
-
     from blindspot.runner.run import error_text
 
     mode: Mode = settings["mode"]

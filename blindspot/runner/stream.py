@@ -377,11 +377,10 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
                    columns: Mapping[str, str | None] | None, chunk_size: int,
                    state_folder: Path) -> dict[str, Any]:
     """The results entry of one data file, streamed ``chunk_size`` rows at a time."""
-    from blindspot.progress import progress_bar
-
     from blindspot.parsing import get_parser
     from blindspot.perturbations.catalogue import suite_tests
     from blindspot.perturbations.dataset import build_suite_tests, plan_suite
+    from blindspot.progress import progress_bar
     from blindspot.runner.data import resolve_columns
     from blindspot.runner.run import describe_resources, machine_resources
 
