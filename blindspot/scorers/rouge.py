@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
@@ -115,7 +116,12 @@ class Rouge(Scorer):
 
     name = "rouge"
     model_option = None
+    kind = "lexical"
     outputs = DEFAULT_ROUGE_TYPES
+    default_output = "rougeL"
+    natural_ranges = MappingProxyType({None: (0.0, 1.0)})  # every ROUGE type, every measure
+    output_selector = "rouge_types"
+    search_panel = (2, "rouge")
     uses_references = "required"
     default_batch_size = 256
 

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from blindspot.scorers._lm_utils import check_options, length_chunks, model_revision
+from blindspot.models import load_seq2seq_lm, model_revision
+from blindspot.scorers._lm_utils import length_chunks
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 DEFAULT_MODEL = "MingZhong/unieval-sum"
@@ -107,15 +108,13 @@ class UniEval(Scorer):
 
     name = "unieval"
     outputs = ("coherence", "consistency", "fluency", "relevance", "overall")
+    default_output = "overall"
     uses_references = "optional"  # required unless relevance_against="source" (set per instance)
     uses_source = "required"
     default_batch_size = 8
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 1024,
-                 relevance_against: str = "reference", sentence_splitter: str = "spacy",
-                 **config: Any) -> None:
-        check_options(self.name, config, ("model", "max_length", "relevance_against",
-                                            "sentence_splitter"))
+                 relevance_against: str = "reference", sentence_splitter: str = "spacy") -> None:
         if relevance_against not in ("reference", "source"):
             raise ValueError(f"relevance_against must be 'reference' or 'source', got "
                              f"{relevance_against!r}")
@@ -143,8 +142,6 @@ class UniEval(Scorer):
         return pairs
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        from blindspot.models import load_seq2seq_lm
-
         tokenizer, model = load_seq2seq_lm(self.config["model"])
         sentences = split_sentences([item.hypothesis for item in batch],
                                     self.config["sentence_splitter"])

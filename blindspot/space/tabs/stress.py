@@ -23,11 +23,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from blindspot.scoring.facts import lexical_metrics
 from blindspot.space.datapick import data_source
 from blindspot.space.forms import form_for, stress_protocols
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 
-LEXICAL_METRICS = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
+#: the model metrics the Space offers, with the offline model each needs (the lexical ones, which
+#: need none, come from the scorers' declared ``kind``)
 MODEL_METRICS = {"bertscore.f1@minilm": "minilm", "gpt_ppl@smollm2": "smollm2"}
 REPORT_FILES = ("results.json", "report.md", "report.html")
 
@@ -37,7 +39,7 @@ def metric_choices() -> list[str]:
     from blindspot.models import available_models
 
     installed = available_models()
-    return [*LEXICAL_METRICS, *(m for m, model in MODEL_METRICS.items() if model in installed)]
+    return [*lexical_metrics(), *(m for m, model in MODEL_METRICS.items() if model in installed)]
 
 
 def test_choices() -> list[str]:
