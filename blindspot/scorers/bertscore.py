@@ -41,8 +41,9 @@ table use their last layer unless ``num_layers`` is given.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -175,10 +176,8 @@ class BertScore(Scorer):
     # -- model -----------------------------------------------------------------------------------
 
     def model_revision(self) -> str:
-        from importlib.metadata import version
-
         # bert_score's own __version__ lags its releases (0.3.13 says 0.3.12)
-        return f"{model_revision(self._path)};bert-score-{version('bert-score')}"
+        return f"{model_revision(self._path)};bert-score-{metadata.version('bert-score')}"
 
     def model(self) -> Any:
         """The shared encoder (loaded on first use, so cache hits never load it)."""
@@ -192,8 +191,6 @@ class BertScore(Scorer):
     def idf_dict(self) -> Any:
         """bert_score's token weights: idf of the corpus, or 1 with [CLS]/[SEP] at 0."""
         if self._idf_dict is None:
-            from collections import defaultdict
-
             from bert_score.utils import get_idf_dict
 
             tokenizer = self.tokenizer()

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from statistics import fmean
 from typing import Any, ClassVar
 
-from blindspot.models import comet_checkpoint, model_revision
+from blindspot.models import comet_checkpoint, load_comet, model_revision
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 #: paper defaults (blind-spots paper: COMET / COMET-QE of WMT20/21); newer: Unbabel/wmt22-comet-da,
@@ -110,8 +110,6 @@ class _CometScorer(Scorer):
     def model(self) -> Any:
         """The COMET model, loaded on first use and checked to support this scorer's mode."""
         if self._model is None:
-            from blindspot.models import load_comet
-
             import_comet()
             model = load_comet(self.config["model"])
             if self.mode not in model_modes(model):

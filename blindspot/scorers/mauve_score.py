@@ -54,10 +54,11 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.models import load_causal_lm, load_config, load_encoder
+from blindspot.models import load_causal_lm, load_config, load_encoder, model_revision
 from blindspot.paths import cache_dir
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.cache import default_score_cache
 from blindspot.sqlite_utils import KeyValueStore
 
 DEFAULT_FEATURE_MODEL = "gpt2-large"
@@ -335,8 +336,6 @@ def mauve_sets(predictions: Sequence[str], references: Sequence[str], *, cache: 
     ``options`` are :class:`Mauve`'s. The result is cached like the engine's corpus scores
     (``cache``: a :class:`~blindspot.scoring.cache.ScoreCache`, None, or the default one).
     """
-    from blindspot.scoring.cache import default_score_cache
-
     hyps = _string_list(predictions, "predictions")
     refs = _string_list(references, "references")
     scorer = Mauve(**options)

@@ -32,7 +32,7 @@ class _SacrebleuScorer(Scorer):
     @classmethod
     def option_names(cls) -> list[str] | None:
         """sacrebleu's own arguments of the metric class (``char_order``, ``lowercase``...)."""
-        import sacrebleu
+        import sacrebleu  # lazy here and below: ~0.2 s, paid only by runs that use sacrebleu
 
         return declared_options(getattr(sacrebleu.metrics, cls.metric_class).__init__)
 

@@ -27,13 +27,12 @@ from statistics import fmean
 from typing import Any
 
 from blindspot.models import load_seq2seq_lm, model_revision
+from blindspot.parsing import get_parser
 from blindspot.scorers._lm_utils import length_chunks
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 DEFAULT_MODEL = "MingZhong/unieval-sum"
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
-#: dimensions UniEval scores sentence by sentence, then averages
-SENTENCE_LEVEL = frozenset({"consistency", "fluency"})
 
 
 def unieval_question(dimension: str, output: str, document: str = "", reference: str = "") -> str:
@@ -55,12 +54,10 @@ def unieval_question(dimension: str, output: str, document: str = "", reference:
 def split_sentences(texts: Sequence[str], splitter: str = "spacy") -> list[list[str]]:
     """Each text's sentences (at least one: an empty text is one empty sentence)."""
     if splitter == "spacy":
-        from blindspot.parsing import get_parser
-
         parsed = get_parser().parse_many(list(texts))
         found = [[s for s in p.sentence_texts if s] for p in parsed]
     elif splitter == "nltk":
-        import nltk
+        import nltk  # lazy: importing nltk takes seconds
 
         found = [nltk.sent_tokenize(t) for t in texts]
     else:

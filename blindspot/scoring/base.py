@@ -40,7 +40,11 @@ class Scorer(ABC):
     """Base class of every metric.
 
     Subclasses set the class attributes, take their options as keyword arguments (kept in
-    ``self.config``, which is part of every cache key) and implement :meth:`score_batch`.
+    ``self.config``, which is part of every cache key; the ``__init__`` parameters are the
+    options, :meth:`option_names`) and implement :meth:`score_batch`. What the rest of the
+    project knows about a metric (direction, natural range, lexical or model-based, default
+    output, idf...) is declared here as class attributes, never in a table keyed by its name;
+    read them with :func:`blindspot.scoring.facts.scorer_facts`.
     """
 
     name: ClassVar[str]
