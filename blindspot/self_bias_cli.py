@@ -17,6 +17,7 @@ from typing import Optional
 import typer
 
 from blindspot.exit_codes import fail
+from blindspot.io import read_table
 
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
 EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
@@ -51,9 +52,8 @@ def self_bias(
 ) -> None:
     """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
     base model flagged (⚑) when it ranks first."""
-    from blindspot.io import read_table
-    from blindspot.protocols.self_bias import (format_matrix, group_rows, matrix_for_systems,
-                                               parse_evaluators)
+    from blindspot.protocols.self_bias import (  # scipy and the scoring layer: heavy
+        format_matrix, group_rows, matrix_for_systems, parse_evaluators)
 
     try:
         specs = parse_evaluators(evaluators)

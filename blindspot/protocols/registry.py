@@ -19,7 +19,7 @@ from typing import Any
 from blindspot.protocols.options import MAX_SEED, OptionSpec, validate_options
 from blindspot.protocols.preference import ERROR_TYPES, MODES
 from blindspot.seeding import parse_seeds
-from blindspot.suggest import did_you_mean
+from blindspot.registry import Registry, lowercase
 
 
 @dataclass
@@ -87,24 +87,18 @@ def _resolve(path: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), name)
 
 
-PROTOCOLS: dict[str, Protocol] = {}
+#: every protocol by name (case-insensitive); filled by :mod:`blindspot.catalog`
+PROTOCOLS: Registry[Protocol] = Registry("protocol", normalise=lowercase)
 
 
 def register_protocol(protocol: Protocol) -> Protocol:
     """Add ``protocol`` to the registry (a name can be registered once)."""
-    if protocol.name in PROTOCOLS:
-        raise ValueError(f"protocol {protocol.name!r} is already registered")
-    PROTOCOLS[protocol.name] = protocol
-    return protocol
+    return PROTOCOLS.register(protocol.name, protocol)
 
 
 def get_protocol(name: str) -> Protocol:
     """The protocol called ``name``; a clear error lists the registered ones."""
-    key = name.strip().lower()
-    if key not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {name!r}; choose one of {sorted(PROTOCOLS)}"
-                         f"{did_you_mean(key, PROTOCOLS)}")
-    return PROTOCOLS[key]
+    return PROTOCOLS.get(name)
 
 
 def single_data(protocol: str, data: Any) -> Any:

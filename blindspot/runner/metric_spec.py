@@ -91,7 +91,7 @@ def _model_option(metric: str) -> str | None:
     """The scorer's option that names its model (``model_type`` for BERTScore...)."""
     from blindspot.scoring.base import SCORERS
 
-    cls = SCORERS.get(metric)
+    cls = SCORERS.get(metric, None)
     return cls.model_option if cls is not None else None
 
 

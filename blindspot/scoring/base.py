@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from blindspot.registry import Registry
 from blindspot.suggest import did_you_mean
 
 
@@ -118,29 +119,25 @@ def folder_revision(path: str | Path) -> str:
     return digest.hexdigest()[:16]
 
 
-SCORERS: dict[str, type[Scorer]] = {}
+#: every metric by name; filled by :mod:`blindspot.catalog` (every module of blindspot.scorers)
+SCORERS: Registry[type[Scorer]] = Registry("metric")
 
 
 def register_scorer(cls: type[Scorer]) -> type[Scorer]:
     """Class decorator: add a scorer to the registry under its name."""
-    SCORERS[cls.name] = cls
-    return cls
+    return SCORERS.register(cls.name, cls)
 
 
 def get_scorer(name: str, **config: Any) -> Scorer:
     """A scorer by name with its options; a clear error lists the valid names."""
-    import blindspot.scorers  # noqa: F401  (registers every scorer)
-
-    if name not in SCORERS:
-        raise ValueError(f"unknown metric {name!r}; valid metrics: {', '.join(sorted(SCORERS))}"
-                         f"{did_you_mean(name, SCORERS)}")
-    accepted = SCORERS[name].option_names()
+    cls = SCORERS.get(name)
+    accepted = cls.option_names()
     unknown = sorted(set(config) - set(accepted)) if accepted is not None else []
     if unknown:
         raise ValueError(f"metric {name!r} has no option {unknown[0]!r}; its options are "
                          f"{', '.join(accepted) or 'none'} (e.g. --option {name}.KEY=VALUE)"
                          f"{did_you_mean(unknown[0], accepted)}")
-    return SCORERS[name](**config)
+    return cls(**config)
 
 
 def declared_options(function: Any) -> list[str] | None:
