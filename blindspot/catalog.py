@@ -50,7 +50,12 @@ class Providers:
 
 #: the protocols' modules, in the order ``blindspot protocols`` lists them
 PROTOCOL_MODULES = (
-    "blindspot.protocols.registry",
+    "blindspot.protocols.rank_protocol",
+    "blindspot.protocols.preference_run",
+    "blindspot.protocols.deviation",
+    "blindspot.protocols.correlation",
+    "blindspot.search.protocol",
+    "blindspot.protocols.self_bias",
 )
 
 PROVIDERS: dict[str, Providers] = {

@@ -50,7 +50,7 @@ def snake(name: str) -> str:
 
 
 class Registry(Generic[T]):
-    """Named things of one kind (``"test"``, ``"metric"``, ``"protocol"``...), in registration order.
+    """Named things of one kind ("test", "metric", "protocol"...), in registration order.
 
     ``normalise`` maps what a user typed to the key compared with names and aliases; ``plural`` is
     the kind's plural in messages ("valid tests: ...").

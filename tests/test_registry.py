@@ -61,7 +61,7 @@ def test_a_second_test_under_a_taken_alias_is_refused() -> None:
     (SCORERS, "rogue", "unknown metric 'rogue'; valid metrics: bartscore, .*rouge.*; did you "
                        "mean 'rouge'\\?"),
     (PROTOCOLS, "rnak", "unknown protocol 'rnak'; valid protocols: correlation, deviation, "
-                        "preference, rank, search; did you mean 'rank'\\?"),
+                        "preference, rank, search, self-bias; did you mean 'rank'\\?"),
     (TASKS, "summarisaton", "unknown task 'summarisaton'; valid tasks: open_ended, "
                             "summarization, translation, translation_paragraph; did you mean "
                             "'summarization'\\?"),
@@ -101,4 +101,5 @@ def test_a_registry_is_complete_whatever_was_imported_first() -> None:
     assert not any(m.startswith("blindspot.scorers.") for m in found["before"])
     assert found["metrics"] == sorted(SCORERS) and "rouge" in found["metrics"]
     assert found["tests"] == len(REGISTRY) >= 60
-    assert found["protocols"] == ["rank", "preference", "deviation", "correlation", "search"]
+    assert found["protocols"] == ["rank", "preference", "deviation", "correlation", "search",
+                                  "self-bias"]
