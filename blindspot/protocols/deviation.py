@@ -72,6 +72,7 @@ from tqdm.auto import tqdm
 from blindspot.checklists import (
     Template, canonical_checklist_task, load_human_scores, templates_for,
 )
+from blindspot.minmax import Range
 from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
@@ -252,15 +253,13 @@ def normaliser(method: str, spec: Any, values: Sequence[float]) -> dict[str, Any
         if not spec.higher_is_better:
             low, high = -high, -low
         return {"method": "range", "low": low, "high": high}
-    finite = [v for v in values if math.isfinite(v)]
-    low, high = (min(finite), max(finite)) if finite else (0.0, 1.0)
-    return {"method": "minmax", "low": low, "high": high}
+    found = Range.of(values) or Range(0.0, 1.0)
+    return {"method": "minmax", "low": found.low, "high": found.high}
 
 
 def normalise(value: float, norm: Mapping[str, Any]) -> float:
     """``value`` mapped by ``norm`` (a constant metric maps to 0)."""
-    span = norm["high"] - norm["low"]
-    return (value - norm["low"]) / span if span > 0 else 0.0
+    return Range(norm["low"], norm["high"]).scale(value)
 
 
 def deviation(human_score: float, gold: Sequence[float], perturbed: Sequence[float],
