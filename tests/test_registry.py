@@ -103,3 +103,25 @@ def test_a_registry_is_complete_whatever_was_imported_first() -> None:
     assert found["tests"] == len(REGISTRY) >= 60
     assert found["protocols"] == ["rank", "preference", "deviation", "correlation", "search",
                                   "self-bias"]
+
+
+def test_a_typed_result_writes_the_keys_of_results_json_in_order() -> None:
+    """The typed results (ProtocolResult subclasses) give the results dict the protocols wrote
+    before: same keys, same order, so results.json keeps its bytes."""
+    from blindspot.protocols.correlation import CorrelationResult
+    from blindspot.protocols.deviation import DeviationResult
+    from blindspot.protocols.preference_run import PreferenceResult
+
+    tool = {"name": "blindspot", "version": "0"}
+    found = PreferenceResult(tool=tool, config={"mode": "ref-based"})
+    found.datasets["set"] = {"rows": 2}
+    assert json.dumps(found.to_dict()) == json.dumps({
+        "schema_version": 1, "protocol": "preference", "tool": tool,
+        "config": {"mode": "ref-based"}, "datasets": {"set": {"rows": 2}}})
+    assert list(CorrelationResult(tool=tool, config={}, dataset={}, criteria_correlations={},
+                                  metrics={}).to_dict()) == [
+        "schema_version", "protocol", "tool", "config", "dataset", "criteria_correlations",
+        "metrics"]
+    assert list(DeviationResult(tool=tool, config={}, dataset={}, templates=[],
+                                metrics={}).to_dict()) == [
+        "schema_version", "protocol", "tool", "config", "dataset", "templates", "metrics"]

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -54,7 +55,7 @@ from scipy import stats
 
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
-                                          register_protocol, single_data)
+                                          ProtocolResult, register_protocol, single_data)
 from blindspot.report import markdown as md
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
@@ -65,8 +66,18 @@ from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
 from blindspot.suggest import did_you_mean
 
-SCHEMA_VERSION = 1
 COEFFICIENTS = ("kendall", "pearson", "spearman")
+
+
+@dataclass(kw_only=True)
+class CorrelationResult(ProtocolResult):
+    """results.json of a correlation run (layout: the module docstring)."""
+
+    protocol: str = "correlation"
+    config: dict[str, Any]
+    dataset: dict[str, Any]
+    criteria_correlations: dict[str, Any]
+    metrics: dict[str, Any]
 
 
 def _coefficient(name: str) -> Callable[[Sequence[float], Sequence[float]], float]:
@@ -269,20 +280,20 @@ def run_correlation(request: Any) -> dict[str, Any]:
     batch = options.get("batch_size")
     settings = {"batch_size": int(batch) if batch is not None else None}
     fingerprint = content_key(rows, refs)
-    results: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "protocol": "correlation", "tool": _tool(),
-        "config": {"metrics": [s.as_json() for s in specs], "criteria": criteria,
-                   "reference_columns": ref_columns, "hypothesis_column": hyp,
-                   "coefficients": {"kendall": "tau-b (scipy.stats.kendalltau)",
-                                    "pearson": "scipy.stats.pearsonr",
-                                    "spearman": "scipy.stats.spearmanr"}},
-        "dataset": {"name": name, "rows": len(rows), "documents": len({r["id"] for r in rows}),
-                    "systems": len({r[system] for r in rows}), "fingerprint": fingerprint},
-        "criteria_correlations": _nan_to_none(criteria_matrix(rows, criteria)),
-        "metrics": {s.name: _nan_to_none(_metric_entry(s, rows, hyp, refs, criteria, system,
-                                                       settings, request.progress))
-                    for s in specs},
-    }
+    results = CorrelationResult(
+        tool=_tool(),
+        config={"metrics": [s.as_json() for s in specs], "criteria": criteria,
+                "reference_columns": ref_columns, "hypothesis_column": hyp,
+                "coefficients": {"kendall": "tau-b (scipy.stats.kendalltau)",
+                                 "pearson": "scipy.stats.pearsonr",
+                                 "spearman": "scipy.stats.spearmanr"}},
+        dataset={"name": name, "rows": len(rows), "documents": len({r["id"] for r in rows}),
+                 "systems": len({r[system] for r in rows}), "fingerprint": fingerprint},
+        criteria_correlations=_nan_to_none(criteria_matrix(rows, criteria)),
+        metrics={s.name: _nan_to_none(_metric_entry(s, rows, hyp, refs, criteria, system,
+                                                    settings, request.progress))
+                 for s in specs},
+    ).to_dict()
     if request.out is not None:
         write_correlation_report(results, Path(request.out))
     return results

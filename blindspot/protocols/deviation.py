@@ -76,19 +76,29 @@ from blindspot.minmax import Range
 from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
-                                          register_protocol, single_data)
+                                          ProtocolResult, register_protocol, single_data)
 from blindspot.report.deviation import write_deviation_report
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.run import _tool, error_text
 from blindspot.runner.scorers import scorer_for, signed_scores
 
-SCHEMA_VERSION = 1
 #: natural ranges of metrics whose scale is fixed: (metric, output or None for all) -> (lo, hi)
 NATURAL_RANGES: dict[tuple[str, str | None], tuple[float, float]] = {
     ("rouge", None): (0.0, 1.0), ("bleu", "bleu"): (0.0, 100.0), ("chrf", "chrf"): (0.0, 100.0),
 }
 NORMALISE = ("auto", "minmax", "none")
+
+
+@dataclass(kw_only=True)
+class DeviationResult(ProtocolResult):
+    """results.json of a deviation run (layout: the module docstring)."""
+
+    protocol: str = "deviation"
+    config: dict[str, Any]
+    dataset: dict[str, Any]
+    templates: list[dict[str, Any]]
+    metrics: dict[str, Any]
 
 
 @dataclass
@@ -362,19 +372,19 @@ def run_deviation(request: Any) -> dict[str, Any]:
     resources = {k: v for k, v in dict(request.resources or {}).items() if v is not None}
     cases = build_cases(templates, gold, seeds, resources, request.progress)
     rows = gold.dataset.num_rows
-    results: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "protocol": "deviation", "tool": _tool(),
-        "config": {"task": task, "criteria": sorted({t.criterion for t in templates}),
-                   "seeds": seeds, "metrics": [s.as_json() for s in specs],
-                   "human_scores": table.origin, "normalise": settings["normalise"],
-                   "tolerance": settings["tolerance"]},
-        "dataset": {"name": gold.name, "rows": rows, "fingerprint": gold.fingerprint(),
-                    "columns": dict(gold.columns)},
-        "templates": [_template_entry(c, human, table.basis, gold, rows, settings["examples"])
-                      for c in cases],
-        "metrics": {s.name: metric_entry(s, gold, cases, human, settings, request.progress)
-                    for s in specs},
-    }
+    results = DeviationResult(
+        tool=_tool(),
+        config={"task": task, "criteria": sorted({t.criterion for t in templates}),
+                "seeds": seeds, "metrics": [s.as_json() for s in specs],
+                "human_scores": table.origin, "normalise": settings["normalise"],
+                "tolerance": settings["tolerance"]},
+        dataset={"name": gold.name, "rows": rows, "fingerprint": gold.fingerprint(),
+                 "columns": dict(gold.columns)},
+        templates=[_template_entry(c, human, table.basis, gold, rows, settings["examples"])
+                   for c in cases],
+        metrics={s.name: metric_entry(s, gold, cases, human, settings, request.progress)
+                 for s in specs},
+    ).to_dict()
     if request.out is not None:
         write_deviation_report(results, Path(request.out))
     return results

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +48,24 @@ from blindspot.protocols.preference_data import (
     FIXED_COLUMNS, check_columns, dataset_name, load_preference_set, row_ids,
 )
 from blindspot.protocols.preference_report import print_summary, write_preference_report
-from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol
+from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest, ProtocolResult,
+                                          register_protocol)
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.run import _tool, error_text
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
 
 PROTOCOL = "preference"
-SCHEMA_VERSION = 1
+
+
+@dataclass(kw_only=True)
+class PreferenceResult(ProtocolResult):
+    """results.json of a preference run (layout: :mod:`blindspot.protocols.preference_report`):
+    the run's config and, per MENLI-style set, its metrics' figures."""
+
+    protocol: str = PROTOCOL
+    config: dict[str, Any]
+    datasets: dict[str, Any] = field(default_factory=dict)
 
 
 # -- options ---------------------------------------------------------------------------------------
@@ -344,12 +355,11 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
             _as_sources(data)]
     for _, dataset in sets:  # every set is checked before any scoring
         check_columns(dataset, settings["mode"])
-    results: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "protocol": PROTOCOL,
-                               "tool": _tool(), "config": _config(settings, specs, other),
-                               "datasets": {}}
+    found = PreferenceResult(tool=_tool(), config=_config(settings, specs, other))
     for index, (name, dataset) in enumerate(sets):
-        key = name if name not in results["datasets"] else f"{name}#{index + 1}"
-        results["datasets"][key] = run_dataset(dataset, specs, settings, other, progress)
+        key = name if name not in found.datasets else f"{name}#{index + 1}"
+        found.datasets[key] = run_dataset(dataset, specs, settings, other, progress)
+    results = found.to_dict()
     if out is not None:
         write_preference_report(results, Path(out))
     return results

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -50,6 +50,21 @@ class ProtocolRequest:
 
     def __post_init__(self) -> None:  # one meaning of seeds for every protocol and caller
         self.seeds = parse_seeds(self.seeds, "seeds")
+
+
+@dataclass(kw_only=True)
+class ProtocolResult:
+    """What every protocol's results.json starts with: its schema version, the protocol's name
+    and the tool that wrote it. A protocol's result subclasses it with its own top-level keys,
+    in the order results.json lists them, and sets the two defaults."""
+
+    schema_version: int = 1
+    protocol: str
+    tool: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results dict, keys in field order (the bytes of results.json follow from it)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 class Protocol(ABC):
