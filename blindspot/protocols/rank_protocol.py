@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 
 from blindspot.protocols.options import MAX_SEED, OptionSpec
+from blindspot.protocols.rank import TOLERANCE
 from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol
 from blindspot.runner.run import module_view, run_request
 from blindspot.runner.summary import print_summary
@@ -16,7 +17,7 @@ from blindspot.runner.summary import print_summary
 RANK_OPTIONS = (
     OptionSpec("levels", "levels", "levels per test instead of the paper's", visitor_safe=True),
     OptionSpec("tolerance", "float", "a mean score may rise by this much and still count as a "
-               "decrease", default=1e-5, minimum=0, visitor_safe=True),
+               "decrease", default=TOLERANCE, minimum=0, visitor_safe=True),
     OptionSpec("worst_examples", "int", "examples the metric penalised least, per test",
                default=3, minimum=0, maximum=1000, visitor_safe=True),
     OptionSpec("bootstrap_seed", "int", "seed of the bootstrap confidence intervals", default=0,
