@@ -132,8 +132,9 @@ class Registry(Generic[T]):
         """The entry called ``name`` (or an alias of it). Unknown: ``default`` when one is given
         (as ``dict.get``), else :class:`UnknownNameError` with the valid names."""
         if default is not _MISSING:
-            key = self._aliases.get(self._normalise(str(name))) if self._read() else None
-            return self._entries[key] if key is not None else default
+            entries = self._read()
+            key = self._aliases.get(self._normalise(str(name)))
+            return entries[key] if key is not None else default
         return self._entries[self.canonical(name)]
 
     def names(self) -> list[str]:
