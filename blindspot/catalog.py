@@ -65,11 +65,13 @@ PROVIDERS: dict[str, Providers] = {
 }
 
 
-def fill(kind: str) -> None:
-    """Import every provider of ``kind`` (each registers its entries); nothing for a kind that
-    is declared in place."""
+def fill(kind: str) -> list[str]:
+    """Import every provider of ``kind`` (each registers its entries) and return their module
+    names in catalogue order (the registry's order); none for a kind declared in place."""
     providers = PROVIDERS.get(kind)
     if providers is None:
-        return
-    for name in providers.module_names():
+        return []
+    names = list(providers.module_names())
+    for name in names:
         importlib.import_module(name)
+    return names

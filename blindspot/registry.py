@@ -11,7 +11,7 @@ shares (modelled on spaCy's catalogue registries, written here):
   knew the old plain dicts keep working.
 * It is filled at one place: on its first read a registry asks :func:`blindspot.catalog.fill` to
   import the modules that provide its kind, so it is never half-filled by whatever happened to be
-  imported before.
+  imported before, and its order is the catalogue's, not the import order.
 """
 
 from __future__ import annotations
@@ -47,6 +47,11 @@ def lowercase(name: str) -> str:
 def snake(name: str) -> str:
     """Names compared as lower snake case: ``Word-Swap``, ``word swap`` and ``word_swap`` agree."""
     return lowercase(name).replace("-", "_").replace(" ", "_")
+
+
+def _module(thing: object) -> str:
+    """The module that defines ``thing`` (a class or function), or its class's module."""
+    return getattr(thing, "__module__", None) or type(thing).__module__
 
 
 class Registry(Generic[T]):
@@ -108,7 +113,11 @@ class Registry(Generic[T]):
         """The entries, the kind's providers imported first (once)."""
         if not self._filled:
             self._filled = True  # before filling: a provider reading its registry while it loads
-            catalog.fill(self.kind)
+            order = {module: i for i, module in enumerate(catalog.fill(self.kind))}
+            # catalogue order, whichever provider the caller happened to import first; entries
+            # of other modules (registered at run time) after them, as registered
+            self._entries = dict(sorted(self._entries.items(),
+                                        key=lambda item: order.get(_module(item[1]), len(order))))
         return self._entries
 
     # -- reading ---------------------------------------------------------------------------------

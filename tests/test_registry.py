@@ -125,3 +125,13 @@ def test_a_typed_result_writes_the_keys_of_results_json_in_order() -> None:
     assert list(DeviationResult(tool=tool, config={}, dataset={}, templates=[],
                                 metrics={}).to_dict()) == [
         "schema_version", "protocol", "tool", "config", "dataset", "templates", "metrics"]
+
+
+def test_the_order_is_the_catalogues_whatever_was_imported_first() -> None:
+    """A provider imported before the first read registers first, yet the registry lists the
+    catalogue's order (blindspot.catalog.PROTOCOL_MODULES), as `blindspot protocols` shows it."""
+    script = ("import blindspot.protocols.self_bias, blindspot.protocols.deviation\n"
+              "from blindspot.protocols.registry import PROTOCOLS\nprint(','.join(PROTOCOLS))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "rank,preference,deviation,correlation,search,self-bias"

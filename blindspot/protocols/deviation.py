@@ -82,11 +82,8 @@ from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.run import _tool, error_text
 from blindspot.runner.scorers import scorer_for, signed_scores
+from blindspot.scoring.facts import registered_metrics, scorer_facts
 
-#: natural ranges of metrics whose scale is fixed: (metric, output or None for all) -> (lo, hi)
-NATURAL_RANGES: dict[tuple[str, str | None], tuple[float, float]] = {
-    ("rouge", None): (0.0, 1.0), ("bleu", "bleu"): (0.0, 100.0), ("chrf", "chrf"): (0.0, 100.0),
-}
 NORMALISE = ("auto", "minmax", "none")
 
 
@@ -246,8 +243,8 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
 # -- normalisation and Eq. 1 --------------------------------------------------------------------
 
 def natural_range(metric: str, output: str) -> tuple[float, float] | None:
-    """The metric's fixed scale, if the project knows one."""
-    return NATURAL_RANGES.get((metric, output)) or NATURAL_RANGES.get((metric, None))
+    """The metric's fixed scale, if its scorer declares one."""
+    return scorer_facts(metric).natural_range(output) if metric in registered_metrics() else None
 
 
 def normaliser(method: str, spec: Any, values: Sequence[float]) -> dict[str, Any]:
