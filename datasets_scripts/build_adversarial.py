@@ -307,7 +307,8 @@ def build_adversarial_dataset(
     source column when there is one, else none (tests that need a source are then skipped, and
     the card says so). ``limit`` keeps the first rows only. Returns the folder.
     """
-    from blindspot.perturbations import canonical_task, run_suite
+    from blindspot.perturbations import canonical_task
+    from blindspot.perturbations.dataset import run_suite
 
     version = check_version(version)
     if limit is not None and limit < 1:

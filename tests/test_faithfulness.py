@@ -19,7 +19,8 @@ import datasets
 import pytest
 from rouge_score import rouge_scorer
 
-from blindspot.perturbations import REGISTRY, run_suite
+from blindspot.perturbations import REGISTRY
+from blindspot.perturbations.dataset import run_suite
 from engine_support import cnndm_rows
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "faithfulness_rouge.py"

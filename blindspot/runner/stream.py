@@ -139,7 +139,7 @@ def check_streamable(specs: Sequence[Any], settings: Any) -> None:
         raise ValueError("--chunk-size streams on this machine; it cannot be combined with "
                          f"--engine {getattr(settings.engine, 'name', settings.engine)}")
     for spec in specs:
-        registered = SCORERS.get(spec.metric) if spec.module is None else None
+        registered = SCORERS.get(spec.metric, None) if spec.module is None else None
         if registered is not None and registered.corpus_level:
             raise ValueError(f"metric {spec.name!r} is corpus-level: its score needs every row "
                              "at once and cannot be streamed; run it without --chunk-size")
