@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.protocols.rank import TOLERANCE, judge_curve
+from blindspot.judging import TOLERANCE, judge_curve
 
 #: the impairments whose scores must fall with each intensity step
 INTENSITY_TESTS = ("word_swap", "word_drop", "phrase_repetition")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from blindspot import defaults
 from blindspot.protocols.options import MAX_SEED, OptionSpec, validate_options
 from blindspot.protocols.preference import ERROR_TYPES, MODES
 from blindspot.seeding import parse_seeds
@@ -32,15 +33,15 @@ class ProtocolRequest:
 
     data: Any
     metrics: Any
-    task: str = "summarization"
-    tests: str | Sequence[str] = "fluency,consistency"
-    seeds: Sequence[int] = (1, 2, 3, 4, 5)
+    task: str = defaults.TASK
+    tests: str | Sequence[str] = defaults.TESTS
+    seeds: Sequence[int] = defaults.SEEDS
     columns: Mapping[str, str | None] | None = None
     out: str | Path | None = None
     split: str = "test"
     metric_options: Mapping[str, Mapping[str, Any]] | None = None
     resources: Mapping[str, Any] = field(default_factory=dict)
-    noise_cap: float = 0.6
+    noise_cap: float = defaults.NOISE_CAP
     num_proc: int | None = None
     progress: bool = True
     options: dict[str, Any] = field(default_factory=dict)
@@ -127,10 +128,11 @@ BATCH_SIZE = OptionSpec("batch_size", "int", "texts per metric call (the metric'
 RANK_OPTIONS = (
     OptionSpec("levels", "levels", "levels per test instead of the paper's", visitor_safe=True),
     OptionSpec("tolerance", "float", "a mean score may rise by this much and still count as a "
-               "decrease", default=1e-5, minimum=0, visitor_safe=True),
+               "decrease", default=defaults.TOLERANCE, minimum=0, visitor_safe=True),
     OptionSpec("worst_examples", "int", "examples the metric penalised least, per test",
-               default=3, minimum=0, maximum=1000, visitor_safe=True),
-    OptionSpec("bootstrap_seed", "int", "seed of the bootstrap confidence intervals", default=0,
+               default=defaults.WORST_EXAMPLES, minimum=0, maximum=1000, visitor_safe=True),
+    OptionSpec("bootstrap_seed", "int", "seed of the bootstrap confidence intervals",
+               default=defaults.BOOTSTRAP_SEED,
                minimum=0, maximum=MAX_SEED, visitor_safe=True),
     BATCH_SIZE,
     OptionSpec("state_dir", "path", "folder of the run's resumable state (default "
@@ -217,9 +219,9 @@ register_protocol(Protocol(
     name="rank",
     description="rank and monotonicity (He et al., 2023): the score must strictly decrease "
                 "as the noise ratio grows",
-    runner="blindspot.runner.run:run_request",
+    runner="blindspot.protocols.rank:run_request",
     summary="blindspot.runner.summary:print_summary",
-    module_view="blindspot.runner.run:module_view",
+    module_view="blindspot.protocols.rank:module_view",
     options=RANK_OPTIONS,
 ))
 

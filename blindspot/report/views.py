@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from blindspot.protocols.rank import RULES
+from blindspot.judging import RULES
 
 MISSING = "—"
 SYMBOLS = {"pass": "✓", "fail": "✗"}

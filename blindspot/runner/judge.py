@@ -1,8 +1,8 @@
 """One test's entry of ``results.json`` from a metric's scores on the gold rows and on every
 (level, seed) cell of the test: its points, verdict, per-sample view and worst examples.
 
-The rank protocol itself (the verdict rules, tolerance, noise cap, why a verdict is within noise)
-is :mod:`blindspot.protocols.rank`; this module only arranges a run's scores for it: each test is
+The judge itself (the verdict rules, tolerance, noise cap, why a verdict is within noise, the NaN
+policy) is :mod:`blindspot.judging`; this module only arranges a run's scores for it: each test is
 judged by the rule its perturbation declares, with the per-row scores (mean over seeds) for the
 bootstrap of the deciding comparison. A cell that failed or scored NaN makes the test
 an ``error`` with the reason, never a pass. A cell's per-row values may be lists or numpy arrays
@@ -13,7 +13,6 @@ an ``error`` with the reason, never a pass. A cell's per-row values may be lists
 from __future__ import annotations
 
 import heapq
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.protocols.rank import DEFAULT_RULE, GOLD, judge_curve, per_sample, summarise_point
+from blindspot.judging import (DEFAULT_RULE, GOLD, cell_problem, gold_problem, judge_curve,
+                               nan_error, per_sample, status_of, summarise_point)
 
 
 @dataclass
@@ -76,23 +76,6 @@ class JudgeSettings:
     noise_cap: float
     worst_examples: int
     bootstrap_seed: int
-
-
-def nan_rows(scores: Sequence[float]) -> list[int]:
-    """The positions of the NaN (or missing) scores."""
-    return [i for i, s in enumerate(scores) if s is None or math.isnan(s)]
-
-
-def nan_message(first_ids: Sequence[Any], bad: int, rows: int) -> str:
-    """The message of ``bad`` NaN scores out of ``rows``, naming (up to) the first five ids."""
-    shown = ", ".join(str(i) for i in first_ids[:5]) + (", ..." if bad > 5 else "")
-    return f"the metric returned NaN on {bad} of {rows} rows (ids {shown})"
-
-
-def nan_error(scores: Sequence[float], ids: Sequence[Any]) -> str | None:
-    """A message naming the rows whose score is NaN, or None when every score is a number."""
-    bad = nan_rows(scores)
-    return nan_message([ids[i] for i in bad[:5]], len(bad), len(scores)) if bad else None
 
 
 def _cell_value(cell: Cell) -> float:
@@ -196,15 +179,40 @@ def error_entry(test: str, category: str, message: str,
             "absolute_change": None, "points": [], "per_sample": [], "worst_examples": []}
 
 
+def _values(scores: Sequence[float] | None, corpus_score: float | None) -> Sequence[Any]:
+    return scores if scores is not None else [corpus_score]
+
+
+def _ids(gold: Gold, scores: Sequence[float] | None) -> Sequence[Any]:
+    """The ids that name a cell's rows in a NaN message (positions when the gold rows' ids are
+    not kept, as in a streamed run)."""
+    if scores is None:
+        return ["(corpus)"]
+    return gold.ids if len(gold.ids) == len(scores) else range(len(scores))
+
+
+def scores_problem(cells: Sequence[Cell], gold: Gold) -> str | None:
+    """The NaN policy of :mod:`blindspot.judging` on a test's scores: the error of NaN gold
+    scores, else of the first cell (in plan order) that failed or scored NaN; None when the test
+    can be judged."""
+    gold_error = nan_error(_values(gold.scores, gold.corpus_score), _ids(gold, gold.scores))
+    if gold_error:
+        return gold_problem(gold_error)
+    for cell in cells:
+        error = cell.error or nan_error(_values(cell.scores, cell.corpus_score),
+                                        _ids(gold, cell.scores))
+        if error:
+            return cell_problem(cell.level, cell.seed, error)
+    return None
+
+
 def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
                settings: JudgeSettings, rule: str = DEFAULT_RULE) -> dict[str, Any]:
     """The results.json entry of one test, judged by ``rule`` (its perturbation's
     ``verdict_rule``)."""
-    failed = [c for c in cells if c.error]
-    if failed:
-        first = failed[0]
-        return error_entry(test, category, f"level {first.level}, seed {first.seed}: "
-                                           f"{first.error}", rule)
+    problem = scores_problem(cells, gold)
+    if problem is not None:
+        return error_entry(test, category, problem, rule)
     by_level = _levels(cells)
     rows = gold.rows
     gold_mean = _gold_value(gold)
@@ -227,7 +235,7 @@ def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
     passed = verdict["passed"]
     headline = points[verdict["headline"]] if verdict["headline"] is not None else None
     return {"test": test, "category": category, "rule": verdict["rule"],
-            "status": "undecided" if passed is None else ("pass" if passed else "fail"),
+            "status": status_of(passed),
             "passed": passed, "reason": verdict["reason"], "error": None,
             "explanation": verdict["explanation"], "within_noise": verdict["within_noise"],
             "deciding": verdict["deciding"],

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from blindspot import defaults
 from blindspot.forking import check_num_proc, fit_threads_to_load
+from blindspot.judging import gold_problem, nan_error
 from blindspot.report.schema import SCHEMA_VERSION
 from blindspot.runner.data import GoldData, load_gold_data
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test, nan_error
+from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.engines import (Engine, ScoreJob, ScorerRecipe, engine_class, engine_options,
                                       get_engine, run_score_job)
@@ -27,23 +29,23 @@ from blindspot.runner.scorers import reference_corpus
 from blindspot.runner.state import RunState, content_key
 from blindspot.seeding import parse_seeds
 
-DEFAULT_TESTS = "fluency,consistency"
-DEFAULT_SEEDS = (1, 2, 3, 4, 5)
+DEFAULT_TESTS = defaults.TESTS
+DEFAULT_SEEDS = defaults.SEEDS
 
 
 @dataclass
 class RunSettings:
     """Everything about a run except its data and metrics."""
 
-    task: str = "summarization"
-    tests: str | Sequence[str] = DEFAULT_TESTS
-    seeds: Sequence[int] = DEFAULT_SEEDS
+    task: str = defaults.TASK
+    tests: str | Sequence[str] = defaults.TESTS
+    seeds: Sequence[int] = defaults.SEEDS
     levels: Mapping[str, Sequence[Any]] | None = None
     resources: Mapping[str, Any] = field(default_factory=dict)
-    noise_cap: float = 0.6
-    tolerance: float = 1e-5
-    worst_examples: int = 3
-    bootstrap_seed: int = 0
+    noise_cap: float = defaults.NOISE_CAP
+    tolerance: float = defaults.TOLERANCE
+    worst_examples: int = defaults.WORST_EXAMPLES
+    bootstrap_seed: int = defaults.BOOTSTRAP_SEED
     num_proc: int | None = None
     batch_size: int | None = None
     progress: bool = True
@@ -418,7 +420,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
                                      [False] * len(texts), list(texts)), ids)
     bar.update()
     if gold_cell.error:
-        fail_all(entry, tests, categories, f"on the gold rows: {gold_cell.error}")
+        fail_all(entry, tests, categories, gold_problem(gold_cell.error))
         bar.update(len(cells))
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
@@ -464,8 +466,9 @@ def _as_sources(data: Any) -> list[Any]:
     return list(data) if isinstance(data, (list, tuple)) else [data]
 
 
-def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
-                  tests: str | Sequence[str] = DEFAULT_TESTS, seeds: Sequence[int] = DEFAULT_SEEDS,
+def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
+                  tests: str | Sequence[str] = defaults.TESTS,
+                  seeds: Sequence[int] = defaults.SEEDS,
                   columns: Mapping[str, str | None] | None = None, out: str | Path | None = None,
                   state_dir: str | Path | None = None, split: str = "test",
                   metric_options: Mapping[str, Mapping[str, Any]] | None = None,
@@ -539,34 +542,6 @@ def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettin
             for name, source in zip(names, sources)}
 
 
-def run_request(request: Any) -> dict[str, Any]:
-    """The rank protocol's entry in the protocol registry: :func:`run_blindspot` on a request
-    (its options checked by the registry against ``RANK_OPTIONS``)."""
-    return run_blindspot(request.data, request.metrics, task=request.task, tests=request.tests,
-                         seeds=request.seeds, columns=request.columns, out=request.out,
-                         split=request.split, metric_options=request.metric_options,
-                         resources=request.resources, noise_cap=request.noise_cap,
-                         num_proc=request.num_proc, progress=request.progress,
-                         **request.options)
-
-
-def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot/blindspot").compute`` returns for a one-metric rank run."""
-    from blindspot.exit_codes import gate
-
-    dataset = next(iter(results["datasets"].values()))
-    (entry_name, entry), = dataset["metrics"].items()
-    tests = entry["tests"]
-    return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
-            "verdicts": {t: r["status"] for t, r in tests.items()},
-            "failed": [t for t, r in tests.items() if r["status"] == "fail"],
-            "explanations": {t: r["explanation"] for t, r in tests.items()},
-            "gate": gate(results),
-            "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
-            "skipped_tests": dataset["skipped_tests"], "tests": tests,
-            "expectations": entry.get("expectations", []), "results": results}
-
-
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
     if state_dir is not None:
         return Path(state_dir)
@@ -583,5 +558,4 @@ def _tool() -> dict[str, str]:
     return {"name": "blindspot", "version": __version__}
 
 
-__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "module_view", "run_blindspot",
-           "run_request"]
+__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "run_blindspot"]

@@ -55,11 +55,12 @@ from typing import Any
 
 import numpy as np
 
+from blindspot import defaults
 from blindspot.io import check_readable, json_rows, unreadable
-from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, nan_message, nan_rows
-from blindspot.runner.judge import worst_candidates
+from blindspot.judging import gold_problem, nan_message, nan_rows
+from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, worst_candidates
 
-DEFAULT_CHUNK_SIZE = 2000
+DEFAULT_CHUNK_SIZE = defaults.CHUNK_SIZE
 STREAM_FORMATS = (".jsonl", ".parquet")
 
 #: why a test that needs a resource drawn from the whole dataset is skipped by a streamed run
@@ -291,7 +292,7 @@ def _score_gold(metric: _StreamedMetric, rows: _Chunk, spill: _Spill) -> list[fl
     try:
         scores = metric.score(list(rows.texts), rows.references, rows.sources)
     except Exception as error:  # the metric fails on the gold rows: nothing else is judged
-        metric.error = f"on the gold rows: {error_text(error)}"
+        metric.error = gold_problem(error_text(error))
         return None
     metric.gold.count_nan(scores, rows.ids)
     spill.append(metric.file(None), scores, np.float64)
@@ -347,7 +348,7 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
     categories = {t: REGISTRY[t].category for t in tests}
     entry = metric_entry(metric.spec, metric.scorer)
     if metric.error is None and metric.gold.n_nan:
-        metric.error = f"on the gold rows: {metric.gold.problem(rows)}"
+        metric.error = gold_problem(metric.gold.problem(rows))
     if metric.error is not None:
         fail_all(entry, tests, categories, metric.error)
         return entry
