@@ -125,7 +125,7 @@ def judge_curve(points: Sequence[Point], gold: float | Sequence[float],
     return result
 
 
-# -- verdict rules ---------------------------------------------------------------------------------
+# -- verdict rules --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Comparison:
@@ -419,7 +419,7 @@ def per_sample(gold_scores: Sequence[float], noised_scores: Sequence[float],
     return result
 
 
-# -- the NaN policy ---------------------------------------------------------------------------------
+# -- the NaN policy -------------------------------------------------------------------------------
 
 def nan_rows(scores: Sequence[float | None]) -> list[int]:
     """The positions of the NaN (or missing) scores."""
@@ -453,7 +453,7 @@ def status_of(passed: bool | None) -> str:
     return "undecided" if passed is None else ("pass" if passed else "fail")
 
 
-# -- judging rows of scores (the blindspot_accuracy module) -----------------------------------------
+# -- judging rows of scores (the blindspot_accuracy module) ---------------------------------------
 
 Row = tuple[Hashable, float, Any, float, float]
 

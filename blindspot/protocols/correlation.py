@@ -197,7 +197,7 @@ def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
 def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[list[str]],
                   criteria: list[str], system: str, settings: Mapping[str, Any],
                   progress: bool) -> dict[str, Any]:
-    from blindspot.runner.run import error_text
+    from blindspot.runner.entries import error_text
 
     entry: dict[str, Any] = {"error": None, "mean_score": None, "criteria": {}}
     try:
@@ -230,7 +230,7 @@ def run_correlation(request: Any) -> dict[str, Any]:
     """The correlation protocol's entry in the protocol registry (see the module docstring)."""
     from blindspot.protocols.registry import single_data
     from blindspot.runner.metric_spec import resolve_metrics
-    from blindspot.runner.run import _tool
+    from blindspot.runner.entries import tool as _tool
     from blindspot.runner.state import content_key
 
     options = request.options  # checked by the registry against CORRELATION_OPTIONS

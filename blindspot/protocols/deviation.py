@@ -298,7 +298,7 @@ def _template_entry(case: Case, human: Mapping[Any, float], basis: Mapping[Any, 
 def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, float],
                  settings: Mapping[str, Any], progress: bool) -> dict[str, Any]:
     """One metric's deviations over every template (or its error)."""
-    from blindspot.runner.run import error_text
+    from blindspot.runner.entries import error_text
 
     entry: dict[str, Any] = {"metric": spec.metric, "output": spec.output,
                              "higher_is_better": spec.higher_is_better, "error": None,
@@ -353,7 +353,7 @@ def run_deviation(request: Any) -> dict[str, Any]:
     from blindspot.protocols.registry import single_data
     from blindspot.runner.data import load_gold_data
     from blindspot.runner.metric_spec import resolve_metrics
-    from blindspot.runner.run import _tool
+    from blindspot.runner.entries import tool as _tool
 
     settings = _settings(request.options)
     task = canonical_checklist_task(request.task)

@@ -212,7 +212,7 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
     :func:`check_columns` (:func:`run_preference` checks every set before any scoring)."""
     from tqdm.auto import tqdm
 
-    from blindspot.runner.run import error_text
+    from blindspot.runner.entries import error_text
 
     mode: Mode = settings["mode"]
     rows = dataset.num_rows
@@ -289,7 +289,7 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     ``options`` are the protocol options (module docstring). Returns the results dict
     (layout: :mod:`blindspot.protocols.preference_report`).
     """
-    from blindspot.runner.run import _tool
+    from blindspot.runner.entries import tool as _tool
 
     settings = parse_options(options)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])

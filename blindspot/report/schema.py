@@ -84,7 +84,7 @@ seeds_spread`` or ``[ci_low, ci_high]`` holds both a drop (below ``-tolerance``)
 point for ``monotone_decrease``, the deciding level for the rules that compare each level with
 gold. ``judged`` is false only for points a capped rule left out.
 ``expectations``: the examination paper's expected behaviours of the metric
-(:mod:`blindspot.protocols.expectations` says how each is decided); absent when none of its tests
+(:mod:`blindspot.expectations` says how each is decided); absent when none of its tests
 ran. ``level`` is always a string (the perturbation's level as written by ``level_str``).
 """
 

@@ -17,6 +17,10 @@ from typing import Any
 
 from blindspot.errors import check_text_column, check_text_list
 from blindspot.io import FORMATS, read_table
+from blindspot.models import available_models
+from blindspot.perturbations.base import canonical_task
+from blindspot.runner.scorers import reference_corpus
+from blindspot.runner.state import content_key
 from blindspot.suggest import did_you_mean
 
 ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
@@ -152,3 +156,29 @@ def load_gold_data(data: Any, task: str, columns: Mapping[str, str | None] | Non
     gold = GoldData(name or shown, dataset, resolve_columns(dataset, columns))
     gold.check_texts()
     return gold
+# -- the resources the tests may use --------------------------------------------------------------
+
+def machine_resources(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The given resources, else what this machine has offline (SmolLM2's tokenizer for
+    positioned error)."""
+    resources: dict[str, Any] = {"mlm": None, "lm": None, "ngram_corpus": None}
+    resources.update({k: v for k, v in given.items() if v is not None})
+    if resources["lm"] is None and "smollm2" in available_models():
+        resources["lm"] = "smollm2"
+    return resources
+
+
+def default_resources(task: str, gold: GoldData, given: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tests may use: :func:`machine_resources`, and the references as the open-ended
+    n-gram corpus."""
+    resources = machine_resources(given)
+    refs = gold.columns["references"]
+    if resources["ngram_corpus"] is None and canonical_task(task) == "open_ended" and refs:
+        resources["ngram_corpus"] = reference_corpus(gold.column("references"))
+    return resources
+
+
+def describe_resources(resources: Mapping[str, Any]) -> dict[str, Any]:
+    """Resources as they go into results.json and keys: a corpus list becomes its hash."""
+    return {k: (f"{len(v)} texts, sha256 {content_key(list(v))[:16]}"
+                if isinstance(v, (list, tuple)) else v) for k, v in resources.items()}

@@ -28,6 +28,12 @@ from blindspot.suggest import did_you_mean
 ScoreJob = tuple[str, list[ScoreInput]]
 
 
+class ScoreJobError(RuntimeError):
+    """The metric raised on one score job (the error is the metric's, not the engine's): the
+    run scores that job's cells in this process, and the cell reports the error there. Any other
+    exception from an engine (a lost worker, a broken connection) ends the run."""
+
+
 @dataclass
 class ScorerRecipe:
     """How to build a metric's scorer anywhere: the run's spec and the references (for idf).
@@ -61,6 +67,11 @@ def run_score_job(scorer: Scorer, job: ScoreJob) -> list[dict[str, float]]:
         raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
                            f"{len(inputs)} inputs")
     return scores
+
+
+def job_error(error: Exception) -> ScoreJobError:
+    """A metric's error on a score job, declared as such (its message kept)."""
+    return ScoreJobError(f"{type(error).__name__}: {error}")
 
 
 class Engine(Protocol):
@@ -99,7 +110,11 @@ class LocalEngine:
     def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
         scorer = recipe.build()
         for job in jobs:
-            yield run_score_job(scorer, job)
+            try:
+                scores = run_score_job(scorer, job)
+            except Exception as error:  # the metric's own error: declared, see ScoreJobError
+                raise job_error(error) from error
+            yield scores
 
     def close(self) -> None:
         return None
@@ -145,6 +160,6 @@ def engine_options(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: settings[k] for k in wanted if settings.get(k) is not None}
 
 
-__all__ = ["ENGINES", "ENGINE_OPTIONS", "Engine", "LocalEngine", "ScoreJob", "ScorerRecipe", "engine_class",
-           "engine_options",
-           "get_engine", "run_score_job"]
+__all__ = ["ENGINES", "ENGINE_OPTIONS", "Engine", "LocalEngine", "ScoreJob", "ScoreJobError",
+           "ScorerRecipe", "engine_class", "engine_options", "get_engine", "job_error",
+           "run_score_job"]

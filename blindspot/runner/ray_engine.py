@@ -33,7 +33,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from blindspot.runner.engines import ScoreJob, ScorerRecipe, run_score_job
+from blindspot.runner.engines import ScoreJob, ScoreJobError, ScorerRecipe, run_score_job
 
 
 def _resolve(value: Any) -> Any:
@@ -305,8 +305,8 @@ class RayEngine:
             finished[index] = outcome
             while next_index in finished:
                 status, value = finished.pop(next_index)
-                if status == "error":
-                    raise RuntimeError(value)
+                if status == "error":  # the metric raised on this job (not a lost worker)
+                    raise ScoreJobError(value)
                 yield value
                 next_index += 1
 
