@@ -29,7 +29,7 @@ def _both(cells: dict, gold: list[float], test: str = "truncation") -> tuple[dic
     entry = judge_test(test, "fluency", [
         Cell(test, level, seed, [ratio] * 3, [True] * 3, ["x"] * 3, scores=scores)
         for (level, ratio, seed), scores in cells.items()], Gold(IDS, ["g"] * 3, gold), settings,
-        rule)
+        rule).to_dict()
     module = evaluate.load(str(ROOT / "metrics" / "blindspot_accuracy"))
     rows = [(level, ratio, seed, score, g) for (level, ratio, seed), scores in cells.items()
             for score, g in zip(scores, gold)]

@@ -68,7 +68,7 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
     }
 
 ``status``: ``pass``/``fail`` follow the test's verdict ``rule``
-(:data:`blindspot.protocols.rank.RULES`): ``monotone_decrease``, the rank protocol (PROTOCOLS.md
+(:data:`blindspot.judging.RULES`): ``monotone_decrease``, the rank protocol (PROTOCOLS.md
 §1) over the points below the noise cap; ``below_gold``, every level scores below gold whatever its
 noise ratio (copy-source, injection, repetition, frequent n-gram); ``per_position_drop``, every
 level drops below gold beyond the noise (positioned error). ``undecided`` when the test cannot be
@@ -90,6 +90,7 @@ ran. ``level`` is always a string (the perturbation's level as written by ``leve
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 SCHEMA_VERSION = 2
@@ -103,6 +104,160 @@ CHANGELOG = {
        "`within_noise`, `deciding` and `absolute_change` (issue 18)",
 }
 STATUSES = ("pass", "fail", "error", "undecided")
+
+
+# -- the typed results of a rank run (``to_dict`` gives the layout above, key for key) -------------
+
+def _plain(value: Any) -> Any:
+    """A value as results.json holds it: typed results become their dicts, lists and dicts are
+    rebuilt (so the dict never shares a list with the typed result), anything else is kept."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+class _Entry:
+    """``to_dict``: the dataclass's fields in declaration order (results.json's key order)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass
+class Point(_Entry):
+    """One point of a test's curve: gold, or one level over its seeds."""
+
+    level: str
+    noise_ratio: float
+    noise_ratio_std: float
+    score_mean: float | None
+    score_std: float | None
+    n: int | None  # finite row scores behind the mean
+    n_seeds: int
+    n_nan: int
+    relative_change: float | None
+    judged: bool
+
+
+@dataclass
+class PerSample(_Entry):
+    """The paired per-row view of one judged level against gold (per-row metrics only)."""
+
+    level: str
+    n: int
+    n_nan: int
+    fraction_noised_ge_gold: float | None
+    mean_difference: float | None  # gold - noised, mean over rows and seeds
+    wilcoxon_p: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass
+class WorstExample(_Entry):
+    """A changed row whose score the noise lowered least (or raised)."""
+
+    id: Any
+    level: str
+    seed: int
+    gold: str
+    perturbed: str
+    gold_score: float
+    perturbed_score: float
+    difference: float
+
+
+@dataclass
+class TestResult(_Entry):
+    """One test's verdict on one metric (the fields are described above)."""
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    category: str
+    rule: str
+    status: str  # one of STATUSES
+    passed: bool | None
+    reason: str | None
+    error: str | None
+    explanation: str | None
+    within_noise: bool | None
+    deciding: dict[str, Any] | None
+    relative_change: float | None
+    absolute_change: float | None
+    points: list[Point] = field(default_factory=list)
+    per_sample: list[PerSample] = field(default_factory=list)
+    worst_examples: list[WorstExample] = field(default_factory=list)
+
+    @classmethod
+    def failed(cls, test: str, category: str, rule: str, message: str) -> TestResult:
+        """A test that could not be judged because the metric failed (status ``error``)."""
+        return cls(test, category, rule, "error", None, None, message, None, None, None, None,
+                   None)
+
+
+@dataclass
+class GoldSummary(_Entry):
+    """The metric's score on the gold rows."""
+
+    score_mean: float
+    score_std: float
+    n: int
+    n_nan: int
+
+
+@dataclass
+class MetricResult(_Entry):
+    """One metric on one dataset: every test's verdict, or the error that stopped it."""
+
+    metric: str
+    output: str
+    options: dict[str, Any]
+    higher_is_better: bool
+    corpus_level: bool
+    error: str | None = None
+    gold: GoldSummary | None = None
+    tests: dict[str, TestResult] = field(default_factory=dict)
+    expectations: list[dict[str, Any]] | None = None  # absent unless examination tests ran
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out["expectations"] is None:
+            del out["expectations"]
+        return out
+
+
+@dataclass
+class DatasetResult(_Entry):
+    """One dataset of a run."""
+
+    task: str
+    rows: int
+    fingerprint: str
+    columns: dict[str, str | None]
+    resources: dict[str, Any]
+    skipped_tests: dict[str, str]
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult(_Entry):
+    """A rank run's results: ``to_dict()`` is results.json."""
+
+    tool: dict[str, str]
+    config: dict[str, Any]
+    datasets: dict[str, DatasetResult]
+    schema_version: int = SCHEMA_VERSION
+    protocol: str = "rank"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema_version": self.schema_version, "protocol": self.protocol,
+                "tool": _plain(self.tool), "config": _plain(self.config),
+                "datasets": _plain(self.datasets)}
 
 
 def iter_test_results(results: dict[str, Any]):

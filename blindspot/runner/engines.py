@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from blindspot.perturbations.dataset import perturb_local
+from blindspot.runner.scorers import scorer_for
 from blindspot.scoring.base import ScoreInput, Scorer
 from blindspot.suggest import did_you_mean
 
@@ -48,8 +50,6 @@ class ScorerRecipe:
     def build(self) -> Scorer:
         """The scorer (the driver's instance when there is one, else a new one)."""
         if self.built is None:
-            from blindspot.runner.scorers import scorer_for
-
             self.built = scorer_for(self.spec, self.references)
         return self.built
 
@@ -103,8 +103,6 @@ class LocalEngine:
     computes_ahead: bool = False
 
     def perturb(self, job: Any) -> Iterable[tuple[int, Any]]:
-        from blindspot.perturbations.dataset import perturb_local
-
         return perturb_local(job, self.num_proc)
 
     def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:

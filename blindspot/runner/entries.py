@@ -14,7 +14,8 @@ from typing import Any
 from blindspot import __version__
 from blindspot.expectations import applied_drops, check_expectations
 from blindspot.perturbations.base import REGISTRY
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test
+from blindspot.report.schema import GoldSummary, MetricResult, TestResult
+from blindspot.runner.judge import Cell, Gold, JudgeSettings, judge_test
 from blindspot.runner.metric_spec import MetricSpec
 
 
@@ -40,17 +41,16 @@ def missing_input(spec: MetricSpec, scorer: Any, columns: Mapping[str, str | Non
     return None
 
 
-def metric_entry(spec: MetricSpec, scorer: Any | None) -> dict[str, Any]:
+def metric_entry(spec: MetricSpec, scorer: Any | None) -> MetricResult:
     """A metric's entry before any test is judged."""
-    return {"metric": spec.metric, "output": spec.output or (scorer.outputs[0] if scorer else ""),
-            "options": spec.as_json()["options"], "higher_is_better": spec.higher_is_better,
-            "corpus_level": bool(scorer.corpus_level) if scorer else False, "error": None,
-            "gold": None, "tests": {}}
+    return MetricResult(spec.metric, spec.output or (scorer.outputs[0] if scorer else ""),
+                        spec.as_json()["options"], spec.higher_is_better,
+                        bool(scorer.corpus_level) if scorer else False)
 
 
-def gold_summary(gold: Gold) -> dict[str, Any]:
+def gold_summary(gold: Gold) -> GoldSummary:
     values = gold.scores if gold.scores is not None else [gold.corpus_score]
-    return {"score_mean": fmean(values), "score_std": 0.0, "n": gold.rows, "n_nan": 0}
+    return GoldSummary(fmean(values), 0.0, gold.rows, 0)
 
 
 def categories(tests: Sequence[str]) -> dict[str, str]:
@@ -63,18 +63,19 @@ def verdict_rule(test: str) -> str:
     return REGISTRY[test].verdict_rule
 
 
-def judge_metric(entry: dict[str, Any], gold: Gold, by_test: Iterable[tuple[str, list[Cell]]],
+def judge_metric(entry: MetricResult, gold: Gold, by_test: Iterable[tuple[str, list[Cell]]],
                  categories: Mapping[str, str], settings: JudgeSettings) -> None:
     """Judge each test of a metric (``by_test``: its scored cells, one test at a time, so a
     streamed run loads one test's scores at once) and add the expectations."""
     drops: dict[tuple[str, str], float | None] = {}
     for test, test_cells in by_test:
-        entry["tests"][test] = judge_test(test, categories[test], test_cells, gold, settings,
-                                          verdict_rule(test))
+        entry.tests[test] = judge_test(test, categories[test], test_cells, gold, settings,
+                                       verdict_rule(test))
         drops.update(applied_drops(test_cells, gold.scores, gold.corpus_score))
-    checks = check_expectations(entry["tests"], drops, settings.tolerance)
+    checks = check_expectations({t: r.to_dict() for t, r in entry.tests.items()}, drops,
+                                settings.tolerance)
     if checks:  # the examination paper's expectations, when the run has its tests
-        entry["expectations"] = checks
+        entry.expectations = checks
 
 
 def by_test(cells: Sequence[Cell]) -> list[tuple[str, list[Cell]]]:
@@ -85,12 +86,13 @@ def by_test(cells: Sequence[Cell]) -> list[tuple[str, list[Cell]]]:
     return list(grouped.items())
 
 
-def fail_all(entry: dict[str, Any], tests: Sequence[str], categories: Mapping[str, str],
+def fail_all(entry: MetricResult, tests: Sequence[str], categories: Mapping[str, str],
              message: str) -> None:
     """The metric could not run (or failed on the gold rows): every test is an error."""
-    entry["error"] = message
+    entry.error = message
     for test in tests:
-        entry["tests"][test] = error_entry(test, categories[test], message, verdict_rule(test))
+        entry.tests[test] = TestResult.failed(test, categories[test], verdict_rule(test),
+                                              message)
 
 
 __all__ = ["by_test", "categories", "error_text", "fail_all", "gold_summary", "judge_metric",

@@ -25,7 +25,7 @@ from blindspot.paths import cache_dir
 from blindspot.perturbations.base import REGISTRY, canonical_task
 from blindspot.perturbations.catalogue import suite_tests
 from blindspot.perturbations.dataset import plan_suite, run_suite
-from blindspot.report.schema import SCHEMA_VERSION
+from blindspot.report.schema import DatasetResult, MetricResult, RunResult
 from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
 from blindspot.runner.engines import (Engine, ScoreJob, ScoreJobError, ScorerRecipe, engine_class,
                                       engine_options, get_engine, run_score_job)
@@ -302,7 +302,7 @@ def _progress(total: int, enabled: bool) -> Any:
 # -- one dataset ----------------------------------------------------------------------------------
 
 def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: RunState,
-               settings: RunSettings, bar: Any, engine: Engine | None = None) -> dict[str, Any]:
+               settings: RunSettings, bar: Any, engine: Engine | None = None) -> MetricResult:
     """The results entry of one metric on one dataset."""
     tests = list(dict.fromkeys(c.test for c in cells))
     test_categories = categories(tests)
@@ -336,7 +336,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         bar.update(len(cells))
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
-    entry["gold"] = gold_summary(gold)
+    entry.gold = gold_summary(gold)
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)
@@ -353,20 +353,18 @@ def announce(estimate: ScoringEstimate | None, bar: Any) -> None:
 
 
 def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
-                state: RunState, engine: Engine | None = None) -> dict[str, Any]:
+                state: RunState, engine: Engine | None = None) -> DatasetResult:
     """The results entry of one dataset: perturb once, then every metric."""
     resources = default_resources(settings.task, gold, settings.resources)
     suite, plan = perturbed_suite(gold, settings, resources, state, engine)
     cells = suite_cells(suite, plan, gold.dataset.num_rows)
-    entry: dict[str, Any] = {
-        "task": settings.task, "rows": gold.dataset.num_rows, "fingerprint": gold.fingerprint(),
-        "columns": dict(gold.columns), "resources": describe_resources(resources),
-        "skipped_tests": dict(plan.skipped), "metrics": {}}
+    entry = DatasetResult(settings.task, gold.dataset.num_rows, gold.fingerprint(),
+                          dict(gold.columns), describe_resources(resources), dict(plan.skipped))
     bar = _progress(len(metrics) * (len(cells) + 1), settings.progress)
     try:
         for spec in metrics:
-            entry["metrics"][spec.name] = run_metric(spec, gold, cells, state, settings, bar,
-                                                     engine)
+            entry.metrics[spec.name] = run_metric(spec, gold, cells, state, settings, bar,
+                                                  engine)
     finally:
         bar.close()
     return entry
@@ -408,8 +406,7 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
         datasets = _run_in_memory(_as_sources(data), specs, config, columns, split, folder)
     else:
         datasets = _run_streamed(_as_sources(data), specs, config, columns, folder)
-    results = {"schema_version": SCHEMA_VERSION, "protocol": "rank", "tool": tool(),
-               "config": config.as_json(test_names, specs), "datasets": datasets}
+    results = RunResult(tool(), config.as_json(test_names, specs), datasets).to_dict()
     if out is not None:
         from blindspot.report.writer import write_report
 
@@ -424,7 +421,7 @@ def _unique(names: list[str]) -> list[str]:
 
 def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
                    columns: Mapping[str, str | None] | None, split: str,
-                   folder: Path) -> dict[str, Any]:
+                   folder: Path) -> dict[str, DatasetResult]:
     """Every dataset loaded whole, perturbed once, scored cell by cell (resumable)."""
     golds = [load_gold_data(source, config.task, columns, split) for source in sources]
     for gold, name in zip(golds, _unique([g.name for g in golds])):
@@ -439,7 +436,8 @@ def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSetti
 
 
 def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
-                  columns: Mapping[str, str | None] | None, folder: Path) -> dict[str, Any]:
+                  columns: Mapping[str, str | None] | None, folder: Path
+                  ) -> dict[str, DatasetResult]:
     """Every dataset file read ``config.chunk_size`` rows at a time (:mod:`.stream`)."""
     check_chunk_size(config.chunk_size)
     check_streamable(specs, config)

@@ -66,6 +66,7 @@ from blindspot.perturbations.base import REGISTRY
 from blindspot.perturbations.catalogue import suite_tests
 from blindspot.perturbations.dataset import (SuiteJob, SuitePlan, build_suite_tests,
                                              perturb_in_order, plan_suite, suite_state)
+from blindspot.report.schema import DatasetResult, MetricResult
 from blindspot.runner.data import (check_role_texts, describe_resources, machine_resources,
                                    resolve_columns)
 from blindspot.runner.entries import (categories, error_text, fail_all, gold_summary,
@@ -329,7 +330,7 @@ def _stream_chunk(rows: _Chunk, plan: Any, perturbations: dict[str, Any],
 
 
 def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
-           settings: Any) -> dict[str, Any]:
+           settings: Any) -> MetricResult:
     """The metric's results entry, judged one test at a time from the spilled rows."""
     tests = list(dict.fromkeys(item.test for item in plan.items))
     test_categories = categories(tests)
@@ -340,7 +341,7 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
         fail_all(entry, tests, test_categories, metric.error)
         return entry
     gold = Gold([], [], spill.load(metric.file(None), np.float64))
-    entry["gold"] = gold_summary(gold)
+    entry.gold = gold_summary(gold)
 
     def cells_of(test: str) -> list[Cell]:
         cells = []
@@ -364,7 +365,7 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
 
 def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
                    columns: Mapping[str, str | None] | None, chunk_size: int,
-                   state_folder: Path) -> dict[str, Any]:
+                   state_folder: Path) -> DatasetResult:
     """The results entry of one data file, streamed ``chunk_size`` rows at a time."""
     path = stream_path(source)
     chunks = iter_chunks(path, chunk_size)
@@ -397,11 +398,10 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
                 get_parser().forget()  # the disk cache keeps the parses; memory stays bounded
                 rows += len(part.texts)
                 bar.update(len(part.texts))
-        entry: dict[str, Any] = {
-            "task": settings.task, "rows": rows, "fingerprint": fingerprint.hexdigest(),
-            "columns": dict(roles), "resources": describe_resources(resources),
-            "skipped_tests": dict(plan.skipped),
-            "metrics": {m.spec.name: _judge(m, plan, rows, spill, settings) for m in metrics}}
+        entry = DatasetResult(settings.task, rows, fingerprint.hexdigest(), dict(roles),
+                              describe_resources(resources), dict(plan.skipped),
+                              {m.spec.name: _judge(m, plan, rows, spill, settings)
+                               for m in metrics})
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return entry
