@@ -3,6 +3,8 @@
 A run's results are plain JSON (no timestamps, no timings, no absolute paths), so two runs with
 the same inputs and seeds give byte-identical files. Consumers check ``schema_version`` first; it
 is bumped whenever a field changes meaning or is removed (adding a field does not bump it).
+A rank run's results are typed (:class:`RunResult` and the classes it holds, whose fields are the
+keys below in file order); :func:`results_schema` generates the file's JSON Schema from them.
 
 Layout (dict keys keep the run's order: datasets and metrics as given, tests in plan order)::
 
@@ -90,7 +92,9 @@ ran. ``level`` is always a string (the perturbation's level as written by ``leve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+import types
+import typing
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 SCHEMA_VERSION = 2
@@ -122,6 +126,9 @@ def _plain(value: Any) -> Any:
 
 class _Entry:
     """``to_dict``: the dataclass's fields in declaration order (results.json's key order)."""
+
+    #: fields that ``to_dict`` leaves out when they are None
+    OPTIONAL: typing.ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
@@ -224,6 +231,8 @@ class MetricResult(_Entry):
     tests: dict[str, TestResult] = field(default_factory=dict)
     expectations: list[dict[str, Any]] | None = None  # absent unless examination tests ran
 
+    OPTIONAL = ("expectations",)
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         if out["expectations"] is None:
@@ -258,6 +267,53 @@ class RunResult(_Entry):
         return {"schema_version": self.schema_version, "protocol": self.protocol,
                 "tool": _plain(self.tool), "config": _plain(self.config),
                 "datasets": _plain(self.datasets)}
+
+
+# -- the JSON Schema of results.json, generated from the dataclasses above ------------------------
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean",
+               type(None): "null"}
+
+
+def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of one type hint (dataclasses go to ``defs``, referenced by name)."""
+    if hint is Any:
+        return {}
+    if hint in _JSON_TYPES:
+        return {"type": _JSON_TYPES[hint]}
+    if is_dataclass(hint):
+        if hint.__name__ not in defs:
+            defs[hint.__name__] = {}  # placeholder: a class that refers to itself stops here
+            defs[hint.__name__] = _class_schema(hint, defs)
+        return {"$ref": f"#/$defs/{hint.__name__}"}
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [_type_schema(a, defs) for a in args]}
+    if origin is list:
+        return {"type": "array", "items": _type_schema(args[0], defs)}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": _type_schema(args[1], defs)}
+    raise TypeError(f"no JSON Schema for the type {hint!r}")
+
+
+def _class_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in fields(cls)]
+    return {"type": "object", "title": cls.__name__, "description": (cls.__doc__ or "").strip(),
+            "properties": {n: _type_schema(hints[n], defs) for n in names},
+            "required": [n for n in names if n not in cls.OPTIONAL],
+            "additionalProperties": False}
+
+
+def results_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a rank run's results.json, generated from
+    :class:`RunResult` and the classes it holds, so the schema cannot drift from the code."""
+    defs: dict[str, Any] = {}
+    root = _class_schema(RunResult, defs)
+    root["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    root["properties"]["protocol"] = {"const": "rank"}
+    defs["TestResult"]["properties"]["status"] = {"enum": list(STATUSES)}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **root, "$defs": defs}
 
 
 def iter_test_results(results: dict[str, Any]):
