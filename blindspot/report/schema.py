@@ -131,7 +131,8 @@ class _Entry:
     OPTIONAL: typing.ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+        return {f.name: _plain(getattr(self, f.name))
+                for f in fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass
@@ -314,11 +315,3 @@ def results_schema() -> dict[str, Any]:
     root["properties"]["protocol"] = {"const": "rank"}
     defs["TestResult"]["properties"]["status"] = {"enum": list(STATUSES)}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **root, "$defs": defs}
-
-
-def iter_test_results(results: dict[str, Any]):
-    """Yield ``(dataset name, metric name, test name, test result)`` in file order."""
-    for dataset, data in results["datasets"].items():
-        for metric, entry in data["metrics"].items():
-            for test, result in entry["tests"].items():
-                yield dataset, metric, test, result
