@@ -50,7 +50,7 @@ class Providers:
 
 #: the protocols' modules, in the order ``blindspot protocols`` lists them
 PROTOCOL_MODULES = (
-    "blindspot.protocols.rank_protocol",
+    "blindspot.protocols.rank",
     "blindspot.protocols.preference_run",
     "blindspot.protocols.deviation",
     "blindspot.protocols.correlation",

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from blindspot import defaults
 from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
                                    SOURCE_COLUMN)
 from blindspot.cli_protocol import console, run_job, seeds_option
@@ -25,6 +26,8 @@ from blindspot.report.files import atomic_write_text
 from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
 from blindspot.suggest import did_you_mean
+
+SEEDS_TEXT = ",".join(map(str, defaults.SEEDS))  # the CLI spells the default seeds "1,2,3,4,5"
 
 # Imported inside their commands, the heavy edge that `blindspot --help` (and `list`) must not pay
 # for: the perturbation catalogue (every test module), perturbations.dataset (datasets, pandas),
@@ -93,7 +96,7 @@ def perturb(
     test: str = typer.Option(..., "--test", help="a test name, or fluency|consistency|targeted|all"),
     level: Optional[str] = typer.Option(None, help="level of a single test; omit for the paper levels"),
     seed: Optional[int] = typer.Option(None, help="seed for a single level (default 1)"),
-    seeds: str = typer.Option("1,2,3,4,5", help="seeds of a suite run"),
+    seeds: str = typer.Option(SEEDS_TEXT, help="seeds of a suite run"),
     task: str = typer.Option("summarization", help="summarization|translation|translation_paragraph|open_ended"),
     column: str = typer.Option("gold", help="the text column to perturb"),
     id_column: str = typer.Option("id", help="row-id column (a text hash when absent)"),
@@ -169,10 +172,10 @@ def run(
     task: str = typer.Option("summarization", help="summarization|translation|"
                              "translation_paragraph|open_ended (deviation protocol: also "
                              "question_generation|dialogue|image_captioning|data_to_text)"),
-    tests: str = typer.Option("fluency,consistency", help="suites and/or test names, comma-separated"),
+    tests: str = typer.Option(defaults.TESTS, help="suites and/or test names, comma-separated"),
     out: Path = typer.Option(Path("report"), "--out", help="report folder (keeps the run's state "
                              "in .state: rerun the same command to resume)"),
-    seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
+    seeds: str = typer.Option(SEEDS_TEXT, help="seeds of the random tests"),
     hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
     references_column: Optional[str] = REFERENCES_COLUMN,
     source_column: Optional[str] = SOURCE_COLUMN,
@@ -184,7 +187,7 @@ def run(
     lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error "
                                      "(default: smollm2 when installed)"),
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
-    noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
+    noise_cap: float = typer.Option(defaults.NOISE_CAP, help="judge only points below this noise ratio"),
     num_proc: Optional[int] = typer.Option(None, help="worker processes for parsing and perturbing"),
     engine: str = typer.Option("local", help="where perturbation and scoring run: local (this "
                                "machine) or ray (a Ray cluster; rank protocol)"),
@@ -251,9 +254,9 @@ def stream(
     metrics: str = typer.Option("rouge", help="comma-separated metric specs (row-level ones)"),
     task: str = typer.Option("summarization", help="summarization|translation|"
                              "translation_paragraph|open_ended"),
-    tests: str = typer.Option("fluency,consistency", help="suites and/or test names"),
+    tests: str = typer.Option(defaults.TESTS, help="suites and/or test names"),
     out: Path = typer.Option(Path("stream"), "--out", help="report folder"),
-    seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
+    seeds: str = typer.Option(SEEDS_TEXT, help="seeds of the random tests"),
     chunk_size: int = typer.Option(2000, help="rows in memory at a time"),
     hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
     references_column: Optional[str] = REFERENCES_COLUMN,
@@ -261,7 +264,7 @@ def stream(
     id_column: Optional[str] = ID_COLUMN,
     lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
-    noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
+    noise_cap: float = typer.Option(defaults.NOISE_CAP, help="judge only points below this noise ratio"),
     fail_on: FailOn = FAIL_ON,
 ) -> None:
     """`blindspot run --chunk-size 2000`: the main job on a file of any size, in bounded memory."""

@@ -25,10 +25,11 @@ from blindspot.perturbations.base import (
     OUTPUT_COLUMNS, REGISTRY, Level, Perturbation, canonical_name, canonical_task, is_usable_text,
     text_row_id,
 )
+from blindspot import defaults
 from blindspot.perturbations.catalogue import suite_tests
 from blindspot.suggest import did_you_mean
 
-DEFAULT_SEEDS = (1, 2, 3, 4, 5)
+DEFAULT_SEEDS = defaults.SEEDS
 
 
 def _check_columns(column_names: Sequence[str], column: str, source_column: str | None) -> None:

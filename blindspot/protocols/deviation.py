@@ -80,7 +80,8 @@ from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
 from blindspot.report.deviation import write_deviation_report
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_spec import resolve_metrics
-from blindspot.runner.run import _tool, error_text
+from blindspot.runner.entries import error_text
+from blindspot.runner.entries import tool as _tool
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 

@@ -51,7 +51,8 @@ from blindspot.protocols.preference_report import print_summary, write_preferenc
 from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest, ProtocolResult,
                                           register_protocol)
 from blindspot.runner.metric_spec import resolve_metrics
-from blindspot.runner.run import _tool, error_text
+from blindspot.runner.entries import error_text
+from blindspot.runner.entries import tool as _tool
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
 

@@ -5,7 +5,7 @@ every protocol) into a results dict with a ``"protocol"`` key, and writes its re
 ``request.out`` is set. The CLI (``blindspot run --protocol NAME``), the ``blindspot`` evaluate
 module and the Space all dispatch through :func:`get_protocol`, so adding a protocol is one
 module: a :class:`Protocol` subclass with ``@register_protocol``, its module listed in
-:data:`blindspot.catalog.PROTOCOL_MODULES` (rank: :mod:`blindspot.protocols.rank_protocol`;
+:data:`blindspot.catalog.PROTOCOL_MODULES` (rank: :mod:`blindspot.protocols.rank`;
 preference: :mod:`~blindspot.protocols.preference_run`; deviation, correlation, self-bias: their
 modules; search: :mod:`blindspot.search.protocol`).
 """
@@ -20,6 +20,7 @@ from typing import Any, ClassVar, TypeVar
 
 from rich.console import Console
 
+from blindspot import defaults
 from blindspot.protocols.options import OptionSpec, validate_options
 from blindspot.seeding import parse_seeds
 from blindspot.registry import Registry, lowercase
@@ -35,15 +36,15 @@ class ProtocolRequest:
 
     data: Any
     metrics: Any
-    task: str = "summarization"
-    tests: str | Sequence[str] = "fluency,consistency"
-    seeds: Sequence[int] = (1, 2, 3, 4, 5)
+    task: str = defaults.TASK
+    tests: str | Sequence[str] = defaults.TESTS
+    seeds: Sequence[int] = defaults.SEEDS
     columns: Mapping[str, str | None] | None = None
     out: str | Path | None = None
     split: str = "test"
     metric_options: Mapping[str, Mapping[str, Any]] | None = None
     resources: Mapping[str, Any] = field(default_factory=dict)
-    noise_cap: float = 0.6
+    noise_cap: float = defaults.NOISE_CAP
     num_proc: int | None = None
     progress: bool = True
     options: dict[str, Any] = field(default_factory=dict)
