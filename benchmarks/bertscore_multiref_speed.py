@@ -79,7 +79,7 @@ def cells(data: Path, docs: int, levels: dict[str, Sequence[Any]], seeds: Sequen
     (test, level, seed) cell of the suite, in plan order."""
     import datasets
 
-    from blindspot.perturbations import run_suite
+    from blindspot.perturbations.dataset import run_suite
 
     with open(data, encoding="utf-8") as fh:
         rows = [json.loads(line) for line in islice(fh, docs)]

@@ -331,7 +331,7 @@ def main(argv: Iterable[str] | None = None) -> int:
 
     import datasets
 
-    from blindspot.perturbations import run_suite
+    from blindspot.perturbations.dataset import run_suite
 
     if not args.data.is_file():
         parser.error(f"data file not found: {args.data}")

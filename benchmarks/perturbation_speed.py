@@ -48,7 +48,7 @@ def _measure_suite(path: Path, task: str, num_proc: int | None) -> dict:
     import datasets
 
     from blindspot.models import load_spacy
-    from blindspot.perturbations import run_suite
+    from blindspot.perturbations.dataset import run_suite
 
     rows = _golds(path)
     keep = ["id", "gold"] + (["source"] if "source" in rows[0] else [])

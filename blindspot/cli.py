@@ -3,6 +3,7 @@ serve the Space."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -11,19 +12,29 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from blindspot import defaults
 from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
                                    SOURCE_COLUMN)
+from blindspot.cli_protocol import console, run_job, seeds_option
+from blindspot.demo_job import run_demo
 from blindspot.errors import BlindspotInputError
-from blindspot.exit_codes import (EPILOG, BlindspotGroup, FailOn, ended_in_error, fail,
-                                  failed_tests, run_exit_code)
+from blindspot.evaluate_modules import install_modules, load_name
+from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
+from blindspot.io import read_table, write_table
+from blindspot.protocols.registry import PROTOCOLS
+from blindspot.report.files import atomic_write_text
 from blindspot.search_cli import search
 from blindspot.self_bias_cli import self_bias
 from blindspot.suggest import did_you_mean
 
+SEEDS_TEXT = ",".join(map(str, defaults.SEEDS))  # the CLI spells the default seeds "1,2,3,4,5"
+
+# Imported inside their commands, the heavy edge that `blindspot --help` (and `list`) must not pay
+# for: the perturbation catalogue (every test module), perturbations.dataset (datasets, pandas),
+# report.table1 and the dataset builders (scipy, spaCy), the Space (gradio).
+
 app = typer.Typer(cls=BlindspotGroup, add_completion=False, no_args_is_help=True,
                   help="Stress tests that find the blind spots of text-generation metrics.")
-# Wide tables when piped (make demo, CI logs); the terminal width otherwise.
-console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
 
 
@@ -32,15 +43,6 @@ FAIL_ON = typer.Option(FailOn.error, "--fail-on", case_sensitive=False,
                        help="exit 3 when a test fails (fail), or fails beyond the noise "
                             "(significant: within-noise fails are ignored); error (default): "
                             "exit 2 only when a test ends in error")
-
-
-def _parse_seeds(text: str) -> list[int]:
-    from blindspot.seeding import parse_seeds
-
-    try:
-        return parse_seeds(text)
-    except ValueError as error:
-        fail(str(error))
 
 
 def _resources(mlm: str | None, lm: str | None, ngram_corpus: str | None) -> dict[str, Any]:
@@ -52,9 +54,7 @@ def list_tests(task: Optional[str] = typer.Option(None, help="only tests the pap
                as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table")
                ) -> None:
     """List every perturbation with its category, paper levels per task and needs."""
-    import json
-
-    from blindspot.perturbations import list_perturbations
+    from blindspot.perturbations import list_perturbations  # every test module
 
     try:
         entries = list_perturbations(task)
@@ -78,8 +78,6 @@ def list_tests(task: Optional[str] = typer.Option(None, help="only tests the pap
 @app.command("protocols")
 def list_protocols() -> None:
     """List the meta-evaluation protocols and their --protocol-option settings."""
-    from blindspot.protocols.registry import PROTOCOLS
-
     table = Table(title="blindspot protocols and their options (--protocol-option key=value)")
     for col in ("protocol", "option", "accepts", "default", "Space", "help"):
         table.add_column(col, overflow="fold")
@@ -98,7 +96,7 @@ def perturb(
     test: str = typer.Option(..., "--test", help="a test name, or fluency|consistency|targeted|all"),
     level: Optional[str] = typer.Option(None, help="level of a single test; omit for the paper levels"),
     seed: Optional[int] = typer.Option(None, help="seed for a single level (default 1)"),
-    seeds: str = typer.Option("1,2,3,4,5", help="seeds of a suite run"),
+    seeds: str = typer.Option(SEEDS_TEXT, help="seeds of a suite run"),
     task: str = typer.Option("summarization", help="summarization|translation|translation_paragraph|open_ended"),
     column: str = typer.Option("gold", help="the text column to perturb"),
     id_column: str = typer.Option("id", help="row-id column (a text hash when absent)"),
@@ -109,9 +107,8 @@ def perturb(
     num_proc: Optional[int] = typer.Option(None, help="worker processes"),
 ) -> None:
     """Perturb a file: one test at one level, or a whole suite at the task's paper levels."""
-    from blindspot.io import read_table, write_table
-    from blindspot.perturbations import perturb_dataset, run_suite
-    from blindspot.perturbations.catalogue import suite_names
+    from blindspot.perturbations.catalogue import suite_names  # every test module
+    from blindspot.perturbations.dataset import perturb_dataset, run_suite  # datasets: heavy
 
     resources = _resources(mlm, lm, ngram_corpus)
     try:
@@ -123,7 +120,7 @@ def perturb(
         else:
             if level is not None:
                 fail("--level applies to a single test; a suite runs at the paper levels")
-            chosen = [seed] if seed is not None else _parse_seeds(seeds)
+            chosen = [seed] if seed is not None else seeds_option(seeds)
             out, plan = run_suite(ds, test, task, chosen, column=column, id_column=id_column,
                                   source_column=source_column, resources=resources,
                                   num_proc=num_proc)
@@ -142,9 +139,7 @@ def demo(out: Path = typer.Option(Path("out/demo"), help="output folder (one rep
          seeds: str = typer.Option("1,2,3", help="seeds of the random tests"),
          num_proc: Optional[int] = typer.Option(None, help="worker processes")) -> None:
     """The main job on the embedded demo corpus: offline metrics judged on every test, reported."""
-    from blindspot.demo_job import run_demo
-
-    run_demo(out, _parse_seeds(seeds), num_proc=num_proc, console=console)
+    run_demo(out, seeds_option(seeds), num_proc=num_proc, console=console)
 
 
 def _parse_options(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -161,8 +156,6 @@ def _parse_options(items: list[str]) -> dict[str, dict[str, Any]]:
 
 def _json_or_text(value: str) -> Any:
     """A command-line value as JSON when it parses (true, 3, [1,2]), else the text itself."""
-    import json
-
     try:
         return json.loads(value)
     except ValueError:
@@ -179,10 +172,10 @@ def run(
     task: str = typer.Option("summarization", help="summarization|translation|"
                              "translation_paragraph|open_ended (deviation protocol: also "
                              "question_generation|dialogue|image_captioning|data_to_text)"),
-    tests: str = typer.Option("fluency,consistency", help="suites and/or test names, comma-separated"),
+    tests: str = typer.Option(defaults.TESTS, help="suites and/or test names, comma-separated"),
     out: Path = typer.Option(Path("report"), "--out", help="report folder (keeps the run's state "
                              "in .state: rerun the same command to resume)"),
-    seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
+    seeds: str = typer.Option(SEEDS_TEXT, help="seeds of the random tests"),
     hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
     references_column: Optional[str] = REFERENCES_COLUMN,
     source_column: Optional[str] = SOURCE_COLUMN,
@@ -194,7 +187,7 @@ def run(
     lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error "
                                      "(default: smollm2 when installed)"),
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
-    noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
+    noise_cap: float = typer.Option(defaults.NOISE_CAP, help="judge only points below this noise ratio"),
     num_proc: Optional[int] = typer.Option(None, help="worker processes for parsing and perturbing"),
     engine: str = typer.Option("local", help="where perturbation and scoring run: local (this "
                                "machine) or ray (a Ray cluster; rank protocol)"),
@@ -228,40 +221,10 @@ def run(
               f"{protocol!r}; leave it out or use --protocol rank")
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
-    _run_job(protocol, out, data=data, metrics=metrics, task=task, tests=tests,
-             seeds=_parse_seeds(seeds), columns=columns, split=split,
+    run_job(protocol, out, data=data, metrics=metrics, task=task, tests=tests,
+             seeds=seeds_option(seeds), columns=columns, split=split,
              metric_options=_parse_options(option), resources=_resources(mlm, lm, ngram_corpus),
              noise_cap=noise_cap, num_proc=num_proc, options=options, fail_on=fail_on)
-
-
-def _run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:
-    """Run a protocol on a request, print its summary and where the report is, and exit with
-    the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
-    from blindspot.protocols.registry import ProtocolRequest, get_protocol
-
-    try:
-        chosen = get_protocol(protocol)
-        results = chosen.run(ProtocolRequest(out=out, **request))
-    except (ValueError, KeyError, FileNotFoundError) as error:
-        fail(str(error).strip("'\""))
-    chosen.summarise(results, console)
-    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
-    code = run_exit_code(results, fail_on)
-    stopped = failed_tests(results, fail_on)
-    if stopped:
-        kind = "failed beyond the noise" if fail_on is FailOn.significant else "failed"
-        typer.echo(f"--fail-on {fail_on.value}: {len(stopped)} {kind} ({_first(stopped)}); "
-                   f"exit status {int(code)}", err=True)
-    elif code:
-        errored = ended_in_error(results)
-        typer.echo(f"{len(errored)} ended in error ({_first(errored)}); exit status {int(code)}",
-                   err=True)
-    raise typer.Exit(code=code)
-
-
-def _first(names: list[str], shown: int = 5) -> str:
-    """The first ``shown`` names, then ``...`` when there are more."""
-    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def _engine_settings(engine: str, address: str | None, actors: int | None,
@@ -291,9 +254,9 @@ def stream(
     metrics: str = typer.Option("rouge", help="comma-separated metric specs (row-level ones)"),
     task: str = typer.Option("summarization", help="summarization|translation|"
                              "translation_paragraph|open_ended"),
-    tests: str = typer.Option("fluency,consistency", help="suites and/or test names"),
+    tests: str = typer.Option(defaults.TESTS, help="suites and/or test names"),
     out: Path = typer.Option(Path("stream"), "--out", help="report folder"),
-    seeds: str = typer.Option("1,2,3,4,5", help="seeds of the random tests"),
+    seeds: str = typer.Option(SEEDS_TEXT, help="seeds of the random tests"),
     chunk_size: int = typer.Option(2000, help="rows in memory at a time"),
     hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
     references_column: Optional[str] = REFERENCES_COLUMN,
@@ -301,14 +264,14 @@ def stream(
     id_column: Optional[str] = ID_COLUMN,
     lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
     ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
-    noise_cap: float = typer.Option(0.6, help="judge only points below this noise ratio"),
+    noise_cap: float = typer.Option(defaults.NOISE_CAP, help="judge only points below this noise ratio"),
     fail_on: FailOn = FAIL_ON,
 ) -> None:
     """`blindspot run --chunk-size 2000`: the main job on a file of any size, in bounded memory."""
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
-    _run_job("rank", out, data=[str(data)], metrics=metrics, task=task, tests=tests,
-             seeds=_parse_seeds(seeds), columns=columns,
+    run_job("rank", out, data=[str(data)], metrics=metrics, task=task, tests=tests,
+             seeds=seeds_option(seeds), columns=columns,
              resources=_resources(None, lm, ngram_corpus), noise_cap=noise_cap,
              options={"chunk_size": chunk_size}, fail_on=fail_on)
 
@@ -322,8 +285,7 @@ def report_table(
 ) -> None:
     """Table 1 of a finished run for a paper: tests as rows, metrics as columns, each verdict
     with its relative change in % of the gold score (within-noise fails marked)."""
-    from blindspot.report.files import atomic_write_text
-    from blindspot.report.table1 import FORMATS, ResultsFileError, load_results
+    from blindspot.report.table1 import FORMATS, ResultsFileError, load_results  # scipy: heavy
 
     if format not in FORMATS:
         fail(f"--format {format!r} is not one of {', '.join(FORMATS)}"
@@ -346,8 +308,6 @@ def report_table(
 def install_modules_command() -> None:
     """Register the metric modules with evaluate as `blindspot/<name>`, so that
     `evaluate.load("blindspot/rouge")` finds ours offline (canonical names are left alone)."""
-    from blindspot.evaluate_modules import install_modules, load_name
-
     written = install_modules()
     console.print(f"registered {len(written)} metric modules: "
                   + ", ".join(load_name(p.stem) for p in written))

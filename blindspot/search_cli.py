@@ -3,7 +3,8 @@
 
 The command is a plain function with ``typer`` defaults, so that ``blindspot/cli.py`` registers
 it with ``app.command("search")(search)``; it runs the ``search`` protocol as ``blindspot run
---protocol search`` does (same request, errors, summary and report line).
+--protocol search`` does, through the same :func:`blindspot.cli_protocol.run_job` (same request,
+errors, summary and report line).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import typer
 
 from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
                                    SOURCE_COLUMN)
+from blindspot.cli_protocol import run_job, seeds_option
 
 
 def search(
@@ -52,13 +54,11 @@ def search(
 ) -> None:
     """Greedy adversarial search: perturb each gold text word by word, keeping the edits the
     metric penalises least, until the noise ratio; a panel of other metrics judges the result."""
-    from blindspot.cli import _parse_seeds, _run_job  # the one path of every protocol command
-
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
     options = {"noise_ratio": noise_ratio, "panel": panel, "mlm": mlm,
                "embedding_model": embedding_model or None, "k": k, "max_calls": max_calls,
                "max_seconds": max_seconds, "seed": seed, "limit": limit,
                "generalise": generalise, "top_patterns": top_patterns}
-    _run_job("search", out, data=[data], metrics=metric, task=task, seeds=_parse_seeds(seeds),
+    run_job("search", out, data=[data], metrics=metric, task=task, seeds=seeds_option(seeds),
              columns=columns, options=options)

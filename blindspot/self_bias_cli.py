@@ -10,29 +10,19 @@ it with ``app.command("self-bias")(self_bias)``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from blindspot.exit_codes import fail
+from blindspot.io import read_table
 
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
 EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
                    ".output, @model and =base_system are optional; e.g. gpt_ppl@smollm2=smollm2 "
                    "is metric gpt_ppl with option model=smollm2, whose base model is the "
                    "generator system 'smollm2'; ter ranks lowest first")
-
-
-def write_outputs(result: dict, table: str, out: Path) -> list[Path]:
-    """``out/self_bias.json`` (the result) and ``out/self_bias.md`` (the table)."""
-    out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / "self_bias.json", out / "self_bias.md"
-    json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                         encoding="utf-8")
-    md_path.write_text(table, encoding="utf-8")
-    return [json_path, md_path]
 
 
 def self_bias(
@@ -51,9 +41,8 @@ def self_bias(
 ) -> None:
     """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
     base model flagged (⚑) when it ranks first."""
-    from blindspot.io import read_table
-    from blindspot.protocols.self_bias import (format_matrix, group_rows, matrix_for_systems,
-                                               parse_evaluators)
+    from blindspot.protocols.self_bias import (  # scipy and the scoring layer: heavy
+        format_matrix, group_rows, matrix_for_systems, parse_evaluators, write_outputs)
 
     try:
         specs = parse_evaluators(evaluators)
@@ -65,5 +54,5 @@ def self_bias(
     table = format_matrix(result)
     typer.echo(table)
     if out is not None:
-        for path in write_outputs(result, table, out):
+        for path in write_outputs(result, out):
             typer.echo(f"wrote {path}", err=True)

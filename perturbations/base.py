@@ -18,20 +18,21 @@ from typing import Any, ClassVar
 
 from blindspot.noise import noise_ratio
 from blindspot.parsing import ParsedText, get_parser
+from blindspot.registry import Registry, snake
 from blindspot.seeding import row_rng, text_row_id
 from blindspot.suggest import did_you_mean
 
 Level = float | int | str
 
-#: Tasks and their datasets in the blind-spots paper; levels are given per task.
-TASKS: dict[str, str] = {
-    "summarization": "CNN/DailyMail with 10 extra references",
-    "translation": "WMT21 de-en, sentence level",
-    "translation_paragraph": "TED-MT zh-en, paragraph level (about 7 sentences)",
-    "open_ended": "WikiText-103 paragraphs (about 256 tokens)",
-}
-TASK_ALIASES = {"sum": "summarization", "wmt": "translation", "mt": "translation",
-                "ted": "translation_paragraph", "wiki": "open_ended", "open-ended": "open_ended"}
+#: Tasks and their datasets in the blind-spots paper (aliases: short names); levels are given per
+#: test and task.
+TASKS: Registry[str] = Registry("task", normalise=snake)
+TASKS.register("summarization", "CNN/DailyMail with 10 extra references", aliases=("sum",))
+TASKS.register("translation", "WMT21 de-en, sentence level", aliases=("wmt", "mt"))
+TASKS.register("translation_paragraph", "TED-MT zh-en, paragraph level (about 7 sentences)",
+               aliases=("ted",))
+TASKS.register("open_ended", "WikiText-103 paragraphs (about 256 tokens)",
+               aliases=("wiki", "open-ended"))
 
 OUTPUT_COLUMNS = ("perturbed", "applied", "noise_ratio", "perturbation", "level", "seed")
 #: Unicode blocks of the scripts written without spaces between words: whitespace cannot cut
@@ -50,11 +51,7 @@ _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
 def canonical_task(task: str) -> str:
     """The canonical task name; a clear error lists the valid ones."""
-    key = TASK_ALIASES.get(task.lower(), task.lower())
-    if key not in TASKS:
-        raise ValueError(f"unknown task {task!r}; choose one of {sorted(TASKS)}"
-                         f"{did_you_mean(task, [*TASKS, *TASK_ALIASES])}")
-    return key
+    return TASKS.canonical(task)
 
 
 def level_str(level: Level) -> str:
@@ -381,34 +378,22 @@ class MapFunction:
 
 # -- the registry ----------------------------------------------------------------------------------
 
-REGISTRY: dict[str, type[Perturbation]] = {}
-_ALIASES: dict[str, str] = {}
-
-
-def _normal(name: str) -> str:
-    return name.strip().lower().replace("-", "_").replace(" ", "_")
+#: every test by name (aliases: the papers' names of it); filled by :mod:`blindspot.catalog`
+REGISTRY: Registry[type[Perturbation]] = Registry("test", normalise=snake)
 
 
 def register(cls: type[Perturbation]) -> type[Perturbation]:
     """Class decorator: add a perturbation to the catalogue under its name and aliases."""
-    REGISTRY[cls.name] = cls
-    for alias in (cls.name, *cls.aliases):
-        _ALIASES[_normal(alias)] = cls.name
-    return cls
+    return REGISTRY.register(cls.name, cls, aliases=cls.aliases)
 
 
 def canonical_name(name: str, suites: Sequence[str] = ()) -> str:
     """The canonical name of a test or alias; a clear error lists the valid names (and the
     ``suites``, where a suite name would also do)."""
-    key = _ALIASES.get(_normal(name))
-    if key is None:
-        also = f"; suites: {', '.join(suites)}" if suites else ""
-        raise ValueError(f"unknown test {name!r}; valid tests: {', '.join(sorted(REGISTRY))}"
-                         f"{also}{did_you_mean(name, [*suites, *REGISTRY, *_ALIASES])}")
-    return key
+    return REGISTRY.canonical(name, others=suites,
+                              note=f"; suites: {', '.join(suites)}" if suites else "")
 
 
 def get_perturbation(name: str, **resources: Any) -> Perturbation:
     """An instance of the test ``name`` (canonical or alias) with its resources."""
-    return REGISTRY[canonical_name(name)](**resources)
-
+    return REGISTRY.get(name)(**resources)

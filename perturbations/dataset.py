@@ -18,6 +18,7 @@ import datasets
 import pyarrow as pa
 from datasets.table import InMemoryTable
 
+from blindspot import defaults
 from blindspot.forking import check_num_proc, single_thread_after_fork, worker_context
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations.base import (
@@ -36,7 +37,7 @@ from blindspot.seeding import parse_seeds
 from blindspot.suggest import did_you_mean
 from blindspot.text_columns import check_text_column
 
-DEFAULT_SEEDS = (1, 2, 3, 4, 5)
+DEFAULT_SEEDS = defaults.SEEDS
 
 
 def _check_columns(column_names: Sequence[str], column: str, source_column: str | None) -> None:

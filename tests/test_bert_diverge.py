@@ -177,7 +177,7 @@ def test_same_output_in_forked_map_workers(diverge, tiny_mlm: str) -> None:
     """``Dataset.map(num_proc=2)`` forks after the parent used torch; the workers must not hang."""
     import datasets
 
-    from blindspot.perturbations import perturb_dataset
+    from blindspot.perturbations.dataset import perturb_dataset
 
     diverge.apply(TEXTS[0], 0.1)  # the parent has run the model before it forks
     ds = datasets.Dataset.from_dict({"id": [1, 2, 3, 4], "gold": TEXTS + [TEXTS[0]]})

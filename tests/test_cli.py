@@ -149,7 +149,7 @@ def test_run_writes_a_report_with_column_mapping(tmp_path: Path) -> None:
     (["--metrics", "rouge", "--option", "rouge.measure=\"area\""], "measure must be one of"),
     (["--metrics", "rouge", "--data", "no-such-org/no-such-set"],
      "could not load 'no-such-org/no-such-set' from the Hugging Face Hub"),
-    (["--metrics", "rouge", "--protocol", "ranking"], "unknown protocol 'ranking'; choose one of"),
+    (["--metrics", "rouge", "--protocol", "ranking"], "unknown protocol 'ranking'; valid protocols: "),
     (["--metrics", "rouge", "--protocol-option", "tolerance"], "must look like key=value"),
     (["--metrics", "rouge", "--protocol-option", "tolerence=0.1"],
      "'tolerence' is not an option of the rank protocol; valid options: actors, address, batch_size,"),

@@ -9,8 +9,8 @@ from engine_support import all_levels, build_tiny_mlm, cnndm_rows, first_level, 
 
 from blindspot.noise import noise_ratio
 from blindspot.parsing import get_parser
-from blindspot.perturbations import OUTPUT_COLUMNS, REGISTRY, get_perturbation, perturb_dataset, run_suite
-from blindspot.perturbations.dataset import build_perturbation
+from blindspot.perturbations import OUTPUT_COLUMNS, REGISTRY, get_perturbation
+from blindspot.perturbations.dataset import build_perturbation, perturb_dataset, run_suite
 
 NAMES = sorted(REGISTRY)
 

@@ -14,18 +14,18 @@ from conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from blindspot.cli import app
-from blindspot.noise import noise_ratio
-from blindspot.perturbations import canonical_name, get_perturbation, suite_tests
-from blindspot.perturbations.phrase_repetition import phrase_length, repeat_final_phrase
-from blindspot.perturbations.token_drop import drop_words
-from blindspot.perturbations.word_swap import pair_count, swap_candidates
-from blindspot.protocols.expectations import (
+from blindspot.expectations import (
     applied_drops,
     check_expectations,
     decreasing_with_intensity,
     det_drop_hurts_least,
     negation_drops_sharply,
 )
+from blindspot.noise import noise_ratio
+from blindspot.perturbations import canonical_name, get_perturbation, suite_tests
+from blindspot.perturbations.phrase_repetition import phrase_length, repeat_final_phrase
+from blindspot.perturbations.token_drop import drop_words
+from blindspot.perturbations.word_swap import pair_count, swap_candidates
 from blindspot.runner.judge import Cell
 from blindspot.seeding import row_rng
 

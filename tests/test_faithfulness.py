@@ -20,7 +20,8 @@ import pytest
 from engine_support import cnndm_rows
 from rouge_score import rouge_scorer
 
-from blindspot.perturbations import REGISTRY, run_suite
+from blindspot.perturbations import REGISTRY
+from blindspot.perturbations.dataset import run_suite
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "faithfulness_rouge.py"
 SEEDS = [1, 2]

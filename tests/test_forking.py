@@ -59,17 +59,17 @@ class _Boom(Perturbation):
 
 
 @pytest.mark.parametrize("chunked", [False, True])
-def test_an_error_in_a_worker_reaches_the_caller(monkeypatch: pytest.MonkeyPatch,
-                                                 chunked: bool) -> None:
+def test_an_error_in_a_worker_reaches_the_caller(chunked: bool) -> None:
     import datasets
 
-    from blindspot.perturbations import base
     from blindspot.perturbations.dataset import SuiteJob, perturb_in_order, prepare_suite
 
-    monkeypatch.setitem(REGISTRY, "boom", _Boom)
-    monkeypatch.setitem(base._ALIASES, "boom", "boom")
-    ds = datasets.Dataset.from_dict({"id": [1, 2, 3], "gold": ["a b.", "explode", "c d."]})
-    job = prepare_suite(ds, "boom,truncation", "summarization", seeds=[1, 2])
-    run = perturb_in_order if chunked else perturb_local
-    with pytest.raises(RuntimeError, match="boom on row 'explode'"):
-        list(run(SuiteJob(job.plan, job.state), 2))
+    REGISTRY.register("boom", _Boom)
+    try:
+        ds = datasets.Dataset.from_dict({"id": [1, 2, 3], "gold": ["a b.", "explode", "c d."]})
+        job = prepare_suite(ds, "boom,truncation", "summarization", seeds=[1, 2])
+        run = perturb_in_order if chunked else perturb_local
+        with pytest.raises(RuntimeError, match="boom on row 'explode'"):
+            list(run(SuiteJob(job.plan, job.state), 2))
+    finally:
+        REGISTRY.unregister("boom")

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from blindspot.cli import app
 from blindspot.demo import read_demo
 from blindspot.exit_codes import ExitCode, FailOn, failed_tests, gate, run_exit_code
-from blindspot.runner.run import module_view
+from blindspot.protocols.rank import module_view
 
 EXIT_OK, EXIT_ERRORS, EXIT_FAILED = ExitCode.JUDGED, ExitCode.TESTS_IN_ERROR, ExitCode.TESTS_FAILED
 

@@ -13,8 +13,9 @@ import pytest
 from conftest import SHARED_DATA
 
 from blindspot.noise import noise_ratio
-from blindspot.perturbations import REGISTRY, get_perturbation, perturb_dataset, suite_tests
+from blindspot.perturbations import REGISTRY, get_perturbation, suite_tests
 from blindspot.perturbations._word_lists import word_list
+from blindspot.perturbations.dataset import perturb_dataset
 from blindspot.perturbations.name_error import checklist_names, gender_of_first_name
 from blindspot.perturbations.verb_switching import inflect
 

@@ -152,17 +152,19 @@ def test_evaluate_module_matches_judge_curve(monkeypatch: pytest.MonkeyPatch) ->
     assert out["trunc"]["per_sample"][2]["fraction_noised_ge_gold"] == 1.0
 
 
-def test_evaluate_module_counts_nan_and_checks_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_evaluate_module_errors_on_nan_and_checks_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     module = evaluate.load("metrics/blindspot_accuracy")
-    out = module.compute(predictions=[0.5, math.nan], references=[1.0, 1.0], tests=["t", "t"],
-                         levels=[1, 1], noise_ratios=[0.1, 0.1], seeds=[0, 0])
-    assert out["t"]["passed"] is True
-    assert out["t"]["points"][1]["n_nan_rows"] == 1
-    assert out["t"]["per_sample"][1]["n_nan"] == 1
+    out = module.compute(predictions=[0.5, 0.4, 0.5, math.nan], references=[1.0] * 4,
+                         tests=["u", "u", "t", "t"], levels=[1] * 4, noise_ratios=[0.1] * 4,
+                         seeds=[0] * 4)
+    assert out["u"]["status"] == "pass" and out["u"]["points"][1]["n_nan_rows"] == 0
+    assert out["t"]["passed"] is None and out["t"]["status"] == "error"
+    assert out["t"]["error"] == ("level 1, seed 0: the metric returned NaN on 1 of 2 rows "
+                                 "(ids 3)")  # named by its position in predictions
     only_nan = module.compute(predictions=[math.nan], references=[1.0], tests=["t"], levels=[1],
                               noise_ratios=[0.1], seeds=[0])
-    assert only_nan["t"]["passed"] is None
+    assert only_nan["t"]["passed"] is None and only_nan["t"]["status"] == "error"
     with pytest.raises(ValueError, match="seeds"):
         module.compute(predictions=[0.5], references=[1.0], tests=["t"], levels=[1],
                        noise_ratios=[0.1])
@@ -173,7 +175,7 @@ def test_blocked_bootstrap_draws_the_numbers_of_one_draw(n: int, monkeypatch) ->
     """Drawing the resamples a few at a time (bounded memory) changes no bit of the interval."""
     import numpy as np
 
-    from blindspot.protocols import rank
+    from blindspot import judging as rank
 
     diffs = np.random.default_rng(5).normal(size=n)
     rng = np.random.default_rng(0)

@@ -305,13 +305,20 @@ def cli_app() -> typer.Typer:
     return app
 
 
-def test_cli_writes_json_and_markdown(tmp_path: Path) -> None:
-    data = tmp_path / "outputs.jsonl"
+def two_systems(folder: Path) -> Path:
+    """A jsonl table of two systems (column ``gen``): the human texts and their words reversed,
+    each with its human text as reference (``ref``)."""
+    data = folder / "outputs.jsonl"
     systems = {"human": HUMAN, "reversed": [" ".join(h.split()[::-1]) for h in HUMAN]}
     with open(data, "w", encoding="utf-8") as fh:
         for system, texts in systems.items():
             for text, ref in zip(texts, HUMAN, strict=True):
                 fh.write(json.dumps({"gen": system, "text": text, "ref": ref}) + "\n")
+    return data
+
+
+def test_cli_writes_json_and_markdown(tmp_path: Path) -> None:
+    data = two_systems(tmp_path)
     args = ["self-bias", str(data), "-e", "gpt_ppl@smollm2=human,ter=human",
             "--system-column", "gen", "--hypothesis-column", "text", "--references-column", "ref",
             "--out", str(tmp_path / "out")]
@@ -337,3 +344,26 @@ def test_cli_errors_exit_2_with_the_message(tmp_path: Path, extra: list[str], me
     result = CliRunner().invoke(cli_app(), ["self-bias", str(data), *extra])
     assert result.exit_code == 1
     assert message in result.output
+
+
+def test_the_protocol_route_gives_the_commands_matrix(tmp_path: Path) -> None:
+    """``blindspot run --protocol self-bias`` (the registered protocol) writes the same result
+    as ``blindspot self-bias``, as results.json and report.md."""
+    from blindspot.cli import app as blindspot_app
+
+    data = two_systems(tmp_path)
+    command = CliRunner().invoke(cli_app(), [
+        "self-bias", str(data), "-e", "chrf=human,ter=reversed", "--system-column", "gen",
+        "--hypothesis-column", "text", "--references-column", "ref",
+        "--out", str(tmp_path / "command")])
+    assert command.exit_code == 0, command.output
+    run = CliRunner().invoke(blindspot_app, [
+        "run", "--protocol", "self-bias", "--data", str(data), "--metrics",
+        "chrf=human,ter=reversed", "--protocol-option", "system_column=gen",
+        "--hypothesis-column", "text", "--references-column", "ref",
+        "--out", str(tmp_path / "run")])
+    assert run.exit_code == 0, run.output
+    saved = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
+    assert saved == json.loads((tmp_path / "command" / "self_bias.json").read_text("utf-8"))
+    assert saved["flagged"] == ["chrf"]  # chrF ranks the human outputs (= the refs) first
+    assert (tmp_path / "run" / "report.md").read_text("utf-8") == format_matrix(saved)

@@ -278,7 +278,7 @@ def test_rule_perturbation_is_registered_and_deterministic() -> None:
 def test_rule_perturbation_runs_through_datasets_map() -> None:
     import datasets
 
-    from blindspot.perturbations import perturb_dataset
+    from blindspot.perturbations.dataset import perturb_dataset
 
     name = register_rules(rules_from_edits("toy", EDITS, ["pronoun_swap"]), 0.2)
     ds = datasets.Dataset.from_dict({"id": [1, 2], "gold": ["he ran home", "they ran home"]})

@@ -548,11 +548,11 @@ def test_space_entry_point_builds_the_app_without_launching(monkeypatch: pytest.
 
 def test_the_stress_tab_offers_every_protocol_but_search() -> None:
     from blindspot.protocols.registry import PROTOCOLS
-    from blindspot.space.forms import OWN_TABS, stress_protocols
+    from blindspot.space.forms import NOT_IN_SPACE, OWN_TABS, stress_protocols
     from blindspot.space.tabs.stress import test_choices
 
     assert stress_protocols() == ["rank", "correlation", "deviation", "preference"]
-    assert set(stress_protocols()) | set(OWN_TABS) == set(PROTOCOLS)
+    assert set(stress_protocols()) | set(OWN_TABS) | set(NOT_IN_SPACE) == set(PROTOCOLS)
     # the suites of the checklists, the examination paper and MENLI are picked like the others
     assert {"menli", "examination", "checklist"} <= set(test_choices())
 

@@ -12,7 +12,8 @@ from conftest import SHARED_DATA
 
 from blindspot.models import load_tokenizer
 from blindspot.noise import noise_ratio
-from blindspot.perturbations import REGISTRY, Row, get_perturbation, perturb_dataset
+from blindspot.perturbations import REGISTRY, Row, get_perturbation
+from blindspot.perturbations.dataset import perturb_dataset
 from blindspot.perturbations.frequent_ngram import level_numbers, top_ngrams, words
 from blindspot.perturbations.injection import INJECTIONS, pick_other
 from blindspot.perturbations.positioned_error import (

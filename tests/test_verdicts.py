@@ -210,7 +210,7 @@ def _cell(level: str, seed: int, scores: list[float], ratio: float = 0.9) -> Cel
 def test_judge_test_entry_carries_rule_explanation_and_noise() -> None:
     gold = Gold([1, 2, 3, 4], ["a", "b", "c", "d"], scores=[1.0, 2.0, 3.0, 4.0])
     entry = judge_test("copy_source", "targeted", [_cell("-", 1, [1.5, 2.0, 3.0, 4.0])], gold,
-                       SETTINGS, rule="below_gold")
+                       SETTINGS, rule="below_gold").to_dict()
     assert entry["status"] == "fail" and entry["rule"] == "below_gold"
     assert entry["explanation"] == "copy_source scores 5.0% above gold"
     # the rows never drop (+0.5, 0, 0, 0): the interval starts at 0, no straddle
@@ -224,7 +224,7 @@ def test_judge_test_averages_seeds_per_row_for_the_bootstrap() -> None:
     # seeds disagree row by row; their per-row means equal gold on every row: CI [0, 0]
     gold = Gold([1, 2], ["a", "b"], scores=[1.0, 1.0])
     cells = [_cell("0.1", 1, [1.1, 0.9], 0.1), _cell("0.1", 2, [0.9, 1.1], 0.1)]
-    entry = judge_test("copy_source", "targeted", cells, gold, SETTINGS)
+    entry = judge_test("copy_source", "targeted", cells, gold, SETTINGS).to_dict()
     assert entry["rule"] == "monotone_decrease" and entry["status"] == "fail"
     assert (entry["deciding"]["ci_low"], entry["deciding"]["ci_high"]) == (0.0, 0.0)
     assert entry["deciding"]["seeds_spread"] == 0.0

@@ -1,6 +1,3 @@
-"""Meta-evaluation protocols: pure functions that judge a metric's scores on gold vs. noised data
-(see ``shared/spec/PROTOCOLS.md``). No models are loaded here; callers pass scores in."""
-
-from blindspot.protocols.rank import judge_curve, per_sample
-
-__all__ = ["judge_curve", "per_sample"]
+"""Meta-evaluation protocols: what judges a metric's scores on gold vs. noised data (see
+``shared/spec/PROTOCOLS.md``), one module per protocol, found by name in
+:data:`blindspot.protocols.registry.PROTOCOLS`."""

@@ -44,18 +44,44 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+from scipy import stats
+
+from blindspot.protocols.options import OptionSpec
+from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
+                                          ProtocolResult, register_protocol, single_data)
+from blindspot.report import markdown as md
+from blindspot.report.files import atomic_write_text
+from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
+from blindspot.runner.data import load_source
+from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.runner.entries import error_text
+from blindspot.runner.entries import tool as _tool
+from blindspot.runner.scorers import scorer_for, signed_scores
+from blindspot.runner.state import content_key
 from blindspot.suggest import did_you_mean
 
-SCHEMA_VERSION = 1
 COEFFICIENTS = ("kendall", "pearson", "spearman")
 
 
+@dataclass(kw_only=True)
+class CorrelationResult(ProtocolResult):
+    """results.json of a correlation run (layout: the module docstring)."""
+
+    protocol: str = "correlation"
+    config: dict[str, Any]
+    dataset: dict[str, Any]
+    criteria_correlations: dict[str, Any]
+    metrics: dict[str, Any]
+
+
 def _coefficient(name: str) -> Callable[[Sequence[float], Sequence[float]], float]:
-    from scipy import stats
 
     function = {"kendall": stats.kendalltau, "pearson": stats.pearsonr,
                 "spearman": stats.spearmanr}[name]
@@ -120,7 +146,6 @@ def criteria_matrix(rows: Sequence[Mapping[str, Any]], criteria: Sequence[str]
 # -- data -----------------------------------------------------------------------------------------
 
 def _read_rows(source: Any) -> tuple[str, list[dict[str, Any]]]:
-    from blindspot.runner.data import load_source
 
     name, dataset = load_source(source, "summarization")
     return name, dataset.to_list()
@@ -182,7 +207,6 @@ def _pick(rows: list[dict[str, Any]], role: str, given: str | None, names: Seque
 
 def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
             batch_size: int | None, progress: bool) -> list[float]:
-    from blindspot.runner.scorers import scorer_for, signed_scores
 
     scorer = scorer_for(spec, references)
     if scorer.corpus_level:
@@ -197,7 +221,6 @@ def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
 def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[list[str]],
                   criteria: list[str], system: str, settings: Mapping[str, Any],
                   progress: bool) -> dict[str, Any]:
-    from blindspot.runner.run import error_text
 
     entry: dict[str, Any] = {"error": None, "mean_score": None, "criteria": {}}
     try:
@@ -228,11 +251,6 @@ def _nan_to_none(value: Any) -> Any:
 
 def run_correlation(request: Any) -> dict[str, Any]:
     """The correlation protocol's entry in the protocol registry (see the module docstring)."""
-    from blindspot.protocols.registry import single_data
-    from blindspot.runner.metric_spec import resolve_metrics
-    from blindspot.runner.run import _tool
-    from blindspot.runner.state import content_key
-
     options = request.options  # checked by the registry against CORRELATION_OPTIONS
     data = single_data("correlation", request.data)
     specs = resolve_metrics(request.metrics, request.metric_options)
@@ -263,20 +281,20 @@ def run_correlation(request: Any) -> dict[str, Any]:
     batch = options.get("batch_size")
     settings = {"batch_size": int(batch) if batch is not None else None}
     fingerprint = content_key(rows, refs)
-    results: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "protocol": "correlation", "tool": _tool(),
-        "config": {"metrics": [s.as_json() for s in specs], "criteria": criteria,
-                   "reference_columns": ref_columns, "hypothesis_column": hyp,
-                   "coefficients": {"kendall": "tau-b (scipy.stats.kendalltau)",
-                                    "pearson": "scipy.stats.pearsonr",
-                                    "spearman": "scipy.stats.spearmanr"}},
-        "dataset": {"name": name, "rows": len(rows), "documents": len({r["id"] for r in rows}),
-                    "systems": len({r[system] for r in rows}), "fingerprint": fingerprint},
-        "criteria_correlations": _nan_to_none(criteria_matrix(rows, criteria)),
-        "metrics": {s.name: _nan_to_none(_metric_entry(s, rows, hyp, refs, criteria, system,
-                                                       settings, request.progress))
-                    for s in specs},
-    }
+    results = CorrelationResult(
+        tool=_tool(),
+        config={"metrics": [s.as_json() for s in specs], "criteria": criteria,
+                "reference_columns": ref_columns, "hypothesis_column": hyp,
+                "coefficients": {"kendall": "tau-b (scipy.stats.kendalltau)",
+                                 "pearson": "scipy.stats.pearsonr",
+                                 "spearman": "scipy.stats.spearmanr"}},
+        dataset={"name": name, "rows": len(rows), "documents": len({r["id"] for r in rows}),
+                 "systems": len({r[system] for r in rows}), "fingerprint": fingerprint},
+        criteria_correlations=_nan_to_none(criteria_matrix(rows, criteria)),
+        metrics={s.name: _nan_to_none(_metric_entry(s, rows, hyp, refs, criteria, system,
+                                                    settings, request.progress))
+                 for s in specs},
+    ).to_dict()
     if request.out is not None:
         write_correlation_report(results, Path(request.out))
     return results
@@ -288,8 +306,6 @@ CORRELATION_HEADER = ("metric", "criterion", "sys. Kendall", "sys. Pearson", "sy
 
 def correlation_table(results: dict[str, Any]) -> list[str]:
     """Markdown lines: one row per metric x criterion, the three coefficients at both levels."""
-    from blindspot.report.markdown import table
-
     rows = []
     for name, entry in results["metrics"].items():
         if entry["error"]:
@@ -299,16 +315,14 @@ def correlation_table(results: dict[str, Any]) -> list[str]:
             rows.append([name, criterion, *(_fmt(levels[level][c])
                                             for level in ("system", "summary")
                                             for c in COEFFICIENTS)])
-    return table(CORRELATION_HEADER, rows)
+    return md.table(CORRELATION_HEADER, rows)
 
 
 def criteria_table(results: dict[str, Any]) -> list[str]:
     """Markdown lines: Kendall tau-b between the human criteria (over all outputs)."""
-    from blindspot.report.markdown import table
-
     matrix = results["criteria_correlations"]
     names = list(matrix)
-    return table(["Kendall tau-b", *names],
+    return md.table(["Kendall tau-b", *names],
                  [[a, *(_fmt(matrix[a][b]["kendall"]) for b in names)] for a in names])
 
 
@@ -318,9 +332,6 @@ def _fmt(value: Any) -> str:
 
 def write_correlation_report(results: dict[str, Any], out: Path) -> None:
     """results.json and report.md (the correlation table) in ``out``, written atomically."""
-    from blindspot.report.files import atomic_write_text
-    from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
-
     data = results["dataset"]
     text = results_json(results)
     lines = [f"# Correlation with human criteria: `{data['name']}`", "",
@@ -334,37 +345,55 @@ def write_correlation_report(results: dict[str, Any], out: Path) -> None:
     atomic_write_text(out / MARKDOWN_FILE, "\n".join(lines) + "\n")
 
 
-def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot/blindspot").compute(protocol="correlation")`` returns."""
-    view = {name: m["criteria"] for name, m in results["metrics"].items()}
-    out: dict[str, Any] = {"correlations": view, "results": results}
-    if len(view) == 1:
-        (name, only), = view.items()
-        out.update(metric=name, criteria=only)
-    return out
+CORRELATION_OPTIONS = (
+    OptionSpec("references", "path", "file of references joined on id (default: the "
+               "judgment rows' own)", file=True),
+    OptionSpec("reference_columns", "names", "columns holding references",
+               default="gold,references", visitor_safe=True),
+    OptionSpec("criteria", "names", "human criteria to correlate with (default: the expert_* "
+               "columns, else every other numeric column)", visitor_safe=True),
+    OptionSpec("system_column", "text", "the column naming the system", default="system",
+               visitor_safe=True),
+    BATCH_SIZE,
+)
 
 
-def print_summary(results: dict[str, Any], console: Any = None) -> None:
-    """The correlation table on the terminal."""
-    from rich.console import Console
-    from rich.table import Table
+@register_protocol
+class CorrelationProtocol(Protocol):
+    name = "correlation"
+    description = ("correlation with human criteria (Kendall tau-b, Pearson, Spearman) at system "
+                   "and summary level, e.g. SummEval's expert coherence/consistency/fluency/"
+                   "relevance")
+    options = CORRELATION_OPTIONS
 
-    console = console or Console()
-    table = Table(title=f"correlation with human criteria ({results['dataset']['name']}; "
-                        f"Kendall tau-b / Pearson / Spearman)")
-    for column in ("metric", "criterion", "system level", "summary level"):
-        table.add_column(column)
-    for name, entry in results["metrics"].items():
-        if entry["error"]:
-            console.print(f"[bold magenta]metric error[/] {name}: {entry['error']}")
-            continue
-        for criterion, levels in entry["criteria"].items():
-            cells = [" / ".join(_fmt(levels[level][c]) for c in COEFFICIENTS)
-                     for level in ("system", "summary")]
-            table.add_row(name, criterion, *cells)
-    console.print(table)
+    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+        return run_correlation(request)
+
+    def summarise(self, results: dict[str, Any], console: Console) -> None:
+        """The correlation table on the terminal."""
+        table = Table(title=f"correlation with human criteria ({results['dataset']['name']}; "
+                            f"Kendall tau-b / Pearson / Spearman)")
+        for column in ("metric", "criterion", "system level", "summary level"):
+            table.add_column(column)
+        for name, entry in results["metrics"].items():
+            if entry["error"]:
+                console.print(f"[bold magenta]metric error[/] {name}: {entry['error']}")
+                continue
+            for criterion, levels in entry["criteria"].items():
+                cells = [" / ".join(_fmt(levels[level][c]) for c in COEFFICIENTS)
+                         for level in ("system", "summary")]
+                table.add_row(name, criterion, *cells)
+        console.print(table)
+
+    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+        """What ``evaluate.load("blindspot/blindspot").compute(protocol="correlation")`` returns."""
+        view = {name: m["criteria"] for name, m in results["metrics"].items()}
+        out: dict[str, Any] = {"correlations": view, "results": results}
+        if len(view) == 1:
+            (name, only), = view.items()
+            out.update(metric=name, criteria=only)
+        return out
 
 
-__all__ = ["correlations", "criteria_matrix", "module_view", "print_summary", "run_correlation",
-           "summary_level",
-           "system_level"]
+__all__ = ["CORRELATION_OPTIONS", "CorrelationProtocol", "correlations", "criteria_matrix",
+           "run_correlation", "summary_level", "system_level"]

@@ -65,19 +65,43 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from blindspot.checklists import (
     Template, canonical_checklist_task, load_human_scores, templates_for,
 )
+from blindspot.minmax import Range
+from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
+from blindspot.progress import progress_bar
+from blindspot.protocols.options import OptionSpec
+from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
+                                          ProtocolResult, register_protocol, single_data)
+from blindspot.report.deviation import write_deviation_report
+from blindspot.runner.data import load_gold_data
+from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.runner.entries import error_text
+from blindspot.runner.entries import tool as _tool
+from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 
-SCHEMA_VERSION = 1
 NORMALISE = ("auto", "minmax", "none")
+
+
+@dataclass(kw_only=True)
+class DeviationResult(ProtocolResult):
+    """results.json of a deviation run (layout: the module docstring)."""
+
+    protocol: str = "deviation"
+    config: dict[str, Any]
+    dataset: dict[str, Any]
+    templates: list[dict[str, Any]]
+    metrics: dict[str, Any]
 
 
 @dataclass
 class Case:
     """One template's perturbed rows: (row index, seed, perturbed text) of the applied ones."""
-
     template: Template
     rows: list[int] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
@@ -89,7 +113,6 @@ class Case:
 # -- building the cases ---------------------------------------------------------------------------
 
 def _skip_reason(template: Template, resources: Mapping[str, Any], has_source: bool) -> str | None:
-    from blindspot.perturbations.base import REGISTRY, canonical_name
 
     if template.is_control:
         return None
@@ -108,7 +131,6 @@ def _skip_reason(template: Template, resources: Mapping[str, Any], has_source: b
 
 
 def _blindspot_task(task: str) -> str | None:
-    from blindspot.perturbations.base import TASKS
 
     return task if task in TASKS else None
 
@@ -162,8 +184,6 @@ def control_case(template: Template, gold: Any) -> Case:
 def build_cases(templates: Sequence[Template], gold: Any, seeds: Sequence[int],
                 resources: Mapping[str, Any], progress: bool) -> list[Case]:
     """Every template's case (skipped ones carry their reason), with a progress bar."""
-    from blindspot.progress import progress_bar
-
     has_source = gold.columns.get("source") is not None
     cases = []
     for template in progress_bar(templates, desc="perturbing", unit="template", disable=not progress,
@@ -184,8 +204,6 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
                 progress: bool) -> tuple[list[float], dict[int, tuple[list[float], list[float]]]]:
     """Gold scores per row, and per case (by position) its (gold, perturbed) scores per applied
     row, all in one ``score_rows`` call (deduplicated, cached, one progress bar)."""
-    from blindspot.runner.scorers import scorer_for, signed_scores
-
     refs, sources = gold.column("references"), gold.column("source")
     scorer = scorer_for(spec, refs)
     if scorer.corpus_level:
@@ -243,15 +261,13 @@ def normaliser(method: str, spec: Any, values: Sequence[float]) -> dict[str, Any
         if not spec.higher_is_better:
             low, high = -high, -low
         return {"method": "range", "low": low, "high": high}
-    finite = [v for v in values if math.isfinite(v)]
-    low, high = (min(finite), max(finite)) if finite else (0.0, 1.0)
-    return {"method": "minmax", "low": low, "high": high}
+    found = Range.of(values) or Range(0.0, 1.0)
+    return {"method": "minmax", "low": found.low, "high": found.high}
 
 
 def normalise(value: float, norm: Mapping[str, Any]) -> float:
     """``value`` mapped by ``norm`` (a constant metric maps to 0)."""
-    span = norm["high"] - norm["low"]
-    return (value - norm["low"]) / span if span > 0 else 0.0
+    return Range(norm["low"], norm["high"]).scale(value)
 
 
 def deviation(human_score: float, gold: Sequence[float], perturbed: Sequence[float],
@@ -295,8 +311,6 @@ def _template_entry(case: Case, human: Mapping[Any, float], basis: Mapping[Any, 
 def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, float],
                  settings: Mapping[str, Any], progress: bool) -> dict[str, Any]:
     """One metric's deviations over every template (or its error)."""
-    from blindspot.runner.run import error_text
-
     entry: dict[str, Any] = {"metric": spec.metric, "output": spec.output,
                              "higher_is_better": spec.higher_is_better, "error": None,
                              "normalisation": None, "templates": {}}
@@ -323,11 +337,8 @@ def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, fl
 def _settings(options: Mapping[str, Any]) -> dict[str, Any]:
     """The run's settings: the options (checked by the registry against DEVIATION_OPTIONS) over
     their declared defaults."""
-    from blindspot.protocols.registry import get_protocol
-
-    declared = get_protocol("deviation")
-    return {name: options.get(name, declared.option(name).default)
-            for name in ("normalise", "tolerance", "batch_size", "examples")}
+    settings = DeviationProtocol().settings(options)
+    return {name: settings[name] for name in ("normalise", "tolerance", "batch_size", "examples")}
 
 
 def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
@@ -347,11 +358,6 @@ def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
 
 def run_deviation(request: Any) -> dict[str, Any]:
     """The deviation protocol's entry in the protocol registry (see the module docstring)."""
-    from blindspot.protocols.registry import single_data
-    from blindspot.runner.data import load_gold_data
-    from blindspot.runner.metric_spec import resolve_metrics
-    from blindspot.runner.run import _tool
-
     settings = _settings(request.options)
     task = canonical_checklist_task(request.task)
     templates = _chosen_templates(task, request.options)
@@ -364,71 +370,93 @@ def run_deviation(request: Any) -> dict[str, Any]:
     resources = {k: v for k, v in dict(request.resources or {}).items() if v is not None}
     cases = build_cases(templates, gold, seeds, resources, request.progress)
     rows = gold.dataset.num_rows
-    results: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "protocol": "deviation", "tool": _tool(),
-        "config": {"task": task, "criteria": sorted({t.criterion for t in templates}),
-                   "seeds": seeds, "metrics": [s.as_json() for s in specs],
-                   "human_scores": table.origin, "normalise": settings["normalise"],
-                   "tolerance": settings["tolerance"]},
-        "dataset": {"name": gold.name, "rows": rows, "fingerprint": gold.fingerprint(),
-                    "columns": dict(gold.columns)},
-        "templates": [_template_entry(c, human, table.basis, gold, rows, settings["examples"])
-                      for c in cases],
-        "metrics": {s.name: metric_entry(s, gold, cases, human, settings, request.progress)
-                    for s in specs},
-    }
+    results = DeviationResult(
+        tool=_tool(),
+        config={"task": task, "criteria": sorted({t.criterion for t in templates}),
+                "seeds": seeds, "metrics": [s.as_json() for s in specs],
+                "human_scores": table.origin, "normalise": settings["normalise"],
+                "tolerance": settings["tolerance"]},
+        dataset={"name": gold.name, "rows": rows, "fingerprint": gold.fingerprint(),
+                 "columns": dict(gold.columns)},
+        templates=[_template_entry(c, human, table.basis, gold, rows, settings["examples"])
+                   for c in cases],
+        metrics={s.name: metric_entry(s, gold, cases, human, settings, request.progress)
+                 for s in specs},
+    ).to_dict()
     if request.out is not None:
-        from blindspot.report.deviation import write_deviation_report
-
         write_deviation_report(results, Path(request.out))
     return results
 
 
-def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot/blindspot").compute(protocol="deviation")`` returns: per
-    metric, the deviation and verdict of every template, the skipped templates and the full results."""
-    metrics = results["metrics"]
-    view = {name: {"deviations": {t: r["deviation"] for t, r in m["templates"].items()},
-                   "verdicts": {t: r["verdict"] for t, r in m["templates"].items()},
-                   "error": m["error"]} for name, m in metrics.items()}
-    skipped = {f"{t['criterion']}/{t['template']}": t["reason"] for t in results["templates"]
-               if t["status"] == "skipped"}
-    out: dict[str, Any] = {"metrics": view, "skipped": skipped, "results": results}
-    if len(view) == 1:
-        (name, only), = view.items()
-        out.update(metric=name, **only)
-    return out
+DEVIATION_OPTIONS = (
+    OptionSpec("human_scores", "path", "CSV of human scores per template (default: the "
+               "shipped table)", file=True),
+    OptionSpec("criteria", "names", "criteria to check (default: all of the task)",
+               visitor_safe=True),
+    OptionSpec("templates", "names", "template ids to run (default: all of the criteria)",
+               visitor_safe=True),
+    OptionSpec("normalise", "choice", "how metric scores are brought to [0, 1]",
+               default="auto", choices=NORMALISE, visitor_safe=True),
+    OptionSpec("tolerance", "float", "a normalised drop up to this counts as none", default=0.0,
+               minimum=0, visitor_safe=True),
+    BATCH_SIZE,
+    OptionSpec("examples", "int", "examples per template in the report", default=2, minimum=0,
+               maximum=1000, visitor_safe=True),
+)
 
 
-def print_summary(results: dict[str, Any], console: Any = None) -> None:
-    """templates x metrics: the deviation s, coloured by verdict; then skipped templates."""
-    from rich.console import Console
-    from rich.table import Table
+@register_protocol
+class DeviationProtocol(Protocol):
+    name = "deviation"
+    description = ("deviation from human judgement (Sai et al., 2021, Eq. 1): per task, "
+                   "criterion and checklist template, the metric's drop against the humans' drop")
+    options = DEVIATION_OPTIONS
 
-    console = console or Console()
-    styles = {"detected": "green", "kept": "green", "missed": "bold red", "dropped": "bold red"}
-    table = Table(title=f"deviation from humans, {results['config']['task']} "
-                        f"({results['dataset']['rows']} rows; s > 0 metric dropped more)")
-    for column in ("criterion/template", "h(p')"):
-        table.add_column(column)
-    for name in results["metrics"]:
-        table.add_column(name, justify="right")
-    for t in results["templates"]:
-        key = f"{t['criterion']}/{t['template']}"
-        cells = []
-        for m in results["metrics"].values():
-            r = m["templates"].get(key)
-            cells.append("-" if r is None else
-                         f"[{styles[r['verdict']]}]{r['deviation']:+.3f}[/]")
-        table.add_row(key, f"{t['human_score']:.2f}", *cells)
-    console.print(table)
-    for t in results["templates"]:
-        if t["status"] == "skipped":
-            console.print(f"[yellow]skipped[/] {t['criterion']}/{t['template']}: {t['reason']}")
-    for name, m in results["metrics"].items():
-        if m["error"]:
-            console.print(f"[bold magenta]metric error[/] {name}: {m['error']}")
+    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+        return run_deviation(request)
+
+    def summarise(self, results: dict[str, Any], console: Console) -> None:
+        """templates x metrics: the deviation s, coloured by verdict; then skipped templates."""
+        styles = {"detected": "green", "kept": "green", "missed": "bold red", "dropped": "bold red"}
+        table = Table(title=f"deviation from humans, {results['config']['task']} "
+                            f"({results['dataset']['rows']} rows; s > 0 metric dropped more)")
+        for column in ("criterion/template", "h(p')"):
+            table.add_column(column)
+        for name in results["metrics"]:
+            table.add_column(name, justify="right")
+        for t in results["templates"]:
+            key = f"{t['criterion']}/{t['template']}"
+            cells = []
+            for m in results["metrics"].values():
+                r = m["templates"].get(key)
+                cells.append("-" if r is None else
+                             f"[{styles[r['verdict']]}]{r['deviation']:+.3f}[/]")
+            table.add_row(key, f"{t['human_score']:.2f}", *cells)
+        console.print(table)
+        for t in results["templates"]:
+            if t["status"] == "skipped":
+                console.print(f"[yellow]skipped[/] {t['criterion']}/{t['template']}: "
+                              f"{t['reason']}")
+        for name, m in results["metrics"].items():
+            if m["error"]:
+                console.print(f"[bold magenta]metric error[/] {name}: {m['error']}")
+
+    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+        """What ``evaluate.load("blindspot/blindspot").compute(protocol="deviation")`` returns:
+        per metric, the deviation and verdict of every template, the skipped templates and the
+        full results."""
+        metrics = results["metrics"]
+        view = {name: {"deviations": {t: r["deviation"] for t, r in m["templates"].items()},
+                       "verdicts": {t: r["verdict"] for t, r in m["templates"].items()},
+                       "error": m["error"]} for name, m in metrics.items()}
+        skipped = {f"{t['criterion']}/{t['template']}": t["reason"] for t in results["templates"]
+                   if t["status"] == "skipped"}
+        out: dict[str, Any] = {"metrics": view, "skipped": skipped, "results": results}
+        if len(view) == 1:
+            (name, only), = view.items()
+            out.update(metric=name, **only)
+        return out
 
 
-__all__ = ["deviation", "module_view", "normalise", "normaliser", "print_summary",
-           "run_deviation"]
+__all__ = ["DEVIATION_OPTIONS", "DeviationProtocol", "deviation", "normalise",
+           "normaliser", "run_deviation"]

@@ -37,6 +37,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from blindspot.minmax import minmax
+
 #: The 12 error types of MENLI's adversarial sets, as the shipped CSV names them.
 ADEQUACY_TYPES = ("add", "drop", "name", "neg", "num", "pron", "word_JJ", "word_NN", "word_VB")
 FLUENCY_TYPES = ("typo", "jumble", "subject_verb_dis")
@@ -179,18 +181,6 @@ def preference_accuracy(para_scores: Sequence[float], adv_scores: Sequence[float
 
 
 # -- combination with another metric -------------------------------------------------------------
-
-
-def minmax(values: Sequence[float]) -> list[float]:
-    """``(v - min) / (max - min)`` over ``values`` (NaN ignored for the range and kept as NaN);
-    all 0.0 when the range is 0."""
-    finite = [float(v) for v in values if not math.isnan(_float(v))]
-    if not finite:
-        return [math.nan] * len(values)
-    low, high = min(finite), max(finite)
-    span = high - low
-    return [math.nan if math.isnan(_float(v)) else ((float(v) - low) / span if span else 0.0)
-            for v in values]
 
 
 def combine(other: Sequence[float], metric: Sequence[float], weight: float) -> list[float]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.protocols.preference import ERROR_TYPES, Mode
+from blindspot.io import quiet_datasets, read_table, table_format  # LIFTED
 
 #: Every column of a MENLI-style set, in the shipped file's order.
 MENLI_COLUMNS = ("error", "id", "source", "ref", "r", "hyp_para", "hyp_adv_based", "hyp_adv_free")
@@ -31,7 +32,6 @@ def _read(source: str | Path) -> Any:
     """A file as a Dataset; CSV without pandas' missing-value guessing."""
     import datasets
 
-    from blindspot.io import quiet_datasets, read_table, table_format
 
     path = Path(source)
     if table_format(path) != "csv":

@@ -56,11 +56,16 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
+from rich.console import Console
+from rich.table import Table
 
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
-from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
+from blindspot.report import html
 from blindspot.report import markdown as md
+from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
+from blindspot.report.plots import render_png
 from blindspot.report.views import MISSING, number, shorten
+from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
 
 SUMMARY_ROWS = ("mean", "adequacy", "fluency", "kendall_like")
 PLOT_FOLDER = "plots"
@@ -191,8 +196,6 @@ def build_figure(name: str, data: Mapping[str, Any]) -> Figure:
 
 def write_plots(results: Mapping[str, Any], folder: Path) -> dict[str, str]:
     """One PNG per set under ``folder/plots``; returns set name -> relative path."""
-    from blindspot.report.plots import render_png
-
     names: dict[str, str] = {}
     for index, (name, data) in enumerate(results["datasets"].items()):
         relative = f"{PLOT_FOLDER}/{index + 1:02d}-{slugify(name)}.png"
@@ -205,8 +208,6 @@ def write_plots(results: Mapping[str, Any], folder: Path) -> dict[str, str]:
 
 def render_html(results: Mapping[str, Any], plots: Mapping[str, str], base: Path) -> str:
     """One self-contained page: the same tables, the plots embedded."""
-    from blindspot.report import html
-
     sections = []
     for name, data in results["datasets"].items():
         image = (f'<p><img alt="{html.esc(name)}" src="{html.data_uri(base / plots[name])}"></p>'
@@ -226,8 +227,6 @@ def render_html(results: Mapping[str, Any], plots: Mapping[str, str], base: Path
 
 def write_preference_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
     """Write results.json, report.md, the plots and report.html into ``out``."""
-    from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
-
     out = Path(out)
     text = results_json(results)  # raises on NaN before anything is written
     out.mkdir(parents=True, exist_ok=True)
@@ -241,9 +240,6 @@ def write_preference_report(results: dict[str, Any], out: Path) -> dict[str, Pat
 
 def print_summary(results: dict[str, Any], console: Any = None) -> None:
     """The terminal view: per set, the accuracy table and the counts."""
-    from rich.console import Console
-    from rich.table import Table
-
     console = console or Console()
     for line in config_lines(results):
         console.print(line)

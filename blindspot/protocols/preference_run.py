@@ -30,32 +30,104 @@ type and metric, those with the largest margin for the attack first, default 1);
 
 from __future__ import annotations
 
+import json
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
+from blindspot.progress import progress_bar
+from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.preference import (
-    ADEQUACY_TYPES, ERROR_TYPES, FLUENCY_TYPES, Mode, check_error_types, combine_pairs, get_mode,
-    preference_accuracy,
+    ADEQUACY_TYPES, ERROR_TYPES, FLUENCY_TYPES, MODES, Mode, check_error_types, combine_pairs,
+    get_mode, preference_accuracy,
 )
 from blindspot.protocols.preference_data import (
-    FIXED_COLUMNS, check_columns, dataset_name, load_preference_set,
+    FIXED_COLUMNS, check_columns, dataset_name, load_preference_set, row_ids,
 )
-from blindspot.runner.scorers import scorer_for
+from blindspot.protocols.preference_report import print_summary, write_preference_report
+from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest, ProtocolResult,
+                                          register_protocol)
+from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.runner.entries import error_text
+from blindspot.runner.entries import tool as _tool
+from blindspot.runner.scorers import scorer_for, signed_scores
+from blindspot.runner.state import content_key
 
 PROTOCOL = "preference"
-SCHEMA_VERSION = 1
+
+
+@dataclass(kw_only=True)
+class PreferenceResult(ProtocolResult):
+    """results.json of a preference run (layout: :mod:`blindspot.protocols.preference_report`):
+    the run's config and, per MENLI-style set, its metrics' figures."""
+
+    protocol: str = PROTOCOL
+    config: dict[str, Any]
+    datasets: dict[str, Any] = field(default_factory=dict)
 
 
 # -- options ---------------------------------------------------------------------------------------
 
+PREFERENCE_OPTIONS = (
+    OptionSpec("mode", "choice", "the anchor the candidates are compared with",
+               default="ref-based", visitor_safe=True,
+               choices=(*MODES, *(m.replace("-", "_") for m in MODES))),
+    OptionSpec("fixed", "bool", "read the *_fixed columns", default=False, visitor_safe=True),
+    OptionSpec("error_types", "names", "error types to judge (default: all present)",
+               choices=tuple(ERROR_TYPES), visitor_safe=True),
+    OptionSpec("combine_with", "metric", "a metric N reported as w * minmax(N) + "
+               "(1 - w) * minmax(M) beside each metric M", visitor_safe=True),
+    OptionSpec("weight", "float", "w of combine_with (MENLI's best MT weight)", default=0.2,
+               minimum=0, maximum=1, visitor_safe=True),
+    OptionSpec("examples", "int", "failed pairs kept per error type and metric", default=1,
+               minimum=0, maximum=1000, visitor_safe=True),
+    BATCH_SIZE,
+)
+
+
+@register_protocol
+class PreferenceProtocol(Protocol):
+    name = PROTOCOL
+    description = ("preference accuracy (Chen and Eger, 2023, MENLI): the metric must score the "
+                   "paraphrase strictly above the adversarial candidate, per error type")
+    options = PREFERENCE_OPTIONS
+
+    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+        """:func:`run_preference` on the request."""
+        return run_preference(request.data, request.metrics, out=request.out,
+                              metric_options=request.metric_options, progress=request.progress,
+                              **request.options)
+
+    def summarise(self, results: dict[str, Any], console: Console) -> None:
+        print_summary(results, console)
+
+    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+        """What ``evaluate.load("blindspot/blindspot").compute(protocol="preference")`` returns:
+        the first metric's figures, the combined entries beside it, and the whole results."""
+        dataset = next(iter(results["datasets"].values()))
+        entries = dataset["metrics"]
+        # the module's one metric; a combine_with metric it did not name was put first
+        name = [n for n, e in entries.items() if e["combination"] is None][-1]
+        entry = entries[name]
+        keys = ("mean", "adequacy", "fluency", "kendall_like", "n", "hits", "ties", "n_nan",
+                "error")
+        return {"metric": name, "mode": results["config"]["mode"],
+                "accuracy": {t: e["accuracy"] for t, e in entry["per_type"].items()},
+                **{k: entry[k] for k in keys}, "per_type": entry["per_type"],
+                "combined": {n: {k: e[k] for k in keys} for n, e in entries.items()
+                             if e["combination"] is not None},
+                "results": results}
+
+
 def parse_options(options: dict[str, Any]) -> dict[str, Any]:
     """The protocol's settings from ``--protocol-option`` values, checked against the declared
     ``PREFERENCE_OPTIONS`` (:mod:`blindspot.protocols.registry`), with their defaults."""
-    from blindspot.protocols.registry import get_protocol
-
-    declared = get_protocol(PROTOCOL)
+    declared = PreferenceProtocol()
     options = declared.check_options(options)
-    settings = {s.name: options.get(s.name, s.default) for s in declared.options}
+    settings = declared.settings(options)
     mode = get_mode(settings["mode"])
     fixed = settings["fixed"]
     if fixed and mode.name == "ref-free":
@@ -93,8 +165,6 @@ def anchor_inputs(scorer: Any, mode: Mode, dataset: Any) -> dict[str, list[str] 
 def score_pairs(scorer: Any, spec: Any, mode: Mode, dataset: Any, batch_size: int | None,
                 progress: bool) -> tuple[list[float], list[float]]:
     """(paraphrase scores, adversarial scores) of every row, higher = better."""
-    from blindspot.runner.scorers import signed_scores
-
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} is corpus-level: it has no per-row score to "
                          f"compare two candidates with")
@@ -111,8 +181,6 @@ def score_pairs(scorer: Any, spec: Any, mode: Mode, dataset: Any, batch_size: in
 
 def _scorer_config(scorer: Any | None) -> dict[str, Any] | None:
     """Every setting the scorer ran with, defaults included (ROUGE's ``use_stemmer``...)."""
-    import json
-
     if scorer is None:
         return None
     return json.loads(json.dumps(scorer.config, sort_keys=True, default=str))
@@ -163,9 +231,7 @@ def worst_examples(dataset: Any, mode: Mode, para: list[float], adv: list[float]
                    k: int) -> dict[str, list[dict[str, Any]]]:
     """Per error type, the ``k`` failed pairs (misses and ties) where the attack beat the
     paraphrase by most, ties in row order; pairs with a NaN score are not examples."""
-    import math
 
-    from blindspot.protocols.preference_data import row_ids
 
     if k == 0:
         return {}
@@ -186,7 +252,6 @@ def worst_examples(dataset: Any, mode: Mode, para: list[float], adv: list[float]
 
 
 def _fingerprint(dataset: Any, mode: Mode) -> str:
-    from blindspot.runner.state import content_key
 
     used = [c for c in ("id", *mode.columns) if c in dataset.column_names]
     return content_key(used, dataset.select_columns(used).to_dict())
@@ -210,8 +275,7 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
                 progress: bool) -> dict[str, Any]:
     """One set's entry: every metric's figures (and the combinations); ``dataset`` has passed
     :func:`check_columns` (:func:`run_preference` checks every set before any scoring)."""
-    from blindspot.progress import progress_bar
-    from blindspot.runner.run import error_text
+
 
     mode: Mode = settings["mode"]
     rows = dataset.num_rows
@@ -265,8 +329,6 @@ def _as_sources(data: Any) -> list[Any]:
 
 def _specs(metrics: Any, metric_options: Any, combine_with: str | None) -> tuple[list[Any], Any]:
     """The metric specs, with the combination's metric N added (scored once) when not given."""
-    from blindspot.runner.metric_spec import resolve_metrics
-
     specs = resolve_metrics(metrics, metric_options)
     if combine_with is None:
         return specs, None
@@ -288,50 +350,21 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     ``options`` are the protocol options (module docstring). Returns the results dict
     (layout: :mod:`blindspot.protocols.preference_report`).
     """
-    from blindspot.runner.run import _tool
-
     settings = parse_options(options)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])
     sets = [(dataset_name(d), load_preference_set(d, settings["fixed"])) for d in
             _as_sources(data)]
     for _, dataset in sets:  # every set is checked before any scoring
         check_columns(dataset, settings["mode"])
-    results: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "protocol": PROTOCOL,
-                               "tool": _tool(), "config": _config(settings, specs, other),
-                               "datasets": {}}
+    found = PreferenceResult(tool=_tool(), config=_config(settings, specs, other))
     for index, (name, dataset) in enumerate(sets):
-        key = name if name not in results["datasets"] else f"{name}#{index + 1}"
-        results["datasets"][key] = run_dataset(dataset, specs, settings, other, progress)
+        key = name if name not in found.datasets else f"{name}#{index + 1}"
+        found.datasets[key] = run_dataset(dataset, specs, settings, other, progress)
+    results = found.to_dict()
     if out is not None:
-        from blindspot.protocols.preference_report import write_preference_report
-
         write_preference_report(results, Path(out))
     return results
 
 
-def run_request(request: Any) -> dict[str, Any]:
-    """The registry's entry point: :func:`run_preference` on a ``ProtocolRequest``."""
-    return run_preference(request.data, request.metrics, out=request.out,
-                          metric_options=request.metric_options, progress=request.progress,
-                          **request.options)
-
-
-def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot/blindspot").compute(protocol="preference")`` returns: the
-    first metric's figures, the combined entries beside it, and the whole results."""
-    dataset = next(iter(results["datasets"].values()))
-    entries = dataset["metrics"]
-    # the module's one metric; a combine_with metric it did not name was put first
-    name = [n for n, e in entries.items() if e["combination"] is None][-1]
-    entry = entries[name]
-    keys = ("mean", "adequacy", "fluency", "kendall_like", "n", "hits", "ties", "n_nan", "error")
-    return {"metric": name, "mode": results["config"]["mode"],
-            "accuracy": {t: e["accuracy"] for t, e in entry["per_type"].items()},
-            **{k: entry[k] for k in keys}, "per_type": entry["per_type"],
-            "combined": {n: {k: e[k] for k in keys} for n, e in entries.items()
-                         if e["combination"] is not None},
-            "results": results}
-
-
-__all__ = ["anchor_inputs", "combination_name", "module_view",
-           "parse_options", "run_preference", "run_request", "score_pairs"]
+__all__ = ["PREFERENCE_OPTIONS", "PreferenceProtocol", "anchor_inputs", "combination_name",
+           "parse_options", "run_preference", "score_pairs"]

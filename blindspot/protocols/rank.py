@@ -1,454 +1,92 @@
-"""Rank and monotonicity protocol (PROTOCOLS.md §1) and the per-sample view (§4).
+"""The rank and monotonicity protocol (PROTOCOLS.md §1): ``blindspot run``'s default protocol.
 
-A test is judged by the verdict rule its perturbation declares (``verdict_rule``, a name in
-:data:`RULES`):
-
-- ``monotone_decrease`` (the default, the curves of the fluency and consistency tests): a metric
-  passes only when its score strictly decreases as the noise ratio grows, gold (noise ratio 0)
-  first, judging the points below the noise cap.
-- ``below_gold`` (copy-source, injection, repetition, frequent n-gram): every level must score
-  below gold, whatever its noise ratio ("a metric fails a test when the noised set is not scored
-  below the gold set", blind-spots paper App. D, §5.2, App. E, §5.3).
-- ``per_position_drop`` (positioned error, §5.1): an error at every position must cost a
-  significant drop -- below gold beyond the noise (the seeds' spread and the rows' bootstrap
-  interval); MAUVE-GPT2 fails because an error at the start costs no significant drop.
-
-Every verdict names the comparison that decided it (``explanation``); a fail says whether it is
-``within_noise``: every failing comparison lies inside the seeds' spread or its paired bootstrap
-interval over rows contains 0 (more exactly: holds both a drop beyond the tolerance and no such
-drop), so more rows or seeds could change it. Scores that are NaN are
-excluded and counted, because a NaN compares False with everything and would otherwise let a
-broken metric pass silently.
+Its declared options are :data:`RANK_OPTIONS`; its run is
+:func:`blindspot.runner.run.run_blindspot` (perturb, score, judge, report) and its judge is :mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view,
+the NaN policy), which this module re-exports for the code that names the protocol.
 """
 
 from __future__ import annotations
 
-import math
-from collections import defaultdict
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from scipy import stats
-
-TOLERANCE = 1e-5  # the reference tolerance of the blind-spots paper
-NOISE_CAP = 0.6  # only points below this noise ratio are judged (the paper's plots)
-DEFAULT_RULE = "monotone_decrease"  # the verdict rule of a test that names none
-N_BOOT = 1000  # resamples of every bootstrap interval
-GOLD = "gold"  # the gold point's level
-
-Point = tuple[Any, float, Sequence[float]]
-
-
-def _finite(values: Sequence[float]) -> tuple[list[float], int]:
-    """The finite values and how many NaN values were dropped."""
-    kept = [float(v) for v in values if not math.isnan(float(v))]
-    return kept, len(values) - len(kept)
-
-
-def summarise_point(level: Any, noise_ratio: float, scores: Sequence[float],
-             gold_mean: float | None) -> dict[str, Any]:
-    """One curve point: mean, population std over seeds and relative change vs. gold."""
-    kept, n_nan = _finite(scores)
-    mean = float(np.mean(kept)) if kept else None
-    std = float(np.std(kept)) if kept else None  # ddof=0: population std, as specified
-    relative = None
-    if mean is not None and gold_mean is not None and gold_mean != 0:
-        relative = (mean - gold_mean) / abs(gold_mean) * 100
-    return {"level": level, "noise_ratio": float(noise_ratio), "score_mean": mean,
-            "score_std": std, "n_seeds": len(kept), "n_nan": n_nan, "relative_change": relative}
-
-
-def judge_curve(points: Sequence[Point], gold: float | Sequence[float],
-                tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
-                rule: str = DEFAULT_RULE, rows: Mapping[Any, Sequence[float]] | None = None,
-                bootstrap_seed: int = 0, n_boot: int = N_BOOT,
-                name: str | None = None) -> dict[str, Any]:
-    """Judge one test's points by its verdict rule (:data:`RULES`), and say why.
-
-    Args:
-        points: ``(level, noise_ratio, scores_per_seed)`` for every noised level.
-        gold: the gold score, or one gold score per seed.
-        tolerance: a score must be lower by more than this to count as lower.
-        noise_cap: a rule that judges a curve (``monotone_decrease``) leaves out the points with
-            a noise ratio >= the cap; the rules that compare each level with gold judge all.
-        rule: the name of the test's rule (a perturbation's ``verdict_rule``).
-        rows: per-row scores (mean over seeds) by level, gold under ``"gold"``, for the paired
-            bootstrap of the deciding comparison; None (corpus-level metrics): seeds only.
-        bootstrap_seed, n_boot: the bootstrap's seed and resamples (the same seed, the same
-            numbers).
-        name: what to call the noised text when the test has no level (``"-"``).
-    Returns:
-        ``passed`` (True, False, or None when the test cannot be judged, with ``reason``),
-        ``points`` (gold first, sorted by noise ratio), ``excluded`` (levels over the cap),
-        ``rule``, ``explanation`` (one sentence naming the deciding comparison; None when
-        undecided), ``within_noise`` (for a fail: whether more rows or seeds could change it),
-        ``deciding`` (that comparison and its noise) and ``headline`` (the index of the point
-        whose change the summary shows).
-    """
-    chosen = get_rule(rule)
-    gold_scores = [gold] if isinstance(gold, (int, float)) else list(gold)
-    gold_kept, _ = _finite(gold_scores)
-    gold_mean = float(np.mean(gold_kept)) if gold_kept else None
-    ordered = sorted(points, key=lambda p: float(p[1]))  # noise ratio, not level order
-    cap = noise_cap if chosen.capped else math.inf
-    kept = [p for p in ordered if float(p[1]) < cap]
-    excluded = [p[0] for p in ordered if float(p[1]) >= cap]
-    summaries = [summarise_point(GOLD, 0.0, gold_scores, gold_mean)]
-    summaries += [summarise_point(level, ratio, scores, gold_mean) for level, ratio, scores in kept]
-    result: dict[str, Any] = {"passed": None, "reason": None, "points": summaries,
-                              "excluded": excluded, "rule": chosen.name, "explanation": None,
-                              "within_noise": None, "deciding": None, "headline": None}
-    if gold_mean is None:
-        result["reason"] = "the gold score is NaN or missing"
-    elif not kept:
-        result["reason"] = f"no noised point has a noise ratio below the cap {noise_cap}"
-    elif any(s["score_mean"] is None for s in summaries):
-        result["reason"] = "a noised point has only NaN scores"
-    else:
-        evidence = Evidence(summaries, rows, tolerance, bootstrap_seed, n_boot, name)
-        ruling = chosen.decide(evidence)
-        result.update(passed=ruling.passed, explanation=chosen.explain(evidence, ruling),
-                      headline=ruling.headline,
-                      deciding=evidence.describe(ruling.deciding),
-                      within_noise=None if ruling.passed else all(
-                          evidence.noise(c).within for c in ruling.failing))
-    return result
-
-
-# -- verdict rules ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Comparison:
-    """The score at judged point ``end`` against the score at point ``start`` (gold = 0)."""
-
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class Noise:
-    """How firm a comparison is: the seeds' spread (the two points' population stds added) and
-    the paired 95 % bootstrap interval over rows of its difference (None without row scores)."""
-
-    change: float
-    spread: float
-    ci_low: float | None
-    ci_high: float | None
-    tolerance: float
-
-    @property
-    def within(self) -> bool:
-        """Whether more rows or seeds could change the comparison: ``change ± spread`` or the
-        bootstrap interval holds both a drop (below ``-tolerance``, where a comparison counts
-        as lower) and no drop -- the interval contains 0, up to the tolerance. An interval of
-        identical rows ([0, 0]) does not: more rows would not move it."""
-        def straddles(low: float, high: float) -> bool:
-            return low < -self.tolerance <= high
-
-        by_seeds = self.spread > 0 and straddles(self.change - self.spread,
-                                                 self.change + self.spread)
-        by_rows = self.ci_low is not None and straddles(self.ci_low, self.ci_high)
-        return by_seeds or by_rows
-
-
-@dataclass(frozen=True)
-class Ruling:
-    """A rule's verdict: the comparison its explanation names, every failing comparison (the
-    verdict is within noise only if they all are), and the point the summary shows."""
-
-    passed: bool
-    deciding: Comparison
-    failing: tuple[Comparison, ...]
-    headline: int
-
-
-class Evidence:
-    """The judged points (gold first) of one test and what a rule needs to read them."""
-
-    def __init__(self, points: list[dict[str, Any]], rows: Mapping[Any, Sequence[float]] | None,
-                 tolerance: float, seed: int, n_boot: int, name: str | None) -> None:
-        self.points, self.rows, self.tolerance = points, rows, tolerance
-        self.seed, self.n_boot, self.name = seed, n_boot, name
-        self.gold = float(points[0]["score_mean"])
-        self._noise: dict[Comparison, Noise] = {}
-
-    @property
-    def levels(self) -> range:
-        """The indices of the noised points."""
-        return range(1, len(self.points))
-
-    def change(self, c: Comparison) -> float:
-        """score(end) - score(start): negative is a drop."""
-        return self.points[c.end]["score_mean"] - self.points[c.start]["score_mean"]
-
-    def lower(self, c: Comparison) -> bool:
-        """Whether the end point scores below the start by more than the tolerance."""
-        return self.change(c) < -self.tolerance
-
-    def noise(self, c: Comparison) -> Noise:
-        if c not in self._noise:
-            start, end = self.points[c.start], self.points[c.end]
-            spread = (start["score_std"] or 0.0) + (end["score_std"] or 0.0)
-            low = high = None
-            if self.rows is not None:
-                diffs = (np.asarray(self.rows[end["level"]], dtype=float)
-                         - np.asarray(self.rows[start["level"]], dtype=float))
-                diffs = diffs[~np.isnan(diffs)]
-                if len(diffs):
-                    low, high = _bootstrap_ci(diffs, self.seed, self.n_boot)
-            self._noise[c] = Noise(self.change(c), spread, low, high, self.tolerance)
-        return self._noise[c]
-
-    def amount(self, value: float, of_gold: str = "") -> str:
-        """The size of a change as a percentage of the gold score (``of_gold`` after it), or
-        absolute when the gold score is 0."""
-        size = abs(value)
-        if self.gold == 0:
-            return f"{size:.4g} (absolute: the gold score is 0)"
-        relative = size / abs(self.gold) * 100
-        shown = f"{relative:.1f}" if relative >= 0.1 or relative == 0 else f"{relative:.2g}"
-        return f"{shown}%{of_gold}"
-
-    def label(self, index: int) -> str:
-        """``gold``, ``level 0.2``, or for a test without levels its name."""
-        level = str(self.points[index]["level"])
-        if index == 0:
-            return GOLD
-        if level == "-":
-            return self.name or "the noised text"
-        return f"level {level}"
-
-    def describe(self, c: Comparison) -> dict[str, Any]:
-        """The deciding comparison as results.json keeps it."""
-        noise = self.noise(c)
-        relative = None if self.gold == 0 else noise.change / abs(self.gold) * 100
-        return {"from": str(self.points[c.start]["level"]),
-                "to": str(self.points[c.end]["level"]), "change": noise.change,
-                "relative_change": relative, "seeds_spread": noise.spread,
-                "ci_low": noise.ci_low, "ci_high": noise.ci_high}
-
-
-@dataclass(frozen=True)
-class VerdictRule:
-    """A registered way to judge a test (a perturbation names one in ``verdict_rule``)."""
-
-    name: str
-    description: str  # one line for the report's legend
-    capped: bool  # whether the noise cap leaves points out
-    decide: Callable[[Evidence], Ruling]
-    explain: Callable[[Evidence, Ruling], str]
-
-
-RULES: dict[str, VerdictRule] = {}
-
-
-def register_rule(rule: VerdictRule) -> VerdictRule:
-    RULES[rule.name] = rule
-    return rule
-
-
-def get_rule(name: str) -> VerdictRule:
-    """The rule ``name``; a clear error lists the registered ones."""
-    if name not in RULES:
-        raise ValueError(f"unknown verdict rule {name!r}; registered rules: "
-                         f"{', '.join(sorted(RULES))}")
-    return RULES[name]
-
-
-def _steps(evidence: Evidence) -> list[Comparison]:
-    return [Comparison(i - 1, i) for i in evidence.levels]
-
-
-def _versus_gold(evidence: Evidence) -> list[Comparison]:
-    return [Comparison(0, i) for i in evidence.levels]
-
-
-def _ruling(evidence: Evidence, compared: list[Comparison],
-            failing: list[Comparison], headline: int | None = None) -> Ruling:
-    """Fail: the failing comparison whose end scores highest against its start; pass: the
-    smallest drop. The headline is that comparison's end unless given."""
-    pool = failing or compared
-    deciding = max(pool, key=lambda c: (evidence.change(c), -c.end))
-    return Ruling(not failing, deciding, tuple(failing),
-                  deciding.end if headline is None else headline)
-
-
-def _decide_monotone(evidence: Evidence) -> Ruling:
-    steps = _steps(evidence)
-    failing = [c for c in steps if not evidence.lower(c)]
-    return _ruling(evidence, steps, failing, headline=len(evidence.points) - 1)
-
-
-def _moved(evidence: Evidence, c: Comparison) -> str:
-    change = evidence.change(c)
-    if change > evidence.tolerance:
-        return f"rises {evidence.amount(change, ' of gold')}"
-    return "stays level (within the tolerance)"
-
-
-def _explain_monotone(evidence: Evidence, ruling: Ruling) -> str:
-    c = ruling.deciding
-    where = f"from {evidence.label(c.start)} to {evidence.label(c.end)}"
-    if ruling.passed:
-        return (f"drops at every step; smallest drop "
-                f"{evidence.amount(evidence.change(c), ' of gold')} {where}")
-    others = len(ruling.failing) - 1
-    more = {0: "", 1: "; 1 other step does not drop either"}.get(
-        others, f"; {others} other steps do not drop either")
-    return f"{_moved(evidence, c)} {where}{more}"
-
-
-def _decide_below_gold(evidence: Evidence) -> Ruling:
-    compared = _versus_gold(evidence)
-    return _ruling(evidence, compared, [c for c in compared if not evidence.lower(c)])
-
-
-def _explain_versus_gold(evidence: Evidence, ruling: Ruling, every: str) -> str:
-    c = ruling.deciding
-    change = evidence.change(c)
-    if ruling.passed and len(evidence.levels) == 1:
-        return f"{evidence.label(c.end)} scores {evidence.amount(change)} below gold"
-    if ruling.passed:
-        return (f"{every}; the closest, {evidence.label(c.end)}, scores "
-                f"{evidence.amount(change)} below gold")
-    others = len(ruling.failing) - 1
-    more = {0: "", 1: "; 1 other level fails too"}.get(others,
-                                                        f"; {others} other levels fail too")
-    if change > evidence.tolerance:
-        where = f"scores {evidence.amount(change)} above gold"
-    elif not evidence.lower(c):
-        where = "scores the same as gold (within the tolerance)"
-    else:  # lower, but not beyond the noise (per_position_drop)
-        where = f"scores only {evidence.amount(change)} below gold, a drop within the noise"
-    return f"{evidence.label(c.end)} {where}{more}"
-
-
-def _decide_position_drop(evidence: Evidence) -> Ruling:
-    compared = _versus_gold(evidence)
-    failing = [c for c in compared if not evidence.lower(c) or evidence.noise(c).within]
-    return _ruling(evidence, compared, failing)
-
-
-register_rule(VerdictRule(
-    "monotone_decrease",
-    "the score strictly decreases as the noise ratio grows, gold first, each step by more than "
-    "the tolerance (only points below the noise cap)", True, _decide_monotone, _explain_monotone))
-register_rule(VerdictRule(
-    "below_gold",
-    "every level scores below gold by more than the tolerance, whatever its noise ratio", False,
-    _decide_below_gold,
-    lambda e, r: _explain_versus_gold(e, r, "every level scores below gold")))
-register_rule(VerdictRule(
-    "per_position_drop",
-    "an error at every position lowers the score significantly: below gold by more than the "
-    "tolerance and beyond the noise (the seeds' spread and the rows' bootstrap interval)",
-    False, _decide_position_drop,
-    lambda e, r: _explain_versus_gold(e, r, "every position drops significantly")))
-
-
-def _wilcoxon_greater(gold: np.ndarray, noised: np.ndarray) -> float:
-    """One-sided paired Wilcoxon p-value for gold > noised; 1.0 when nothing differs."""
-    if not np.any(gold - noised):
-        return 1.0
-    return float(stats.wilcoxon(gold, noised, alternative="greater").pvalue)
-
-
-#: the bootstrap draws this many resampled values at a time (8 MB of indices)
-BOOTSTRAP_BLOCK_VALUES = 1_000_000
-
-
-def bootstrap_blocks(n_boot: int, n: int, block_values: int = BOOTSTRAP_BLOCK_VALUES
-                     ) -> list[int]:
-    """How many resamples to draw at a time: an even number, so each block draws a whole number
-    of the generator's 64-bit words (numpy's bounded integers take two 32-bit halves from one
-    word and drop an odd one out at the end of a call), and the blocks draw exactly the numbers
-    of a single ``integers(size=(n_boot, n))`` call, in bounded memory whatever ``n`` is."""
-    rows = max(2, block_values // max(n, 1) // 2 * 2)
-    return [min(rows, n_boot - start) for start in range(0, n_boot, rows)]
-
-
-def _bootstrap_ci(diffs: np.ndarray, seed: int, n_boot: int) -> tuple[float, float]:
-    """95 % percentile bootstrap CI of the mean difference, deterministic for a seed.
-
-    The resamples are drawn block by block (:func:`bootstrap_blocks`): the numbers of one
-    ``(n_boot, n)`` draw, without its n_boot x n indices in memory at once (4 GB at 500k rows).
-    """
-    rng = np.random.default_rng(seed)
-    blocks = bootstrap_blocks(n_boot, len(diffs), BOOTSTRAP_BLOCK_VALUES)
-    means = np.concatenate([diffs[rng.integers(0, len(diffs), size=(rows, len(diffs)))]
-                            .mean(axis=1) for rows in blocks])
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def per_sample(gold_scores: Sequence[float], noised_scores: Sequence[float], seed: int = 0,
-               n_boot: int = N_BOOT) -> dict[str, Any]:
-    """Paired per-row view of gold vs. noised scores, so a verdict comes with its uncertainty.
-
-    Rows where either score is NaN are dropped and counted in ``n_nan``.
-    Returns ``n``, ``n_nan``, ``fraction_noised_ge_gold``, ``mean_difference`` (gold - noised),
-    ``wilcoxon_p`` (one-sided, gold > noised) and ``ci_low``/``ci_high`` (95 % bootstrap CI).
-    """
-    if len(gold_scores) != len(noised_scores):
-        raise ValueError(f"{len(gold_scores)} gold scores but {len(noised_scores)} noised scores")
-    gold = np.asarray(gold_scores, dtype=float)
-    noised = np.asarray(noised_scores, dtype=float)
-    valid = ~(np.isnan(gold) | np.isnan(noised))
-    gold, noised = gold[valid], noised[valid]
-    result: dict[str, Any] = {"n": int(valid.sum()), "n_nan": int((~valid).sum()),
-                              "fraction_noised_ge_gold": None, "mean_difference": None,
-                              "wilcoxon_p": None, "ci_low": None, "ci_high": None}
-    if not len(gold):
-        return result
-    diffs = gold - noised
-    low, high = _bootstrap_ci(diffs, seed, n_boot)
-    result.update(fraction_noised_ge_gold=float(np.mean(noised >= gold)),
-                  mean_difference=float(diffs.mean()), wilcoxon_p=_wilcoxon_greater(gold, noised),
-                  ci_low=low, ci_high=high)
-    return result
-
-
-def _nanmean(values: Sequence[float]) -> float:
-    """Mean of the finite values; NaN when there is none (the caller counts and reports it)."""
-    arr = np.asarray(values, dtype=float)
-    arr = arr[~np.isnan(arr)]
-    return float(arr.mean()) if len(arr) else float("nan")
-
-
-def judge_rows(rows: Sequence[tuple[Hashable, float, Any, float, float]],
-               tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
-               bootstrap_seed: int = 0, rule: str = DEFAULT_RULE,
-               name: str | None = None) -> dict[str, Any]:
-    """Verdict of one test from its rows ``(level, noise_ratio, seed, noised, gold)``.
-
-    A level's score per seed is the mean over its rows, its noise ratio the mean over all its
-    rows; the curve is judged by :func:`judge_curve` with ``rule`` and every level gets the
-    per-sample view. The rows carry no row id to pair levels by, so whether a fail is within
-    noise is told by the seeds' spread alone.
-    """
-    by_point: dict[tuple[Any, Any], list[float]] = defaultdict(list)
-    by_level: dict[Any, list[tuple[float, float, float]]] = defaultdict(list)
-    gold_by_seed: dict[Any, list[float]] = defaultdict(list)
-    for level, ratio, seed, noised, gold in rows:
-        by_point[(level, seed)].append(noised)
-        by_level[level].append((ratio, noised, gold))
-        gold_by_seed[seed].append(gold)
-    seeds = sorted(gold_by_seed, key=repr)
-    points = []
-    for level, level_rows in by_level.items():
-        ratio = float(np.mean([r[0] for r in level_rows]))
-        scores = [_nanmean(by_point[(level, s)]) for s in seeds if (level, s) in by_point]
-        points.append((level, ratio, scores))
-    verdict = judge_curve(points, [_nanmean(gold_by_seed[s]) for s in seeds],
-                          tolerance=tolerance, noise_cap=noise_cap, rule=rule, name=name)
-    for point in verdict["points"][1:]:
-        level_rows = by_level[point["level"]]
-        point["n"] = len(level_rows)
-        point["n_nan_rows"] = int(sum(np.isnan(n) or np.isnan(g) for _, n, g in level_rows))
-    verdict["per_sample"] = {
-        level: per_sample([r[2] for r in level_rows], [r[1] for r in level_rows],
-                          seed=bootstrap_seed)
-        for level, level_rows in by_level.items()}
-    return verdict
+from rich.console import Console
+
+from blindspot import defaults
+from blindspot.exit_codes import gate
+from blindspot.judging import (DEFAULT_RULE, GOLD, N_BOOT, NOISE_CAP, RULES, TOLERANCE,
+                               Comparison, Evidence, Noise, Ruling, VerdictRule, get_rule,
+                               judge_curve, judge_rows, per_sample, register_rule,
+                               summarise_point)
+from blindspot.protocols.options import MAX_SEED, OptionSpec
+from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol
+from blindspot.runner.run import run_blindspot
+from blindspot.runner.summary import print_summary
+
+
+def run_request(request: ProtocolRequest) -> dict[str, Any]:
+    """The rank protocol's entry in the protocol registry: :func:`run_blindspot` on a request
+    (its options checked by the registry against ``RANK_OPTIONS``)."""
+    return run_blindspot(request.data, request.metrics, task=request.task, tests=request.tests,
+                         seeds=request.seeds, columns=request.columns, out=request.out,
+                         split=request.split, metric_options=request.metric_options,
+                         resources=request.resources, noise_cap=request.noise_cap,
+                         num_proc=request.num_proc, progress=request.progress,
+                         **request.options)
+
+
+def module_view(results: dict[str, Any]) -> dict[str, Any]:
+    """What ``evaluate.load("blindspot/blindspot").compute`` returns for a one-metric rank run."""
+    dataset = next(iter(results["datasets"].values()))
+    (entry_name, entry), = dataset["metrics"].items()
+    tests = entry["tests"]
+    return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
+            "verdicts": {t: r["status"] for t, r in tests.items()},
+            "failed": [t for t, r in tests.items() if r["status"] == "fail"],
+            "explanations": {t: r["explanation"] for t, r in tests.items()},
+            "gate": gate(results),
+            "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
+            "skipped_tests": dataset["skipped_tests"], "tests": tests,
+            "expectations": entry.get("expectations", []), "results": results}
+
+
+RANK_OPTIONS = (
+    OptionSpec("levels", "levels", "levels per test instead of the paper's", visitor_safe=True),
+    OptionSpec("tolerance", "float", "a mean score may rise by this much and still count as a "
+               "decrease", default=defaults.TOLERANCE, minimum=0, visitor_safe=True),
+    OptionSpec("worst_examples", "int", "examples the metric penalised least, per test",
+               default=defaults.WORST_EXAMPLES, minimum=0, maximum=1000, visitor_safe=True),
+    OptionSpec("bootstrap_seed", "int", "seed of the bootstrap confidence intervals",
+               default=defaults.BOOTSTRAP_SEED,
+               minimum=0, maximum=MAX_SEED, visitor_safe=True),
+    BATCH_SIZE,
+    OptionSpec("state_dir", "path", "folder of the run's resumable state (default "
+               "<out>/.state)"),
+    OptionSpec("engine", "engine", "where perturbation and scoring run", default="local",
+               choices=("local", "ray")),
+    OptionSpec("address", "text", "Ray cluster to join (engine ray)"),
+    OptionSpec("actors", "int", "scoring actors (engine ray)", minimum=1),
+    OptionSpec("gpus_per_actor", "float", "GPUs per scoring actor (engine ray)", minimum=0),
+    OptionSpec("chunk_size", "int", "stream each data file this many rows at a time", minimum=1),
+)
+
+
+@register_protocol
+class RankProtocol(Protocol):
+    name = "rank"
+    description = ("rank and monotonicity (He et al., 2023): the score must strictly decrease "
+                   "as the noise ratio grows")
+    options = RANK_OPTIONS
+
+    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+        return run_request(request)
+
+    def summarise(self, results: dict[str, Any], console: Console) -> None:
+        print_summary(results, console)
+
+    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+        return module_view(results)
+
+
+__all__ = ["DEFAULT_RULE", "GOLD", "N_BOOT", "NOISE_CAP", "RANK_OPTIONS", "RULES", "TOLERANCE",
+           "Comparison", "Evidence", "Noise", "RankProtocol", "Ruling", "VerdictRule", "get_rule",
+           "judge_curve", "judge_rows", "module_view", "per_sample", "register_rule", "run_request", "summarise_point"]

@@ -36,15 +36,23 @@ base system follows it.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.console import Console
 
+from blindspot.io import read_table
+from blindspot.protocols.options import OptionSpec
+from blindspot.protocols.registry import (Protocol, ProtocolRequest, register_protocol,
+                                          single_data)
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
+from blindspot.scoring.base import SCORERS
 from blindspot.scoring.engine import score_rows
 from blindspot.suggest import did_you_mean
 
@@ -58,7 +66,6 @@ _OUTPUTS_FORMS = ("outputs must be {system: [hypotheses]} or rows with 'system' 
 class Evaluator:
     """One evaluator: a registered scorer with its options, which of its outputs to read
     (default: its first), and the generator system that shares its base model (or None)."""
-
     name: str
     metric: str
     options: dict[str, Any] = field(default_factory=dict)
@@ -77,7 +84,6 @@ class Evaluator:
 @dataclass(frozen=True)
 class SystemRows:
     """One generator system's rows: hypotheses and, when given, one reference/source per row."""
-
     hypotheses: list[str]
     references: list[Any] | None = None
     sources: list[Any] | None = None
@@ -261,9 +267,6 @@ def _scorer_and_key(evaluator: Evaluator) -> tuple[Any, str]:
 
     Built as the runner builds its scorers: ``model`` goes to the scorer's own model option
     (``bertscore@minilm`` sets ``model_type``)."""
-    import blindspot.scorers  # noqa: F401  (registers every scorer)
-    from blindspot.scoring.base import SCORERS
-
     if evaluator.metric in SCORERS and SCORERS[evaluator.metric].corpus_level:
         raise ValueError(f"evaluator {evaluator.name!r}: metric {evaluator.metric!r} gives only "
                          f"corpus-level scores; the matrix needs per-row scores (e.g. gpt_ppl)")
@@ -444,3 +447,58 @@ def format_matrix(result: Mapping[str, Any]) -> str:
         lines.append(f"| {_escape(system)} | " + " | ".join(cells) + " |")
     notes = _notes(result)
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+
+
+def write_outputs(result: Mapping[str, Any], out: Path, json_name: str = "self_bias.json",
+                  table_name: str = "self_bias.md") -> list[Path]:
+    """``out/<json_name>`` (the result) and ``out/<table_name>`` (:func:`format_matrix`)."""
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / json_name, out / table_name
+    json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+                         encoding="utf-8")
+    md_path.write_text(format_matrix(result), encoding="utf-8")
+    return [json_path, md_path]
+
+
+# -- the protocol --------------------------------------------------------------------------------
+
+SELF_BIAS_OPTIONS = (
+    OptionSpec("system_column", "text", "the generator-system column", default="system",
+               visitor_safe=True),
+)
+
+
+@register_protocol
+class SelfBiasProtocol(Protocol):
+    """``blindspot run --protocol self-bias --data TABLE --metrics EVALUATORS``: the rows of
+    ``--data`` are (system, hypothesis[, references][, source]) with the columns of
+    ``--hypothesis-column`` (default ``hypothesis``), ``--references-column``, ``--source-column``
+    and the ``system_column`` option; ``--metrics`` holds the evaluator specs
+    (:func:`parse_evaluators`). The report folder gets ``results.json`` and ``report.md`` (what
+    ``blindspot self-bias --out`` writes as ``self_bias.json`` and ``self_bias.md``)."""
+    name = "self-bias"
+    description = ("self-evaluation bias (He et al., 2023, §5.4): the generator x evaluator "
+                   "score matrix, flagging evaluators that rank their own base model's system "
+                   "first")
+    options = SELF_BIAS_OPTIONS
+
+    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+        data = single_data(self.name, request.data)
+        rows = read_table(data) if isinstance(data, (str, Path)) else data
+        columns = dict(request.columns or {})
+        evaluators = request.metrics if isinstance(request.metrics, str) else \
+            ",".join(request.metrics)
+        systems = group_rows(rows, self.settings(request.options)["system_column"],
+                             columns.get("hypothesis") or "hypothesis",
+                             columns.get("references"), columns.get("source"))
+        result = matrix_for_systems(systems, parse_evaluators(evaluators), request.progress)
+        if request.out is not None:
+            write_outputs(result, Path(request.out), "results.json", "report.md")
+        return result
+
+    def summarise(self, results: dict[str, Any], console: Console) -> None:
+        console.print(format_matrix(results), markup=False, highlight=False)
+
+    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+        return {"matrix": results["matrix"], "ranking": results["ranking"],
+                "flagged": results["flagged"], "results": results}

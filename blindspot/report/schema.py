@@ -3,6 +3,8 @@
 A run's results are plain JSON (no timestamps, no timings, no absolute paths), so two runs with
 the same inputs and seeds give byte-identical files. Consumers check ``schema_version`` first; it
 is bumped whenever a field changes meaning or is removed (adding a field does not bump it).
+A rank run's results are typed (:class:`RunResult` and the classes it holds, whose fields are the
+keys below in file order); :func:`results_schema` generates the file's JSON Schema from them.
 
 Layout (dict keys keep the run's order: datasets and metrics as given, tests in plan order)::
 
@@ -68,7 +70,7 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
     }
 
 ``status``: ``pass``/``fail`` follow the test's verdict ``rule``
-(:data:`blindspot.protocols.rank.RULES`): ``monotone_decrease``, the rank protocol (PROTOCOLS.md
+(:data:`blindspot.judging.RULES`): ``monotone_decrease``, the rank protocol (PROTOCOLS.md
 §1) over the points below the noise cap; ``below_gold``, every level scores below gold whatever its
 noise ratio (copy-source, injection, repetition, frequent n-gram); ``per_position_drop``, every
 level drops below gold beyond the noise (positioned error). ``undecided`` when the test cannot be
@@ -84,12 +86,15 @@ seeds_spread`` or ``[ci_low, ci_high]`` holds both a drop (below ``-tolerance``)
 point for ``monotone_decrease``, the deciding level for the rules that compare each level with
 gold. ``judged`` is false only for points a capped rule left out.
 ``expectations``: the examination paper's expected behaviours of the metric
-(:mod:`blindspot.protocols.expectations` says how each is decided); absent when none of its tests
+(:mod:`blindspot.expectations` says how each is decided); absent when none of its tests
 ran. ``level`` is always a string (the perturbation's level as written by ``level_str``).
 """
 
 from __future__ import annotations
 
+import types
+import typing
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 SCHEMA_VERSION = 2
@@ -105,9 +110,208 @@ CHANGELOG = {
 STATUSES = ("pass", "fail", "error", "undecided")
 
 
-def iter_test_results(results: dict[str, Any]):
-    """Yield ``(dataset name, metric name, test name, test result)`` in file order."""
-    for dataset, data in results["datasets"].items():
-        for metric, entry in data["metrics"].items():
-            for test, result in entry["tests"].items():
-                yield dataset, metric, test, result
+# -- the typed results of a rank run (``to_dict`` gives the layout above, key for key) -------------
+
+def _plain(value: Any) -> Any:
+    """A value as results.json holds it: typed results become their dicts, lists and dicts are
+    rebuilt (so the dict never shares a list with the typed result), anything else is kept."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+class _Entry:
+    """``to_dict``: the dataclass's fields in declaration order (results.json's key order)."""
+
+    #: fields that ``to_dict`` leaves out when they are None
+    OPTIONAL: typing.ClassVar[tuple[str, ...]] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name))
+                for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass
+class Point(_Entry):
+    """One point of a test's curve: gold, or one level over its seeds."""
+
+    level: str
+    noise_ratio: float
+    noise_ratio_std: float
+    score_mean: float | None
+    score_std: float | None
+    n: int | None  # finite row scores behind the mean
+    n_seeds: int
+    n_nan: int
+    relative_change: float | None
+    judged: bool
+
+
+@dataclass
+class PerSample(_Entry):
+    """The paired per-row view of one judged level against gold (per-row metrics only)."""
+
+    level: str
+    n: int
+    n_nan: int
+    fraction_noised_ge_gold: float | None
+    mean_difference: float | None  # gold - noised, mean over rows and seeds
+    wilcoxon_p: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass
+class WorstExample(_Entry):
+    """A changed row whose score the noise lowered least (or raised)."""
+
+    id: Any
+    level: str
+    seed: int
+    gold: str
+    perturbed: str
+    gold_score: float
+    perturbed_score: float
+    difference: float
+
+
+@dataclass
+class TestResult(_Entry):
+    """One test's verdict on one metric (the fields are described above)."""
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    category: str
+    rule: str
+    status: str  # one of STATUSES
+    passed: bool | None
+    reason: str | None
+    error: str | None
+    explanation: str | None
+    within_noise: bool | None
+    deciding: dict[str, Any] | None
+    relative_change: float | None
+    absolute_change: float | None
+    points: list[Point] = field(default_factory=list)
+    per_sample: list[PerSample] = field(default_factory=list)
+    worst_examples: list[WorstExample] = field(default_factory=list)
+
+    @classmethod
+    def failed(cls, test: str, category: str, rule: str, message: str) -> TestResult:
+        """A test that could not be judged because the metric failed (status ``error``)."""
+        return cls(test, category, rule, "error", None, None, message, None, None, None, None,
+                   None)
+
+
+@dataclass
+class GoldSummary(_Entry):
+    """The metric's score on the gold rows."""
+
+    score_mean: float
+    score_std: float
+    n: int
+    n_nan: int
+
+
+@dataclass
+class MetricResult(_Entry):
+    """One metric on one dataset: every test's verdict, or the error that stopped it."""
+
+    metric: str
+    output: str
+    options: dict[str, Any]
+    higher_is_better: bool
+    corpus_level: bool
+    error: str | None = None
+    gold: GoldSummary | None = None
+    tests: dict[str, TestResult] = field(default_factory=dict)
+    expectations: list[dict[str, Any]] | None = None  # absent unless examination tests ran
+
+    OPTIONAL = ("expectations",)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out["expectations"] is None:
+            del out["expectations"]
+        return out
+
+
+@dataclass
+class DatasetResult(_Entry):
+    """One dataset of a run."""
+
+    task: str
+    rows: int
+    fingerprint: str
+    columns: dict[str, str | None]
+    resources: dict[str, Any]
+    skipped_tests: dict[str, str]
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult(_Entry):
+    """A rank run's results: ``to_dict()`` is results.json."""
+
+    tool: dict[str, str]
+    config: dict[str, Any]
+    datasets: dict[str, DatasetResult]
+    schema_version: int = SCHEMA_VERSION
+    protocol: str = "rank"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema_version": self.schema_version, "protocol": self.protocol,
+                "tool": _plain(self.tool), "config": _plain(self.config),
+                "datasets": _plain(self.datasets)}
+
+
+# -- the JSON Schema of results.json, generated from the dataclasses above ------------------------
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean",
+               type(None): "null"}
+
+
+def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of one type hint (dataclasses go to ``defs``, referenced by name)."""
+    if hint is Any:
+        return {}
+    if hint in _JSON_TYPES:
+        return {"type": _JSON_TYPES[hint]}
+    if is_dataclass(hint):
+        if hint.__name__ not in defs:
+            defs[hint.__name__] = {}  # placeholder: a class that refers to itself stops here
+            defs[hint.__name__] = _class_schema(hint, defs)
+        return {"$ref": f"#/$defs/{hint.__name__}"}
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [_type_schema(a, defs) for a in args]}
+    if origin is list:
+        return {"type": "array", "items": _type_schema(args[0], defs)}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": _type_schema(args[1], defs)}
+    raise TypeError(f"no JSON Schema for the type {hint!r}")
+
+
+def _class_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in fields(cls)]
+    return {"type": "object", "title": cls.__name__, "description": (cls.__doc__ or "").strip(),
+            "properties": {n: _type_schema(hints[n], defs) for n in names},
+            "required": [n for n in names if n not in cls.OPTIONAL],
+            "additionalProperties": False}
+
+
+def results_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a rank run's results.json, generated from
+    :class:`RunResult` and the classes it holds, so the schema cannot drift from the code."""
+    defs: dict[str, Any] = {}
+    root = _class_schema(RunResult, defs)
+    root["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    root["properties"]["protocol"] = {"const": "rank"}
+    defs["TestResult"]["properties"]["status"] = {"enum": list(STATUSES)}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **root, "$defs": defs}

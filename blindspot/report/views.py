@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from blindspot.protocols.rank import RULES
+from blindspot.judging import RULES
 
 MISSING = "—"
 SYMBOLS = {"pass": "✓", "fail": "✗"}
@@ -363,7 +363,7 @@ def expectation_lines(data: Mapping[str, Any]) -> list[str]:
 
 
 def expectations_legend() -> list[str]:
-    """What the three expectations check (blindspot.protocols.expectations)."""
+    """What the three expectations check (blindspot.expectations)."""
     return ["decreasing_with_intensity: the score strictly falls at every intensity step, gold "
             "first, all levels (no noise cap).",
             "negation_drops_sharply: negating lowers the score at least as much as deleting a "

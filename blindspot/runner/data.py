@@ -15,8 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import datasets
+
+from blindspot.demo import load_demo
 from blindspot.errors import check_text_list
 from blindspot.io import FORMATS, read_table
+from blindspot.models import available_models
+from blindspot.perturbations.base import canonical_task
+from blindspot.perturbations.dataset import column_values
+from blindspot.runner.scorers import reference_corpus
+from blindspot.runner.state import content_key
+from blindspot.seeding import text_row_id
 from blindspot.suggest import did_you_mean
 from blindspot.text_columns import check_text_column
 
@@ -50,15 +59,11 @@ class GoldData:
 
     def column(self, role: str) -> list[Any] | None:
         """The values of ``role``'s column as a list, or None when the data has no such column."""
-        from blindspot.perturbations.dataset import column_values
-
         name = self.columns.get(role)
         return column_values(self.dataset, name) if name else None
 
     def ids(self) -> list[Any]:
         """Row ids: the id column, else a hash of the hypothesis (as the perturbations use)."""
-        from blindspot.perturbations.base import text_row_id
-
         return self.column("id") or [text_row_id(t) for t in self.column("hypothesis")]
 
     def used_columns(self) -> list[str]:
@@ -86,8 +91,6 @@ def _is_file_like(data: str) -> bool:
 
 def _load_hub(data: str, split: str) -> Any:
     """A Hub dataset's split; offline, a clear error saying what to do instead."""
-    import datasets
-
     try:
         return datasets.load_dataset(data, split=split)
     except Exception as error:  # ConnectionError, FileNotFoundError, DatasetNotFoundError...
@@ -98,16 +101,12 @@ def _load_hub(data: str, split: str) -> Any:
 
 def load_source(data: Any, task: str, split: str = "test") -> tuple[str, Any]:
     """``(display name, Dataset)`` for a path, ``demo``, a Hub id or a Dataset / list of rows."""
-    import datasets
-
     if isinstance(data, datasets.Dataset):
         return "data", data
     if isinstance(data, Mapping):
         return "data", datasets.Dataset.from_dict(dict(data))
     text = str(data)
     if text == "demo":
-        from blindspot.demo import load_demo
-
         return f"demo-{task}", load_demo(task)
     if _is_file_like(text):
         return Path(text).name, read_table(text)
@@ -153,3 +152,29 @@ def load_gold_data(data: Any, task: str, columns: Mapping[str, str | None] | Non
     gold = GoldData(name or shown, dataset, resolve_columns(dataset, columns))
     gold.check_texts()
     return gold
+# -- the resources the tests may use --------------------------------------------------------------
+
+def machine_resources(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The given resources, else what this machine has offline (SmolLM2's tokenizer for
+    positioned error)."""
+    resources: dict[str, Any] = {"mlm": None, "lm": None, "ngram_corpus": None}
+    resources.update({k: v for k, v in given.items() if v is not None})
+    if resources["lm"] is None and "smollm2" in available_models():
+        resources["lm"] = "smollm2"
+    return resources
+
+
+def default_resources(task: str, gold: GoldData, given: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tests may use: :func:`machine_resources`, and the references as the open-ended
+    n-gram corpus."""
+    resources = machine_resources(given)
+    refs = gold.columns["references"]
+    if resources["ngram_corpus"] is None and canonical_task(task) == "open_ended" and refs:
+        resources["ngram_corpus"] = reference_corpus(gold.column("references"))
+    return resources
+
+
+def describe_resources(resources: Mapping[str, Any]) -> dict[str, Any]:
+    """Resources as they go into results.json and keys: a corpus list becomes its hash."""
+    return {k: (f"{len(v)} texts, sha256 {content_key(list(v))[:16]}"
+                if isinstance(v, (list, tuple)) else v) for k, v in resources.items()}

@@ -20,12 +20,20 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from blindspot.perturbations.dataset import perturb_local
+from blindspot.runner.scorers import scorer_for
 from blindspot.scoring.base import ScoreInput, Scorer
 from blindspot.suggest import did_you_mean
 
 #: One unit of scoring work: ``("rows", batch)`` (per-row scores of a batch of distinct inputs,
 #: exactly as the local engine batches them) or ``("corpus", inputs)`` (one corpus-level score).
 ScoreJob = tuple[str, list[ScoreInput]]
+
+
+class ScoreJobError(RuntimeError):
+    """The metric raised on one score job (the error is the metric's, not the engine's): the
+    run scores that job's cells in this process, and the cell reports the error there. Any other
+    exception from an engine (a lost worker, a broken connection) ends the run."""
 
 
 @dataclass
@@ -42,8 +50,6 @@ class ScorerRecipe:
     def build(self) -> Scorer:
         """The scorer (the driver's instance when there is one, else a new one)."""
         if self.built is None:
-            from blindspot.runner.scorers import scorer_for
-
             self.built = scorer_for(self.spec, self.references)
         return self.built
 
@@ -61,6 +67,11 @@ def run_score_job(scorer: Scorer, job: ScoreJob) -> list[dict[str, float]]:
         raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
                            f"{len(inputs)} inputs")
     return scores
+
+
+def job_error(error: Exception) -> ScoreJobError:
+    """A metric's error on a score job, declared as such (its message kept)."""
+    return ScoreJobError(f"{type(error).__name__}: {error}")
 
 
 class Engine(Protocol):
@@ -92,14 +103,16 @@ class LocalEngine:
     computes_ahead: bool = False
 
     def perturb(self, job: Any) -> Iterable[tuple[int, Any]]:
-        from blindspot.perturbations.dataset import perturb_local
-
         return perturb_local(job, self.num_proc)
 
     def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
         scorer = recipe.build()
         for job in jobs:
-            yield run_score_job(scorer, job)
+            try:
+                scores = run_score_job(scorer, job)
+            except Exception as error:  # the metric's own error: declared, see ScoreJobError
+                raise job_error(error) from error
+            yield scores
 
     def close(self) -> None:
         return None
@@ -145,6 +158,6 @@ def engine_options(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: settings[k] for k in wanted if settings.get(k) is not None}
 
 
-__all__ = ["ENGINES", "ENGINE_OPTIONS", "Engine", "LocalEngine", "ScoreJob", "ScorerRecipe", "engine_class",
-           "engine_options",
-           "get_engine", "run_score_job"]
+__all__ = ["ENGINES", "ENGINE_OPTIONS", "Engine", "LocalEngine", "ScoreJob", "ScoreJobError",
+           "ScorerRecipe", "engine_class", "engine_options", "get_engine", "job_error",
+           "run_score_job"]

@@ -1,8 +1,8 @@
 """One test's entry of ``results.json`` from a metric's scores on the gold rows and on every
 (level, seed) cell of the test: its points, verdict, per-sample view and worst examples.
 
-The rank protocol itself (the verdict rules, tolerance, noise cap, why a verdict is within noise)
-is :mod:`blindspot.protocols.rank`; this module only arranges a run's scores for it: each test is
+The judge itself (the verdict rules, tolerance, noise cap, why a verdict is within noise, the NaN
+policy) is :mod:`blindspot.judging`; this module only arranges a run's scores for it: each test is
 judged by the rule its perturbation declares, with the per-row scores (mean over seeds) for the
 bootstrap of the deciding comparison. A cell that failed or scored NaN makes the test
 an ``error`` with the reason, never a pass. A cell's per-row values may be lists or numpy arrays
@@ -13,7 +13,6 @@ an ``error`` with the reason, never a pass. A cell's per-row values may be lists
 from __future__ import annotations
 
 import heapq
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.protocols.rank import DEFAULT_RULE, GOLD, judge_curve, per_sample, summarise_point
+from blindspot.judging import (DEFAULT_RULE, GOLD, cell_problem, gold_problem, judge_curve,
+                               nan_error, per_sample, status_of, summarise_point)
+from blindspot.report.schema import PerSample, Point, TestResult, WorstExample
 
 
 @dataclass
@@ -78,23 +79,6 @@ class JudgeSettings:
     bootstrap_seed: int
 
 
-def nan_rows(scores: Sequence[float]) -> list[int]:
-    """The positions of the NaN (or missing) scores."""
-    return [i for i, s in enumerate(scores) if s is None or math.isnan(s)]
-
-
-def nan_message(first_ids: Sequence[Any], bad: int, rows: int) -> str:
-    """The message of ``bad`` NaN scores out of ``rows``, naming (up to) the first five ids."""
-    shown = ", ".join(str(i) for i in first_ids[:5]) + (", ..." if bad > 5 else "")
-    return f"the metric returned NaN on {bad} of {rows} rows (ids {shown})"
-
-
-def nan_error(scores: Sequence[float], ids: Sequence[Any]) -> str | None:
-    """A message naming the rows whose score is NaN, or None when every score is a number."""
-    bad = nan_rows(scores)
-    return nan_message([ids[i] for i in bad[:5]], len(bad), len(scores)) if bad else None
-
-
 def _cell_value(cell: Cell) -> float:
     return cell.corpus_score if cell.scores is None else fmean(cell.scores)
 
@@ -120,14 +104,11 @@ def _point(level: str, cells: list[Cell], gold_mean: float, rows: int) -> tuple[
     return point, ratio
 
 
-def _shape(point: dict[str, Any], judged: bool) -> dict[str, Any]:
-    """A point in the schema's field order."""
-    keys = ("level", "noise_ratio", "noise_ratio_std", "score_mean", "score_std", "n", "n_seeds",
-            "n_nan", "relative_change")
-    shaped = {key: point.get(key, 0.0 if key == "noise_ratio_std" else None) for key in keys}
-    shaped["level"] = str(shaped["level"])
-    shaped["judged"] = judged
-    return shaped
+def _shape(point: dict[str, Any], judged: bool) -> Point:
+    """A point as results.json keeps it (gold has no noise ratio spread)."""
+    return Point(str(point["level"]), point["noise_ratio"], point.get("noise_ratio_std", 0.0),
+                 point["score_mean"], point["score_std"], point.get("n"), point["n_seeds"],
+                 point["n_nan"], point["relative_change"], judged)
 
 
 def _row_means(by_level: dict[str, list[Cell]], gold: Gold) -> dict[str, np.ndarray] | None:
@@ -141,14 +122,14 @@ def _row_means(by_level: dict[str, list[Cell]], gold: Gold) -> dict[str, np.ndar
 
 
 def _per_sample(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
-                seed: int) -> list[dict[str, Any]]:
+                seed: int) -> list[PerSample]:
     if gold.scores is None:
         return []
     out = []
     for level in judged:
         noised = np.concatenate([np.asarray(c.scores, dtype=float) for c in by_level[level]])
         paired = np.tile(np.asarray(gold.scores, dtype=float), len(by_level[level]))
-        out.append({"level": level, **per_sample(paired, noised, seed=seed)})
+        out.append(PerSample(level=level, **per_sample(paired, noised, seed=seed)))
     return out
 
 
@@ -169,7 +150,7 @@ def keep_worst(kept: Sequence[Candidate], more: Sequence[Candidate], k: int) -> 
 
 
 def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
-           k: int) -> list[dict[str, Any]]:
+           k: int) -> list[WorstExample]:
     """The k changed rows whose score the noise lowered least (or raised most)."""
     if gold.scores is None or k <= 0:
         return []
@@ -180,31 +161,47 @@ def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
                 cell.scores, gold.scores, cell.applied, k, gold.ids, gold.texts, cell.perturbed)
             candidates += [(c.key, rank, cell.seed, c.row, c, cell) for c in found]
     candidates.sort(key=lambda c: c[:4])
-    return [{"id": c.id, "level": cell.level, "seed": cell.seed, "gold": c.gold,
-             "perturbed": c.perturbed, "gold_score": c.gold_score,
-             "perturbed_score": c.perturbed_score,
-             "difference": c.perturbed_score - c.gold_score}
+    return [WorstExample(c.id, cell.level, cell.seed, c.gold, c.perturbed, c.gold_score,
+                         c.perturbed_score, c.perturbed_score - c.gold_score)
             for _, _, _, _, c, cell in candidates[:k]]
 
 
-def error_entry(test: str, category: str, message: str,
-                rule: str = DEFAULT_RULE) -> dict[str, Any]:
-    """A test that could not be judged because the metric failed."""
-    return {"test": test, "category": category, "rule": rule, "status": "error",
-            "passed": None, "reason": None, "error": message, "explanation": None,
-            "within_noise": None, "deciding": None, "relative_change": None,
-            "absolute_change": None, "points": [], "per_sample": [], "worst_examples": []}
+
+
+def _values(scores: Sequence[float] | None, corpus_score: float | None) -> Sequence[Any]:
+    return scores if scores is not None else [corpus_score]
+
+
+def _ids(gold: Gold, scores: Sequence[float] | None) -> Sequence[Any]:
+    """The ids that name a cell's rows in a NaN message (positions when the gold rows' ids are
+    not kept, as in a streamed run)."""
+    if scores is None:
+        return ["(corpus)"]
+    return gold.ids if len(gold.ids) == len(scores) else range(len(scores))
+
+
+def scores_problem(cells: Sequence[Cell], gold: Gold) -> str | None:
+    """The NaN policy of :mod:`blindspot.judging` on a test's scores: the error of NaN gold
+    scores, else of the first cell (in plan order) that failed or scored NaN; None when the test
+    can be judged."""
+    gold_error = nan_error(_values(gold.scores, gold.corpus_score), _ids(gold, gold.scores))
+    if gold_error:
+        return gold_problem(gold_error)
+    for cell in cells:
+        error = cell.error or nan_error(_values(cell.scores, cell.corpus_score),
+                                        _ids(gold, cell.scores))
+        if error:
+            return cell_problem(cell.level, cell.seed, error)
+    return None
 
 
 def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
-               settings: JudgeSettings, rule: str = DEFAULT_RULE) -> dict[str, Any]:
+               settings: JudgeSettings, rule: str = DEFAULT_RULE) -> TestResult:
     """The results.json entry of one test, judged by ``rule`` (its perturbation's
     ``verdict_rule``)."""
-    failed = [c for c in cells if c.error]
-    if failed:
-        first = failed[0]
-        return error_entry(test, category, f"level {first.level}, seed {first.seed}: "
-                                           f"{first.error}", rule)
+    problem = scores_problem(cells, gold)
+    if problem is not None:
+        return TestResult.failed(test, category, rule, problem)
     by_level = _levels(cells)
     rows = gold.rows
     gold_mean = _gold_value(gold)
@@ -226,13 +223,10 @@ def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
     points += [_shape(shaped[level], False) for level in excluded]
     passed = verdict["passed"]
     headline = points[verdict["headline"]] if verdict["headline"] is not None else None
-    return {"test": test, "category": category, "rule": verdict["rule"],
-            "status": "undecided" if passed is None else ("pass" if passed else "fail"),
-            "passed": passed, "reason": verdict["reason"], "error": None,
-            "explanation": verdict["explanation"], "within_noise": verdict["within_noise"],
-            "deciding": verdict["deciding"],
-            "relative_change": headline["relative_change"] if headline else None,
-            "absolute_change": headline["score_mean"] - gold_mean if headline else None,
-            "points": points,
-            "per_sample": _per_sample(by_level, judged, gold, settings.bootstrap_seed),
-            "worst_examples": _worst(by_level, judged, gold, settings.worst_examples)}
+    return TestResult(
+        test, category, verdict["rule"], status_of(passed), passed, verdict["reason"], None,
+        verdict["explanation"], verdict["within_noise"], verdict["deciding"],
+        headline.relative_change if headline else None,
+        headline.score_mean - gold_mean if headline else None, points,
+        _per_sample(by_level, judged, gold, settings.bootstrap_seed),
+        _worst(by_level, judged, gold, settings.worst_examples))

@@ -33,13 +33,20 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from blindspot.runner.engines import ScoreJob, ScorerRecipe, run_score_job
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # before Ray is imported
+
+import ray  # noqa: E402  (this module is the Ray edge: engines.py loads it only for --engine ray)
+import ray.util.client  # noqa: E402
+from ray import cloudpickle  # noqa: E402
+from ray._private.services import canonicalize_bootstrap_address  # noqa: E402
+
+from blindspot.perturbations.dataset import apply_item, cell_table  # noqa: E402
+from blindspot.runner.engines import (ScoreJob, ScoreJobError, ScorerRecipe,  # noqa: E402
+                                      run_score_job)
 
 
 def _resolve(value: Any) -> Any:
     """An object put in Ray's object store, fetched (a plain value is returned as is)."""
-    import ray
-
     return ray.get(value) if isinstance(value, ray.ObjectRef) else value
 
 
@@ -50,8 +57,6 @@ class PerturbWorker:
         self.state = _resolve(state)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        from blindspot.perturbations.dataset import apply_item, cell_table
-
         indices = [int(i) for i in batch["index"]]
         return {"index": indices, "payload": [pickle.dumps(cell_table(apply_item(self.state, i)))
                                               for i in indices]}
@@ -64,8 +69,6 @@ class ScoreWorker:
     """
 
     def __init__(self, recipe: Any) -> None:
-        from ray import cloudpickle
-
         self.scorer = cloudpickle.loads(_resolve(recipe)).build()
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
@@ -81,8 +84,6 @@ class ScoreWorker:
 
 def _quiet_data() -> None:
     """No Ray Data progress bars (the run shows its own) and no log line per pipeline."""
-    import ray
-
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)
 
@@ -92,8 +93,6 @@ def _pipeline(rows: list[dict[str, Any]], worker: type, argument: Any, size: int
     """(index, pickled payload) of every row mapped through a pool of ``size`` actors built
     with ``argument`` (put once in the object store), as they finish; dead actors are
     restarted and their batches retried (Ray Data's defaults: -1)."""
-    import ray
-
     _quiet_data()
     shared = ray.put(argument)
     # one actor: one job at a time, in input order (what an order-dependent scorer needs)
@@ -138,8 +137,6 @@ class RemotePipeline:
 def _remote_pipeline(rows: list[dict[str, Any]], worker: type, argument: Any, size: int,
                      gpus: float) -> Iterator[tuple[int, bytes]]:
     """:func:`_pipeline` run by a :class:`RemotePipeline` actor, its rows as they finish."""
-    import ray
-
     runner = ray.remote(num_cpus=0)(RemotePipeline).remote(rows, worker, argument, size, gpus)
     try:
         while True:
@@ -155,8 +152,6 @@ def _remote_pipeline(rows: list[dict[str, Any]], worker: type, argument: Any, si
 
 def _is_client() -> bool:
     """True when this process drives the cluster through Ray Client (``ray://``)."""
-    import ray.util.client
-
     return ray.util.client.ray.is_connected()
 
 
@@ -185,8 +180,6 @@ def _dialled(target: str, named: str) -> tuple[str, int]:
     loopback-only, ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``)."""
     if "://" not in target:
         # Ray's own resolution (ray is pinned in requirements/constraints.txt)
-        from ray._private.services import canonicalize_bootstrap_address
-
         try:
             target = canonicalize_bootstrap_address(target) or target
         except (ConnectionError, ValueError) as error:  # auto and no cluster; not host:port
@@ -218,8 +211,6 @@ def _check_reachable(address: str | None) -> None:
 
 def _connect(address: str | None, init_options: dict[str, Any]) -> None:
     """Join the cluster at ``address`` (or start one); a failure is a clear error naming it."""
-    import ray
-
     _check_reachable(address)
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, **init_options)
@@ -240,9 +231,6 @@ class RayEngine:
     def __init__(self, address: str | None = None, num_proc: int | None = None,
                  actors: int | None = None, gpus_per_actor: float | None = None,
                  **init_options: Any) -> None:
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        import ray
-
         self.num_proc, self.actors, self.gpus_per_actor = num_proc, actors, gpus_per_actor
         self._started = not ray.is_initialized()
         if self._started:
@@ -251,8 +239,6 @@ class RayEngine:
     # -- resources -------------------------------------------------------------------------------
 
     def _cluster(self) -> tuple[int, int]:
-        import ray
-
         resources = ray.cluster_resources()
         return max(1, int(resources.get("CPU", 1))), int(resources.get("GPU", 0))
 
@@ -292,8 +278,6 @@ class RayEngine:
 
     def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
         """Each job's scores in job order (they finish in any order; the driver reorders)."""
-        from ray import cloudpickle
-
         if not jobs:
             return
         actors, gpus = self._score_slots(recipe.build())
@@ -305,15 +289,13 @@ class RayEngine:
             finished[index] = outcome
             while next_index in finished:
                 status, value = finished.pop(next_index)
-                if status == "error":
-                    raise RuntimeError(value)
+                if status == "error":  # the metric raised on this job (not a lost worker)
+                    raise ScoreJobError(value)
                 yield value
                 next_index += 1
 
     def close(self) -> None:
         """Shut down the Ray instance this engine started (a cluster joined stays up)."""
-        import ray
-
         if self._started and ray.is_initialized():
             ray.shutdown()
 

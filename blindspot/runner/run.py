@@ -11,39 +11,52 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from blindspot import defaults
 from blindspot.forking import check_num_proc, fit_threads_to_load
-from blindspot.report.schema import SCHEMA_VERSION
-from blindspot.runner.data import GoldData, load_gold_data
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, error_entry, judge_test, nan_error
+from blindspot.judging import gold_problem, nan_error
+from blindspot.paths import cache_dir
+from blindspot.perturbations.base import REGISTRY, canonical_task
+from blindspot.perturbations.catalogue import suite_tests
+from blindspot.perturbations.dataset import plan_suite, run_suite
+from blindspot.progress import progress_bar
+from blindspot.report.schema import DatasetResult, MetricResult, RunResult
+from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
+from blindspot.runner.engines import (Engine, ScoreJob, ScoreJobError, ScorerRecipe, engine_class,
+                                      engine_options, get_engine, run_score_job)
+from blindspot.runner.entries import (by_test, categories, error_text, fail_all, gold_summary,
+                                      judge_metric, metric_entry, missing_input, tool)
+from blindspot.runner.judge import Cell, Gold, JudgeSettings
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
-from blindspot.runner.engines import (Engine, ScoreJob, ScorerRecipe, engine_class, engine_options,
-                                      get_engine, run_score_job)
-from blindspot.runner.scorers import reference_corpus
 from blindspot.runner.state import RunState, content_key
+from blindspot.runner.stream import (check_chunk_size, check_streamable, stream_dataset,
+                                     stream_path)
+from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
+from blindspot.scoring.engine import (build_inputs, corpus_key, input_keys, pending_batches,
+                                      score_corpus, score_rows)
 from blindspot.seeding import parse_seeds
 
-DEFAULT_TESTS = "fluency,consistency"
-DEFAULT_SEEDS = (1, 2, 3, 4, 5)
+DEFAULT_TESTS = defaults.TESTS
+DEFAULT_SEEDS = defaults.SEEDS
 
 
 @dataclass
 class RunSettings:
     """Everything about a run except its data and metrics."""
 
-    task: str = "summarization"
-    tests: str | Sequence[str] = DEFAULT_TESTS
-    seeds: Sequence[int] = DEFAULT_SEEDS
+    task: str = defaults.TASK
+    tests: str | Sequence[str] = defaults.TESTS
+    seeds: Sequence[int] = defaults.SEEDS
     levels: Mapping[str, Sequence[Any]] | None = None
     resources: Mapping[str, Any] = field(default_factory=dict)
-    noise_cap: float = 0.6
-    tolerance: float = 1e-5
-    worst_examples: int = 3
-    bootstrap_seed: int = 0
+    noise_cap: float = defaults.NOISE_CAP
+    tolerance: float = defaults.TOLERANCE
+    worst_examples: int = defaults.WORST_EXAMPLES
+    bootstrap_seed: int = defaults.BOOTSTRAP_SEED
     num_proc: int | None = None
     batch_size: int | None = None
     progress: bool = True
@@ -70,47 +83,13 @@ class RunSettings:
 
 # -- perturbation ---------------------------------------------------------------------------------
 
-def machine_resources(given: Mapping[str, Any]) -> dict[str, Any]:
-    """The given resources, else what this machine has offline (SmolLM2's tokenizer for
-    positioned error)."""
-    from blindspot.models import available_models
-
-    resources: dict[str, Any] = {"mlm": None, "lm": None, "ngram_corpus": None}
-    resources.update({k: v for k, v in given.items() if v is not None})
-    if resources["lm"] is None and "smollm2" in available_models():
-        resources["lm"] = "smollm2"
-    return resources
-
-
-def default_resources(task: str, gold: GoldData, given: Mapping[str, Any]) -> dict[str, Any]:
-    """What the tests may use: :func:`machine_resources`, and the references as the open-ended
-    n-gram corpus."""
-    from blindspot.perturbations.base import canonical_task
-
-    resources = machine_resources(given)
-    refs = gold.columns["references"]
-    if resources["ngram_corpus"] is None and canonical_task(task) == "open_ended" and refs:
-        resources["ngram_corpus"] = reference_corpus(gold.column("references"))
-    return resources
-
-
-def describe_resources(resources: Mapping[str, Any]) -> dict[str, Any]:
-    """Resources as they go into results.json and keys: a corpus list becomes its hash."""
-    return {k: (f"{len(v)} texts, sha256 {content_key(list(v))[:16]}"
-                if isinstance(v, (list, tuple)) else v) for k, v in resources.items()}
-
-
 def _plan_versions(items: Sequence[Any]) -> dict[str, str]:
-    from blindspot.perturbations.base import REGISTRY
-
     return {item.test: REGISTRY[item.test].version for item in items}
 
 
 def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[str, Any],
                     state: RunState, engine: Engine | None = None) -> tuple[Any, Any]:
     """The suite of ``gold`` (from the state when a previous run completed it) and its plan."""
-    from blindspot.perturbations.dataset import plan_suite, run_suite
-
     cols = gold.columns
     plan = plan_suite(settings.tests, settings.task, settings.seeds, settings.levels, resources,
                       has_source=bool(cols["source"]))
@@ -145,22 +124,6 @@ def suite_cells(suite: Any, plan: Any, rows: int) -> list[Cell]:
 
 # -- scoring --------------------------------------------------------------------------------------
 
-def missing_input(spec: MetricSpec, scorer: Any, columns: Mapping[str, str | None],
-                  column_names: Sequence[str]) -> str | None:
-    """Why ``scorer`` cannot score data with these column roles (a missing references/source
-    column), or None."""
-    needs = {"references": scorer.uses_references, "source": scorer.uses_source}
-    for role, use in needs.items():
-        if use == "required" and not columns[role]:
-            return (f"metric {spec.name!r} needs {role}; the data has no {role} column "
-                    f"(columns: {list(column_names)}); name it with --{role}-column")
-    return None
-
-
-def error_text(error: BaseException) -> str:
-    return f"{type(error).__name__}: {str(error).strip()[:500]}"
-
-
 def _cost(inputs: Sequence[Any]) -> int:
     return sum(item.cost() for item in inputs)
 
@@ -186,8 +149,6 @@ class MetricRun:
     """One metric on one dataset: its scorer, inputs, and cell scores kept in the run state."""
 
     def __init__(self, spec: MetricSpec, gold: GoldData, state: RunState, settings: RunSettings):
-        from blindspot.scoring.cache import default_score_cache
-
         self.spec, self.gold, self.state, self.settings = spec, gold, state, settings
         self.references = gold.column("references")
         self.sources = gold.column("source")
@@ -214,8 +175,6 @@ class MetricRun:
         """The score jobs the cells (``cell_texts``, in scoring order) still need: those not in
         the run state nor the score cache, batched exactly as :meth:`score` would batch them
         one cell after the other, so every engine computes the very same numbers."""
-        from blindspot.scoring.engine import build_inputs, corpus_key, input_keys, pending_batches
-
         known: set[str] = set()
         jobs: list[ScoreJob] = []
         for texts in cell_texts:
@@ -241,22 +200,21 @@ class MetricRun:
     def compute_ahead(self, cell_texts: Sequence[list[str]], engine: Engine, bar: Any) -> None:
         """Score what the cells need on ``engine``, written once, here, into the score cache.
 
-        A job that fails stops this: the cells are then scored one by one as always, which
-        reports the failure on the cell it belongs to.
+        A job the metric fails on (:class:`ScoreJobError`, declared by the engine) stops this:
+        the cells are then scored one by one in this process, which reports the failure on the
+        cell it belongs to. Any other error (the engine's own) is raised.
         """
         jobs = self.pending_jobs(cell_texts)
         try:
             for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs)), 1):
                 self._keep(job, scores)
                 bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
-        except Exception:  # noqa: BLE001  (re-raised where the cell is scored)
-            return
+        except ScoreJobError as error:
+            bar.write(f"{self.spec.name}: {error}; scoring its cells one by one here to find "
+                      "the cell it belongs to", file=sys.stderr)
 
     def _keep(self, job: ScoreJob, scores: list[dict[str, float]]) -> None:
         """Write a job's scores into the score cache (a memory one when the cache is off)."""
-        from blindspot.scoring.cache import MemoryScoreCache
-        from blindspot.scoring.engine import corpus_key, input_keys
-
         if self.cache is None:  # no score cache: keep what is computed ahead for this run only
             self.cache = MemoryScoreCache()
         kind, inputs = job
@@ -274,23 +232,32 @@ class MetricRun:
         jobs = [job for job in self.pending_jobs(cell_texts) if job[0] == "rows"]
         if len(jobs) < 2:
             return None
-        try:
-            self._keep(jobs[0], run_score_job(self.scorer, jobs[0]))
-            fit_threads_to_load()  # the first batch loaded the model, and torch with it
-            start = time.perf_counter()
-            self._keep(jobs[1], run_score_job(self.scorer, jobs[1]))
-            took = time.perf_counter() - start
-        except Exception:  # noqa: BLE001  (re-raised where the cell is scored)
+        first = self._try(jobs[0])
+        if first is None:
             return None
+        self._keep(jobs[0], first)
+        fit_threads_to_load()  # the first batch loaded the model, and torch with it
+        start = time.perf_counter()
+        second = self._try(jobs[1])
+        took = time.perf_counter() - start
+        if second is None:
+            return None
+        self._keep(jobs[1], second)
         rate = _cost(jobs[1][1]) / max(took, 1e-6)
         rest = sum(_cost(inputs) for _, inputs in jobs[2:])
         return ScoringEstimate(self.spec.name, sum(len(inputs) for _, inputs in jobs),
                                rest / rate, rate)
 
+    def _try(self, job: ScoreJob) -> list[dict[str, float]] | None:
+        """A job's scores, or None when the metric raises on it: the cell that holds the job
+        reports that error when it is scored (:func:`_fill_cell`)."""
+        try:
+            return run_score_job(self.scorer, job)
+        except Exception:  # noqa: BLE001  (the metric's own error, reported on its cell)
+            return None
+
     def score(self, texts: list[str]) -> tuple[list[float] | None, float | None]:
         """Per-row scores (or the corpus score) of ``texts``, from the state when already done."""
-        from blindspot.scoring.engine import score_corpus, score_rows
-
         inputs = self._inputs()
         key = self._state_key(texts)
         kept = self.state.get_scores(key)
@@ -326,8 +293,6 @@ def _fill_cell(run: MetricRun, cell: Cell, ids: list[Any]) -> Cell:
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    from blindspot.progress import progress_bar
-
     # in a log (not a terminal) every refresh is a new line: refresh rarely there
     return progress_bar(total=total, desc="scoring", unit="cell", disable=not enabled, file=sys.stderr,
                 mininterval=0.2 if sys.stderr.isatty() else 10)
@@ -335,76 +300,24 @@ def _progress(total: int, enabled: bool) -> Any:
 
 # -- one dataset ----------------------------------------------------------------------------------
 
-def metric_entry(spec: MetricSpec, scorer: Any | None) -> dict[str, Any]:
-    return {"metric": spec.metric, "output": spec.output or (scorer.outputs[0] if scorer else ""),
-            "options": spec.as_json()["options"], "higher_is_better": spec.higher_is_better,
-            "corpus_level": bool(scorer.corpus_level) if scorer else False, "error": None,
-            "gold": None, "tests": {}}
-
-
-def gold_summary(gold: Gold) -> dict[str, Any]:
-    from statistics import fmean
-
-    values = gold.scores if gold.scores is not None else [gold.corpus_score]
-    return {"score_mean": fmean(values), "score_std": 0.0, "n": gold.rows, "n_nan": 0}
-
-
-def judge_metric(entry: dict[str, Any], gold: Gold, by_test: Iterable[tuple[str, list[Cell]]],
-                 categories: Mapping[str, str], settings: RunSettings) -> None:
-    """Judge each test of a metric (``by_test``: its scored cells, one test at a time, so a
-    streamed run loads one test's scores at once) and add the expectations."""
-    from blindspot.protocols.expectations import applied_drops, check_expectations
-
-    drops: dict[tuple[str, str], float | None] = {}
-    for test, test_cells in by_test:
-        entry["tests"][test] = judge_test(test, categories[test], test_cells, gold,
-                                          settings.judge(), verdict_rule(test))
-        drops.update(applied_drops(test_cells, gold.scores, gold.corpus_score))
-    checks = check_expectations(entry["tests"], drops, settings.tolerance)
-    if checks:  # the examination paper's expectations, when the run has its tests
-        entry["expectations"] = checks
-
-
-def _by_test(cells: Sequence[Cell]) -> list[tuple[str, list[Cell]]]:
-    grouped: dict[str, list[Cell]] = {}
-    for cell in cells:
-        grouped.setdefault(cell.test, []).append(cell)
-    return list(grouped.items())
-
-
-def verdict_rule(test: str) -> str:
-    """The rule the test declares for its verdict (``Perturbation.verdict_rule``)."""
-    from blindspot.perturbations.base import REGISTRY
-
-    return REGISTRY[test].verdict_rule
-
-
-def fail_all(entry: dict[str, Any], tests: Sequence[str], categories: dict, message: str) -> None:
-    entry["error"] = message
-    for test in tests:
-        entry["tests"][test] = error_entry(test, categories[test], message, verdict_rule(test))
-
-
 def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: RunState,
-               settings: RunSettings, bar: Any, engine: Engine | None = None) -> dict[str, Any]:
+               settings: RunSettings, bar: Any, engine: Engine | None = None) -> MetricResult:
     """The results entry of one metric on one dataset."""
-    from blindspot.perturbations.base import REGISTRY
-
     tests = list(dict.fromkeys(c.test for c in cells))
-    categories = {t: REGISTRY[t].category for t in tests}
+    test_categories = categories(tests)
     ids = gold_data.ids()
     texts = gold_data.column("hypothesis")
     try:
         run = MetricRun(spec, gold_data, state, settings)
     except Exception as error:
         entry = metric_entry(spec, None)
-        fail_all(entry, tests, categories, f"could not build the metric: {error_text(error)}")
+        fail_all(entry, tests, test_categories, f"could not build the metric: {error_text(error)}")
         bar.update(len(cells) + 1)
         return entry
     entry = metric_entry(spec, run.scorer)
     problem = run.check_inputs()
     if problem:
-        fail_all(entry, tests, categories, problem)
+        fail_all(entry, tests, test_categories, problem)
         bar.update(len(cells) + 1)
         return entry
     if engine is not None and engine.computes_ahead:
@@ -418,17 +331,17 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
                                      [False] * len(texts), list(texts)), ids)
     bar.update()
     if gold_cell.error:
-        fail_all(entry, tests, categories, f"on the gold rows: {gold_cell.error}")
+        fail_all(entry, tests, test_categories, gold_problem(gold_cell.error))
         bar.update(len(cells))
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
-    entry["gold"] = gold_summary(gold)
+    entry.gold = gold_summary(gold)
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)
         scored.append(_fill_cell(run, cell, ids))
         bar.update()
-    judge_metric(entry, gold, _by_test(scored), categories, settings)
+    judge_metric(entry, gold, by_test(scored), test_categories, settings.judge())
     return entry
 
 
@@ -439,20 +352,18 @@ def announce(estimate: ScoringEstimate | None, bar: Any) -> None:
 
 
 def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
-                state: RunState, engine: Engine | None = None) -> dict[str, Any]:
+                state: RunState, engine: Engine | None = None) -> DatasetResult:
     """The results entry of one dataset: perturb once, then every metric."""
     resources = default_resources(settings.task, gold, settings.resources)
     suite, plan = perturbed_suite(gold, settings, resources, state, engine)
     cells = suite_cells(suite, plan, gold.dataset.num_rows)
-    entry: dict[str, Any] = {
-        "task": settings.task, "rows": gold.dataset.num_rows, "fingerprint": gold.fingerprint(),
-        "columns": dict(gold.columns), "resources": describe_resources(resources),
-        "skipped_tests": dict(plan.skipped), "metrics": {}}
+    entry = DatasetResult(settings.task, gold.dataset.num_rows, gold.fingerprint(),
+                          dict(gold.columns), describe_resources(resources), dict(plan.skipped))
     bar = _progress(len(metrics) * (len(cells) + 1), settings.progress)
     try:
         for spec in metrics:
-            entry["metrics"][spec.name] = run_metric(spec, gold, cells, state, settings, bar,
-                                                     engine)
+            entry.metrics[spec.name] = run_metric(spec, gold, cells, state, settings, bar,
+                                                  engine)
     finally:
         bar.close()
     return entry
@@ -464,8 +375,9 @@ def _as_sources(data: Any) -> list[Any]:
     return list(data) if isinstance(data, (list, tuple)) else [data]
 
 
-def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
-                  tests: str | Sequence[str] = DEFAULT_TESTS, seeds: Sequence[int] = DEFAULT_SEEDS,
+def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
+                  tests: str | Sequence[str] = defaults.TESTS,
+                  seeds: Sequence[int] = defaults.SEEDS,
                   columns: Mapping[str, str | None] | None = None, out: str | Path | None = None,
                   state_dir: str | Path | None = None, split: str = "test",
                   metric_options: Mapping[str, Mapping[str, Any]] | None = None,
@@ -478,9 +390,6 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
     memory, with the same results (:mod:`blindspot.runner.stream`; not resumable).
     Bad input (unknown test or metric, a missing column, an empty dataset) fails before any work.
     """
-    from blindspot.perturbations.base import canonical_task
-    from blindspot.perturbations.catalogue import suite_tests
-
     config = RunSettings(task=canonical_task(task), tests=tests,
                          seeds=parse_seeds(seeds, "seeds"), **settings)
     specs = resolve_metrics(metrics, metric_options)
@@ -496,8 +405,7 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = "summarization",
         datasets = _run_in_memory(_as_sources(data), specs, config, columns, split, folder)
     else:
         datasets = _run_streamed(_as_sources(data), specs, config, columns, folder)
-    results = {"schema_version": SCHEMA_VERSION, "protocol": "rank", "tool": _tool(),
-               "config": config.as_json(test_names, specs), "datasets": datasets}
+    results = RunResult(tool(), config.as_json(test_names, specs), datasets).to_dict()
     if out is not None:
         from blindspot.report.writer import write_report
 
@@ -512,7 +420,7 @@ def _unique(names: list[str]) -> list[str]:
 
 def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
                    columns: Mapping[str, str | None] | None, split: str,
-                   folder: Path) -> dict[str, Any]:
+                   folder: Path) -> dict[str, DatasetResult]:
     """Every dataset loaded whole, perturbed once, scored cell by cell (resumable)."""
     golds = [load_gold_data(source, config.task, columns, split) for source in sources]
     for gold, name in zip(golds, _unique([g.name for g in golds])):
@@ -527,11 +435,9 @@ def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSetti
 
 
 def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
-                  columns: Mapping[str, str | None] | None, folder: Path) -> dict[str, Any]:
+                  columns: Mapping[str, str | None] | None, folder: Path
+                  ) -> dict[str, DatasetResult]:
     """Every dataset file read ``config.chunk_size`` rows at a time (:mod:`.stream`)."""
-    from blindspot.runner.stream import (check_chunk_size, check_streamable, stream_dataset,
-                                         stream_path)
-
     check_chunk_size(config.chunk_size)
     check_streamable(specs, config)
     names = _unique([stream_path(source).name for source in sources])  # all checked first
@@ -539,49 +445,12 @@ def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettin
             for name, source in zip(names, sources)}
 
 
-def run_request(request: Any) -> dict[str, Any]:
-    """The rank protocol's entry in the protocol registry: :func:`run_blindspot` on a request
-    (its options checked by the registry against ``RANK_OPTIONS``)."""
-    return run_blindspot(request.data, request.metrics, task=request.task, tests=request.tests,
-                         seeds=request.seeds, columns=request.columns, out=request.out,
-                         split=request.split, metric_options=request.metric_options,
-                         resources=request.resources, noise_cap=request.noise_cap,
-                         num_proc=request.num_proc, progress=request.progress,
-                         **request.options)
-
-
-def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What ``evaluate.load("blindspot/blindspot").compute`` returns for a one-metric rank run."""
-    from blindspot.exit_codes import gate
-
-    dataset = next(iter(results["datasets"].values()))
-    (entry_name, entry), = dataset["metrics"].items()
-    tests = entry["tests"]
-    return {"metric": entry_name, "gold": entry["gold"], "error": entry["error"],
-            "verdicts": {t: r["status"] for t, r in tests.items()},
-            "failed": [t for t, r in tests.items() if r["status"] == "fail"],
-            "explanations": {t: r["explanation"] for t, r in tests.items()},
-            "gate": gate(results),
-            "errors": {t: r["error"] for t, r in tests.items() if r["status"] == "error"},
-            "skipped_tests": dataset["skipped_tests"], "tests": tests,
-            "expectations": entry.get("expectations", []), "results": results}
-
-
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
     if state_dir is not None:
         return Path(state_dir)
     if out is not None:
         return Path(out) / ".state"
-    from blindspot.paths import cache_dir
-
     return cache_dir() / "runs"
 
 
-def _tool() -> dict[str, str]:
-    from blindspot import __version__
-
-    return {"name": "blindspot", "version": __version__}
-
-
-__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "module_view", "run_blindspot",
-           "run_request"]
+__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "run_blindspot"]

@@ -32,6 +32,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import datasets
+import pyarrow
+from datasets.utils.logging import (disable_progress_bar, enable_progress_bar,
+                                    is_progress_bar_enabled)
+
 from blindspot.sqlite_utils import KeyValueStore, move_aside, warn
 
 
@@ -86,9 +91,6 @@ class RunState:
         """The saved suite, or None when it was never completed or is damaged (unreadable, or
         not ``rows`` rows long): a damaged suite is moved aside with a warning, to be made again.
         """
-        import datasets
-        import pyarrow
-
         path = self.suite_path(key)
         if not (path / "dataset_info.json").is_file():
             return None
@@ -107,9 +109,6 @@ class RunState:
 
     def save_suite(self, key: str, suite: Any) -> None:
         """Save atomically: a temporary folder renamed into place."""
-        from datasets.utils.logging import (disable_progress_bar, enable_progress_bar,
-                                            is_progress_bar_enabled)
-
         path = self.suite_path(key)
         partial = path.with_name(path.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)

@@ -8,7 +8,7 @@ per (metric, cell), a NaN count and the few worst-example candidates with their 
 per-row number the judge needs (each metric's gold and cell scores, each cell's noise ratios and
 applied flags) is appended to one float64 (or bool) file per (metric, cell) in a temporary folder
 under the run's state folder; at the end each metric is judged one test at a time, from that
-test's files only, by the very code of the in-memory run (:func:`~blindspot.runner.run.
+test's files only, by the very code of the in-memory run (:func:`~blindspot.runner.entries.
 judge_metric`). Every test draws its randomness per row (seed, test, level, row id), so chunking
 changes no perturbation, and ``results.json`` and the report are byte-identical to those of the
 in-memory run on the same data, seeds and metrics (tested on a CNN/DM slice with chunks that do
@@ -54,12 +54,29 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow.parquet as pq
 
+import blindspot.scorers  # noqa: F401  (registers every scorer)
+from blindspot import defaults
 from blindspot.io import check_readable, json_rows, unreadable
-from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, nan_message, nan_rows
-from blindspot.runner.judge import worst_candidates
+from blindspot.judging import gold_problem, nan_message, nan_rows
+from blindspot.parsing import get_parser
+from blindspot.perturbations.base import REGISTRY
+from blindspot.perturbations.catalogue import suite_tests
+from blindspot.perturbations.dataset import (SuiteJob, SuitePlan, build_suite_tests,
+                                             perturb_in_order, plan_suite, suite_state)
+from blindspot.progress import progress_bar
+from blindspot.report.schema import DatasetResult, MetricResult
+from blindspot.runner.data import (check_role_texts, describe_resources, machine_resources,
+                                   resolve_columns)
+from blindspot.runner.entries import (categories, error_text, fail_all, gold_summary,
+                                      judge_metric, metric_entry, missing_input)
+from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, worst_candidates
+from blindspot.runner.scorers import _idf_on, _named_model, scorer_for, signed_scores
+from blindspot.scoring.base import SCORERS
+from blindspot.seeding import text_row_id
 
-DEFAULT_CHUNK_SIZE = 2000
+DEFAULT_CHUNK_SIZE = defaults.CHUNK_SIZE
 STREAM_FORMATS = (".jsonl", ".parquet")
 
 #: why a test that needs a resource drawn from the whole dataset is skipped by a streamed run
@@ -95,8 +112,6 @@ def iter_chunks(path: str | Path, chunk_size: int) -> Iterator[dict[str, list[An
     check_readable(path)
     check_chunk_size(chunk_size)
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
         try:
             table = pq.ParquetFile(path)
         except Exception as error:  # noqa: BLE001  (any reader error: the file is unreadable)
@@ -122,8 +137,6 @@ def _columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
 def count_rows(path: Path) -> int:
     """How many rows the file has (for the progress bar), without parsing them."""
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
         return pq.ParquetFile(path).metadata.num_rows
     with open(path, "rb") as fh:
         return sum(1 for line in fh if line.strip())
@@ -131,15 +144,11 @@ def count_rows(path: Path) -> int:
 
 def check_streamable(specs: Sequence[Any], settings: Any) -> None:
     """Refuse, before any data or model is loaded, what a streamed run cannot do."""
-    import blindspot.scorers  # noqa: F401  (registers every scorer)
-    from blindspot.runner.scorers import _idf_on, _named_model
-    from blindspot.scoring.base import SCORERS
-
     if settings.engine != "local":
         raise ValueError("--chunk-size streams on this machine; it cannot be combined with "
                          f"--engine {getattr(settings.engine, 'name', settings.engine)}")
     for spec in specs:
-        registered = SCORERS.get(spec.metric) if spec.module is None else None
+        registered = SCORERS.get(spec.metric, None) if spec.module is None else None
         if registered is not None and registered.corpus_level:
             raise ValueError(f"metric {spec.name!r} is corpus-level: its score needs every row "
                              "at once and cannot be streamed; run it without --chunk-size")
@@ -152,9 +161,6 @@ def check_streamable(specs: Sequence[Any], settings: Any) -> None:
 
 def streamed_plan(plan: Any, resources: Mapping[str, Any], order: Sequence[str]) -> Any:
     """``plan`` without the tests that draw from the whole dataset (skipped, with the reason)."""
-    from blindspot.perturbations.base import REGISTRY
-    from blindspot.perturbations.dataset import SuitePlan
-
     dropped = {item.test: UNSTREAMED[need] for item in plan.items
                for need in REGISTRY[item.test].requires
                if need in UNSTREAMED and resources.get(need) is None}
@@ -233,9 +239,6 @@ class _StreamedMetric:
 
     def __init__(self, index: int, spec: Any, roles: Mapping[str, str | None],
                  column_names: Sequence[str], settings: Any) -> None:
-        from blindspot.runner.run import error_text, missing_input
-        from blindspot.runner.scorers import scorer_for
-
         self.index, self.spec, self.settings = index, spec, settings
         self.scorer: Any = None
         self.error: str | None = None
@@ -253,8 +256,6 @@ class _StreamedMetric:
 
     def score(self, texts: list[str], references: Any, sources: Any) -> list[float]:
         """Direction-adjusted per-row scores (higher = better)."""
-        from blindspot.runner.scorers import signed_scores
-
         return signed_scores(self.spec, self.scorer, texts, references, sources,
                              self.settings.batch_size)
 
@@ -275,9 +276,6 @@ class _Chunk:
 
 def _chunk_rows(chunk: Mapping[str, list[Any]], roles: Mapping[str, str | None],
                 offset: int, file: str) -> _Chunk:
-    from blindspot.perturbations.base import text_row_id
-    from blindspot.runner.data import check_role_texts
-
     check_role_texts(chunk, roles, file, first_row=offset + 1)
     texts = chunk[roles["hypothesis"]]
     ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
@@ -286,12 +284,10 @@ def _chunk_rows(chunk: Mapping[str, list[Any]], roles: Mapping[str, str | None],
 
 
 def _score_gold(metric: _StreamedMetric, rows: _Chunk, spill: _Spill) -> list[float] | None:
-    from blindspot.runner.run import error_text
-
     try:
         scores = metric.score(list(rows.texts), rows.references, rows.sources)
     except Exception as error:  # the metric fails on the gold rows: nothing else is judged
-        metric.error = f"on the gold rows: {error_text(error)}"
+        metric.error = gold_problem(error_text(error))
         return None
     metric.gold.count_nan(scores, rows.ids)
     spill.append(metric.file(None), scores, np.float64)
@@ -300,8 +296,6 @@ def _score_gold(metric: _StreamedMetric, rows: _Chunk, spill: _Spill) -> list[fl
 
 def _score_cell(metric: _StreamedMetric, index: int, columns: Mapping[str, list[Any]],
                 gold_scores: list[float], rows: _Chunk, spill: _Spill) -> None:
-    from blindspot.runner.run import error_text
-
     tally = metric.cells.setdefault(index, _Tally())
     if tally.error:
         return
@@ -323,8 +317,6 @@ def _stream_chunk(rows: _Chunk, plan: Any, perturbations: dict[str, Any],
                   metrics: list[_StreamedMetric], spill: _Spill, num_proc: int | None) -> None:
     """Perturb one chunk for every cell (in ``num_proc`` processes) and score it with every
     metric, cell by cell in plan order; spill the rows."""
-    from blindspot.perturbations.dataset import SuiteJob, perturb_in_order, suite_state
-
     live = [m for m in metrics if m.error is None]
     gold = {m.index: _score_gold(m, rows, spill) for m in live}
     state = suite_state(plan, perturbations, list(rows.texts), list(rows.ids), rows.sources,
@@ -338,21 +330,18 @@ def _stream_chunk(rows: _Chunk, plan: Any, perturbations: dict[str, Any],
 
 
 def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
-           settings: Any) -> dict[str, Any]:
+           settings: Any) -> MetricResult:
     """The metric's results entry, judged one test at a time from the spilled rows."""
-    from blindspot.perturbations.base import REGISTRY
-    from blindspot.runner.run import fail_all, gold_summary, judge_metric, metric_entry
-
     tests = list(dict.fromkeys(item.test for item in plan.items))
-    categories = {t: REGISTRY[t].category for t in tests}
+    test_categories = categories(tests)
     entry = metric_entry(metric.spec, metric.scorer)
     if metric.error is None and metric.gold.n_nan:
-        metric.error = f"on the gold rows: {metric.gold.problem(rows)}"
+        metric.error = gold_problem(metric.gold.problem(rows))
     if metric.error is not None:
-        fail_all(entry, tests, categories, metric.error)
+        fail_all(entry, tests, test_categories, metric.error)
         return entry
     gold = Gold([], [], spill.load(metric.file(None), np.float64))
-    entry["gold"] = gold_summary(gold)
+    entry.gold = gold_summary(gold)
 
     def cells_of(test: str) -> list[Cell]:
         cells = []
@@ -369,21 +358,15 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
                                                                          np.float64)))
         return cells
 
-    judge_metric(entry, gold, ((test, cells_of(test)) for test in tests), categories, settings)
+    judge_metric(entry, gold, ((test, cells_of(test)) for test in tests), test_categories,
+                 settings.judge())
     return entry
 
 
 def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
                    columns: Mapping[str, str | None] | None, chunk_size: int,
-                   state_folder: Path) -> dict[str, Any]:
+                   state_folder: Path) -> DatasetResult:
     """The results entry of one data file, streamed ``chunk_size`` rows at a time."""
-    from blindspot.parsing import get_parser
-    from blindspot.perturbations.catalogue import suite_tests
-    from blindspot.perturbations.dataset import build_suite_tests, plan_suite
-    from blindspot.progress import progress_bar
-    from blindspot.runner.data import resolve_columns
-    from blindspot.runner.run import describe_resources, machine_resources
-
     path = stream_path(source)
     chunks = iter_chunks(path, chunk_size)
     first = next(chunks, None)
@@ -415,11 +398,10 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
                 get_parser().forget()  # the disk cache keeps the parses; memory stays bounded
                 rows += len(part.texts)
                 bar.update(len(part.texts))
-        entry: dict[str, Any] = {
-            "task": settings.task, "rows": rows, "fingerprint": fingerprint.hexdigest(),
-            "columns": dict(roles), "resources": describe_resources(resources),
-            "skipped_tests": dict(plan.skipped),
-            "metrics": {m.spec.name: _judge(m, plan, rows, spill, settings) for m in metrics}}
+        entry = DatasetResult(settings.task, rows, fingerprint.hexdigest(), dict(roles),
+                              describe_resources(resources), dict(plan.skipped),
+                              {m.spec.name: _judge(m, plan, rows, spill, settings)
+                               for m in metrics})
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return entry

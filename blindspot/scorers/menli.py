@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
+from blindspot.minmax import minmax
 from blindspot.models import load_sequence_classifier, model_revision
 from blindspot.scorers._lm_utils import length_chunks, max_positions
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
@@ -133,14 +134,6 @@ def nli_probabilities(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str
         for i, row in zip(chunk, probs):
             out[i] = {label: row[j] for label, j in indices.items()}
     return out
-
-
-def minmax(values: Sequence[float]) -> list[float]:
-    """Min-max normalisation to [0, 1] over a batch; a constant batch maps to 0."""
-    low, high = min(values, default=0.0), max(values, default=0.0)
-    if high == low:
-        return [0.0 for _ in values]
-    return [(v - low) / (high - low) for v in values]
 
 
 def combine(nli_scores: Sequence[float], other_scores: Sequence[float], weight: float = 0.2

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
+from blindspot.registry import Registry
 from blindspot.suggest import did_you_mean
 
 
@@ -167,24 +168,20 @@ class Scorer(ABC):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-SCORERS: dict[str, type[Scorer]] = {}
+#: every metric by name; filled by :mod:`blindspot.catalog` (every module of blindspot.scorers)
+SCORERS: Registry[type[Scorer]] = Registry("metric")
 
 
 def register_scorer(cls: type[Scorer]) -> type[Scorer]:
     """Class decorator: add a scorer to the registry under its name."""
-    SCORERS[cls.name] = cls
-    return cls
+    return SCORERS.register(cls.name, cls)
 
 
 def get_scorer(name: str, **config: Any) -> Scorer:
     """A scorer by name with its options; a clear error lists the valid names."""
-    import blindspot.scorers  # noqa: F401  (registers every scorer)
-
-    if name not in SCORERS:
-        raise ValueError(f"unknown metric {name!r}; valid metrics: {', '.join(sorted(SCORERS))}"
-                         f"{did_you_mean(name, SCORERS)}")
-    SCORERS[name].check_options(config)
-    return SCORERS[name](**config)
+    cls = SCORERS.get(name)
+    cls.check_options(config)
+    return cls(**config)
 
 
 def _named_parameters(function: Any) -> list[str]:

@@ -1,4 +1,4 @@
-"""The ``search`` protocol's registry entry (:mod:`blindspot.protocols.registry`): a
+"""The ``search`` protocol (:mod:`blindspot.protocols.registry`): its declared options, a
 :class:`ProtocolRequest` to :func:`blindspot.search.run_search`, its terminal summary, and what
 ``evaluate.load("blindspot/blindspot").compute(..., protocol="search")`` returns."""
 
@@ -9,54 +9,87 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-def run_request(request: Any) -> dict[str, Any]:
-    """Run the search for a protocol request (its options checked by the registry against
-    ``SEARCH_OPTIONS``); the masked LM defaults to the request's ``mlm``."""
-    from blindspot.protocols.registry import single_data
-    from blindspot.search.run import run_search
-
-    options = dict(request.options)
-    options.setdefault("mlm", (request.resources or {}).get("mlm"))
-    return run_search(single_data("search", request.data), request.metrics,
-                      columns=request.columns, task=request.task, split=request.split,
-                      metric_options=request.metric_options, out=request.out,
-                      progress=request.progress, generalise_seeds=request.seeds, **options)
+from blindspot.protocols.options import MAX_SEED, OptionSpec
+from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
+                                          register_protocol, single_data)
+from blindspot.search.run import run_search
 
 
-def print_summary(results: dict[str, Any], console: Console | None = None) -> None:
-    """Each metric's mean relative change on the perturbed texts, and the top patterns."""
-    console = console or Console()
-    summary, budget = results["summary"], results["budget"]
-    table = Table(title=f"search against {results['config']['metric']['name']} "
-                        f"({summary['reached']}/{summary['examples']} reached noise ratio "
-                        f"{results['config']['noise_ratio']:g})")
-    for column in ("metric", "role", "vs. gold", "vs. references"):
-        table.add_column(column, justify="left" if column in ("metric", "role") else "right")
-    for name, entry in summary["metrics"].items():
-        cells = [f"{entry[v]:+.2f}%" if entry.get(v) is not None else "n/a"
-                 for v in ("gold", "references")]
-        style = "bold red" if entry["role"] == "target" else ""
-        table.add_row(f"[{style}]{name}[/]" if style else name, entry["role"], *cells)
-    console.print(table)
-    patterns = ", ".join(f"{p['pattern']} ({p['count']})" for p in results["patterns"][:5])
-    console.print(f"top patterns: {patterns or 'none'}")
-    console.print(f"metric calls: {budget['calls_used']}"
-                  + (f" (stopped by {budget['stopped_by']})" if budget["stopped_by"] else ""))
-    note = results["config"]["candidates"]["note"]
-    if note:
-        console.print(f"[yellow]note:[/] {note}")
-    found = results.get("generalisation")
-    if found:
-        console.print(f"patterns generalise (rank protocol, {found['rows']} rows): "
-                      f"{found['generalises']}")
+SEARCH_OPTIONS = (
+    OptionSpec("noise_ratio", "float", "target noise ratio of every hypothesis", default=0.1,
+               minimum=0, maximum=1, exclusive_minimum=True, visitor_safe=True),
+    OptionSpec("panel", "metrics", "other metrics scoring the same perturbed texts",
+               visitor_safe=True),
+    OptionSpec("k", "int", "candidates per source and word", default=8, minimum=1, maximum=100,
+               visitor_safe=True),
+    OptionSpec("mlm", "model", "masked LM for top-k candidates (default: the run's --mlm)"),
+    OptionSpec("embedding_model", "model", "model whose input embeddings give nearest-word "
+               "candidates", default="minilm"),
+    OptionSpec("max_calls", "int", "budget: scored candidate texts (one search step of one "
+               "text costs one call per candidate edit)", minimum=1,
+               visitor_safe=True),
+    OptionSpec("max_seconds", "float", "budget: wall time", minimum=0, exclusive_minimum=True,
+               visitor_safe=True),
+    OptionSpec("seed", "int", "breaks exact ties between edits", default=0, minimum=0,
+               maximum=MAX_SEED, visitor_safe=True),
+    OptionSpec("limit", "int", "search the first N rows only", minimum=1, visitor_safe=True),
+    OptionSpec("generalise", "bool", "check that the patterns found generalise (rank "
+               "protocol)", default=False, visitor_safe=True),
+    OptionSpec("top_patterns", "int", "patterns checked by generalise", default=3, minimum=0,
+               maximum=100, visitor_safe=True),
+    BATCH_SIZE,
+)
 
 
-def module_view(results: dict[str, Any]) -> dict[str, Any]:
-    """What the ``blindspot`` evaluate module returns for a search."""
-    summary = results["summary"]
-    return {"metric": results["config"]["metric"]["name"],
-            "relative_change": {n: e.get("gold") for n, e in summary["metrics"].items()},
-            "reached": summary["reached"], "patterns": results["patterns"],
-            "perturbed": [e["perturbed"] for e in results["examples"]],
-            "generalises": (results.get("generalisation") or {}).get("generalises"),
-            "results": results}
+@register_protocol
+class SearchProtocol(Protocol):
+    name = "search"
+    description = ("adversarial search (He et al., 2023, Appendix J): greedy word edits the "
+                   "metric penalises least, judged by a panel of other metrics")
+    options = SEARCH_OPTIONS
+
+    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+        """Run the search (its options checked against ``SEARCH_OPTIONS``); the masked LM
+        defaults to the request's ``mlm``."""
+        options = dict(request.options)
+        options.setdefault("mlm", (request.resources or {}).get("mlm"))
+        return run_search(single_data("search", request.data), request.metrics,
+                          columns=request.columns, task=request.task, split=request.split,
+                          metric_options=request.metric_options, out=request.out,
+                          progress=request.progress, generalise_seeds=request.seeds, **options)
+
+    def summarise(self, results: dict[str, Any], console: Console) -> None:
+        """Each metric's mean relative change on the perturbed texts, and the top patterns."""
+        summary, budget = results["summary"], results["budget"]
+        table = Table(title=f"search against {results['config']['metric']['name']} "
+                            f"({summary['reached']}/{summary['examples']} reached noise ratio "
+                            f"{results['config']['noise_ratio']:g})")
+        for column in ("metric", "role", "vs. gold", "vs. references"):
+            table.add_column(column, justify="left" if column in ("metric", "role") else "right")
+        for name, entry in summary["metrics"].items():
+            cells = [f"{entry[v]:+.2f}%" if entry.get(v) is not None else "n/a"
+                     for v in ("gold", "references")]
+            style = "bold red" if entry["role"] == "target" else ""
+            table.add_row(f"[{style}]{name}[/]" if style else name, entry["role"], *cells)
+        console.print(table)
+        patterns = ", ".join(f"{p['pattern']} ({p['count']})" for p in results["patterns"][:5])
+        console.print(f"top patterns: {patterns or 'none'}")
+        console.print(f"metric calls: {budget['calls_used']}"
+                      + (f" (stopped by {budget['stopped_by']})" if budget["stopped_by"] else ""))
+        note = results["config"]["candidates"]["note"]
+        if note:
+            console.print(f"[yellow]note:[/] {note}")
+        found = results.get("generalisation")
+        if found:
+            console.print(f"patterns generalise (rank protocol, {found['rows']} rows): "
+                          f"{found['generalises']}")
+
+    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+        """What the ``blindspot`` evaluate module returns for a search."""
+        summary = results["summary"]
+        return {"metric": results["config"]["metric"]["name"],
+                "relative_change": {n: e.get("gold") for n, e in summary["metrics"].items()},
+                "reached": summary["reached"], "patterns": results["patterns"],
+                "perturbed": [e["perturbed"] for e in results["examples"]],
+                "generalises": (results.get("generalisation") or {}).get("generalises"),
+                "results": results}

@@ -5,8 +5,9 @@ seeds; the deviation protocol perturbs gold data with its own checklist template
 tests); the preference protocol reads a MENLI-style set (columns by MENLI's names, no mapping,
 no tests); the correlation protocol reads human judgments and a references file. The form says
 which data choices, fields and extra file a protocol takes, so the tab shows only those and the
-request carries only those. A protocol with its own tab (search) is not offered there; a
-protocol registered later without a form gets the rank protocol's form.
+request carries only those. A protocol with its own tab (search), or one the Space does not run
+(self-bias, :data:`NOT_IN_SPACE`), is not offered there; a protocol registered later without a
+form gets the rank protocol's form.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ FORMS: dict[str, ProtocolForm] = {
 }
 #: protocols that have a tab of their own
 OWN_TABS = {"search": "Adversarial search"}
+#: protocols the Space does not run, and why (the command line does)
+NOT_IN_SPACE = {"self-bias": "its evaluators name generator systems (metric=base_system); run "
+                             "`blindspot self-bias` or `blindspot run --protocol self-bias`"}
 
 
 def form_for(protocol: str) -> ProtocolForm:
@@ -59,7 +63,7 @@ def form_for(protocol: str) -> ProtocolForm:
 def stress_protocols() -> list[str]:
     """The registered protocols the stress tab runs, rank first."""
 
-    names = [n for n in PROTOCOLS if n not in OWN_TABS]
+    names = [n for n in PROTOCOLS if n not in OWN_TABS and n not in NOT_IN_SPACE]
     return sorted(names, key=lambda n: (n != "rank", n))
 
 

@@ -9,8 +9,10 @@ by it, as ``blindspot run`` judges it (copy-source, injection, repetition, frequ
 level below gold; positioned error: a significant drop at every position), and each verdict comes
 with its ``explanation`` and, for a fail, ``within_noise`` (from the seeds' spread: rows carry no
 id to pair levels by). A per-sample view per level adds the fraction of rows the noise
-did not lower, a paired one-sided Wilcoxon p-value and a bootstrap CI of the mean drop. Rows with a
-NaN score are excluded and counted; a test that cannot be judged has ``passed`` None, never True.
+did not lower, a paired one-sided Wilcoxon p-value and a bootstrap CI of the mean drop. A NaN (or
+missing) score makes its test an ``error`` naming the rows by their position in ``predictions``,
+as ``blindspot run`` does on the same scores (one judge: :mod:`blindspot.judging`); a test that
+cannot be judged has ``passed`` None, never True.
 
 Examples:
     >>> import evaluate
@@ -39,7 +41,7 @@ import datasets
 import evaluate
 
 from blindspot.perturbations.base import REGISTRY, canonical_name
-from blindspot.protocols.rank import DEFAULT_RULE, NOISE_CAP, TOLERANCE, judge_rows
+from blindspot.judging import DEFAULT_RULE, NOISE_CAP, TOLERANCE, judge_rows
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,
@@ -66,7 +68,8 @@ Args:
     noise_cap (float): points with a noise ratio >= this are left out (default 0.6).
     bootstrap_seed (int): seed of the per-sample bootstrap (default 0).
 Returns:
-    {test: {"passed": bool or None, "reason": str or None, "rule": the verdict rule,
+    {test: {"status": "pass", "fail", "undecided" or "error" (a NaN score), "error": its
+    message or None, "passed": bool or None, "reason": str or None, "rule": the verdict rule,
     "explanation": the deciding step in a sentence, "within_noise": for a fail, whether more
     seeds could change it, "deciding": that step, "points": [gold point, then one per
     level sorted by noise ratio: level, noise_ratio, score_mean, score_std, n_seeds, n,
@@ -112,10 +115,13 @@ class BlindspotAccuracy(evaluate.Metric):
         columns = dict(zip(_ROW_KWARGS, (tests, levels, noise_ratios, seeds)))
         _check_rows(len(predictions), columns)
         by_test: dict[str, list[tuple[Any, float, Any, float, float]]] = defaultdict(list)
-        for test, level, ratio, seed, noised, gold in zip(tests, levels, noise_ratios, seeds,
-                                                          predictions, references):
+        positions: dict[str, list[int]] = defaultdict(list)
+        for i, (test, level, ratio, seed, noised, gold) in enumerate(
+                zip(tests, levels, noise_ratios, seeds, predictions, references)):
             by_test[test].append((level, float(ratio), seed,
                                   float("nan") if noised is None else float(noised),
                                   float("nan") if gold is None else float(gold)))
-        return {test: judge_rows(rows, tolerance, noise_cap, bootstrap_seed, _rule(test), test)
+            positions[test].append(i)
+        return {test: judge_rows(rows, tolerance, noise_cap, bootstrap_seed, _rule(test), test,
+                                 ids=positions[test])
                 for test, rows in by_test.items()}

@@ -4,7 +4,7 @@ The paper states three expectations of a good metric (its Section 5):
 
 1. ``decreasing_with_intensity``: "a strict monotonous decrease for the impairments with
    increasing degree of severity" (word swap, word drop, repetition). This is the rank protocol's
-   strict decrease (:func:`blindspot.protocols.rank.judge_curve`, same tolerance) with two
+   strict decrease (:func:`blindspot.judging.judge_curve`, same tolerance) with two
    changes the paper asks for: the points are ordered by the impairment's intensity (its level),
    not by the noise ratio, and every level counts -- the paper's intensities run to a random
    permutation and to n repetitions, far over the rank protocol's noise cap.
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.protocols.rank import TOLERANCE, judge_curve
+from blindspot.judging import TOLERANCE, judge_curve
 
 #: the impairments whose scores must fall with each intensity step
 INTENSITY_TESTS = ("word_swap", "word_drop", "phrase_repetition")

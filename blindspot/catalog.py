@@ -1,0 +1,77 @@
+"""Where every registry is filled: the one list of the modules that provide each kind of thing.
+
+A :class:`blindspot.registry.Registry` calls :func:`fill` with its kind on its first read, so the
+registry is complete whatever the caller imported before (no "import this package for its side
+effects" lines). A provider package lends all its public modules: adding a test, a metric or a
+protocol is one new module in its package, found here without an edit.
+
+==========  =============================================  ========================================
+kind        registry                                       providers
+==========  =============================================  ========================================
+test        ``blindspot.perturbations.base.REGISTRY``      every public module of
+                                                           ``blindspot.perturbations``
+metric      ``blindspot.scoring.base.SCORERS``             every public module of
+                                                           ``blindspot.scorers``
+protocol    ``blindspot.protocols.registry.PROTOCOLS``     ``PROTOCOL_MODULES``
+task        ``blindspot.perturbations.base.TASKS``         (declared where it is defined)
+==========  =============================================  ========================================
+
+Providers are named as module paths and imported on first need, so listing the tests loads no
+metric and no model code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+#: modules of a provider package that register nothing (shared helpers; ``dataset`` and
+#: ``catalogue`` read the registry and pull in ``datasets``, which listing the tests does not need)
+SUPPORT_MODULES = frozenset({"base", "text_utils", "catalogue", "dataset"})
+
+
+@dataclass(frozen=True)
+class Providers:
+    """The modules that fill one registry: every public module of ``packages``, and ``modules``."""
+
+    packages: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+
+    def module_names(self) -> Iterator[str]:
+        for package in self.packages:
+            found = importlib.import_module(package)
+            for info in pkgutil.iter_modules(found.__path__):
+                if not info.name.startswith("_") and info.name not in SUPPORT_MODULES:
+                    yield f"{package}.{info.name}"
+        yield from self.modules
+
+
+#: the protocols' modules, in the order ``blindspot protocols`` lists them
+PROTOCOL_MODULES = (
+    "blindspot.protocols.rank",
+    "blindspot.protocols.preference_run",
+    "blindspot.protocols.deviation",
+    "blindspot.protocols.correlation",
+    "blindspot.search.protocol",
+    "blindspot.protocols.self_bias",
+)
+
+PROVIDERS: dict[str, Providers] = {
+    "test": Providers(packages=("blindspot.perturbations",)),
+    "metric": Providers(packages=("blindspot.scorers",)),
+    "protocol": Providers(modules=PROTOCOL_MODULES),
+}
+
+
+def fill(kind: str) -> list[str]:
+    """Import every provider of ``kind`` (each registers its entries) and return their module
+    names in catalogue order (the registry's order); none for a kind declared in place."""
+    providers = PROVIDERS.get(kind)
+    if providers is None:
+        return []
+    names = list(providers.module_names())
+    for name in names:
+        importlib.import_module(name)
+    return names

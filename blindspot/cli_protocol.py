@@ -1,0 +1,58 @@
+"""The one path of every protocol command (``blindspot run``, ``stream``, ``search``): read the
+seeds, run a protocol on a :class:`~blindspot.protocols.registry.ProtocolRequest`, print its
+summary and where its report is, and exit with the run's exit code under ``--fail-on``.
+
+Both :mod:`blindspot.cli` and :mod:`blindspot.search_cli` import it (neither imports the other).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from blindspot.exit_codes import FailOn, ended_in_error, fail, failed_tests, run_exit_code
+from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.seeding import parse_seeds
+
+# Wide tables when piped (make demo, CI logs); the terminal width otherwise.
+console = Console(width=None if sys.stdout.isatty() else 160)
+
+
+def seeds_option(text: str) -> list[int]:
+    """``--seeds`` read (``1,2,3`` or ``1-5``); a bad one fails with the reason, exit 1."""
+    try:
+        return parse_seeds(text)
+    except ValueError as error:
+        fail(str(error))
+
+
+def run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:
+    """Run a protocol on a request, print its summary and where the report is, and exit with
+    the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
+    try:
+        chosen = get_protocol(protocol)
+        results = chosen.run(ProtocolRequest(out=out, **request))
+    except (ValueError, KeyError, FileNotFoundError) as error:
+        fail(str(error).strip("'\""))
+    chosen.summarise(results, console)
+    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+    code = run_exit_code(results, fail_on)
+    stopped = failed_tests(results, fail_on)
+    if stopped:
+        kind = "failed beyond the noise" if fail_on is FailOn.significant else "failed"
+        typer.echo(f"--fail-on {fail_on.value}: {len(stopped)} {kind} ({_first(stopped)}); "
+                   f"exit status {int(code)}", err=True)
+    elif code:
+        errored = ended_in_error(results)
+        typer.echo(f"{len(errored)} ended in error ({_first(errored)}); exit status {int(code)}",
+                   err=True)
+    raise typer.Exit(code=code)
+
+
+def _first(names: list[str], shown: int = 5) -> str:
+    """The first ``shown`` names, then ``...`` when there are more."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
