@@ -18,10 +18,6 @@ from rich.console import Console
 
 from blindspot.demo import demo_path
 from blindspot.models import available_models
-from blindspot.report.plots import plot_names
-from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json, write_report
-from blindspot.runner import run_blindspot
-from blindspot.runner.summary import print_summary
 
 
 @dataclass(frozen=True)
@@ -88,6 +84,9 @@ def _first_rows(task: str, rows: int, folder: Path) -> Path:
 def _judge(console: Console, title: str, folder: Path, data: Any, metrics: Sequence[str],
            task: str, seeds: Sequence[int], num_proc: int | None) -> None:
     """Judge, print the table, then write the report folder (its plots take seconds)."""
+    from blindspot.report.writer import write_report
+    from blindspot.runner import run_blindspot
+    from blindspot.runner.summary import print_summary
 
     console.rule(title)
     results = run_blindspot(data, list(metrics), task=task, tests="all", seeds=list(seeds),
@@ -101,6 +100,8 @@ def report_is_current(results: dict[str, Any], folder: Path) -> bool:
     """Whether ``folder`` already holds the whole report of exactly these results (a second
     ``make demo``: its plots would take most of the run to redraw). A missing or changed file
     makes it not current, so a damaged report is rewritten."""
+    from blindspot.report.plots import plot_names
+    from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
 
     files = [RESULTS_FILE, MARKDOWN_FILE, HTML_FILE, *plot_names(results).values()]
     if not all((folder / name).is_file() for name in files):

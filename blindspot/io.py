@@ -15,9 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import datasets
 import pyarrow as pa
-from datasets.utils import logging as datasets_logging
 
 from blindspot.errors import BlindspotInputError
 
@@ -58,6 +56,7 @@ def check_readable(path: Path) -> str:
 
 def read_table(path: str | Path) -> Any:
     """The rows of a jsonl/json/csv/parquet file as a Dataset, in file order."""
+    import datasets
 
     path = Path(path)
     kind = check_readable(path)
@@ -85,6 +84,8 @@ def quiet_datasets() -> Iterator[None]:
     shows its own progress) and no reader failure logged ("Failed to load JSON from file..."; the
     caller reports it once, with the line). Only inside this block: the user's own
     ``datasets`` calls keep their bars and logging."""
+    import datasets
+    from datasets.utils import logging as datasets_logging
 
     level = datasets_logging.get_verbosity()
     bars_were_on = not datasets.are_progress_bars_disabled()

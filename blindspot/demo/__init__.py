@@ -26,8 +26,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import datasets
-
 DEMO_TASKS = ("open_ended", "summarization", "translation")
 
 _ALIASES = {"open-ended": "open_ended"}
@@ -73,6 +71,7 @@ def read_demo(task: str) -> list[dict[str, Any]]:
 
 def load_demo(task: str) -> Any:
     """``task``'s demo corpus as a :class:`datasets.Dataset`, rows in file order."""
+    import datasets
 
     return datasets.Dataset.from_list(read_demo(task))
 
