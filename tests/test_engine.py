@@ -9,9 +9,9 @@ import pytest
 from blindspot.noise import noise_ratio
 from blindspot.parsing import get_parser
 from blindspot.perturbations import (
-    OUTPUT_COLUMNS, REGISTRY, get_perturbation, perturb_dataset, run_suite,
+    OUTPUT_COLUMNS, REGISTRY, get_perturbation,
 )
-from blindspot.perturbations.dataset import build_perturbation
+from blindspot.perturbations.dataset import build_perturbation, perturb_dataset, run_suite
 from engine_support import all_levels, build_tiny_mlm, cnndm_rows, first_level, wikitext_references
 
 NAMES = sorted(REGISTRY)
