@@ -91,13 +91,31 @@ def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
     return False
 
 
+def scan_tree(root: Path) -> dict[str, ModuleFacts]:
+    """Every module of the packages under ``root``, by dotted name (symlinked folders skipped)."""
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            if path.is_symlink() or any(p.is_symlink() for p in path.parents if root in p.parents):
+                continue
+            facts = scan(root, path)
+            modules[facts.name] = facts
+    return modules
+
+
+def known_module(target: str, modules: dict[str, ModuleFacts]) -> str:
+    """The module an imported name lives in (``a.b.func`` -> ``a.b``); empty when none."""
+    while target and target not in modules:
+        target = target.rpartition(".")[0]
+    return target
+
+
 def cycles(modules: dict[str, ModuleFacts], attr: str) -> list[list[str]]:
     """Strongly connected components (Tarjan) with more than one module."""
     graph = defaultdict(set)
     for name, facts in modules.items():
         for target in getattr(facts, attr):
-            while target and target not in modules:
-                target = target.rpartition(".")[0]
+            target = known_module(target, modules)
             if target and target != name:
                 graph[name].add(target)
     index: dict[str, int] = {}
@@ -139,14 +157,7 @@ def main() -> None:
     parser.add_argument("--list-cycles", action="store_true")
     args = parser.parse_args()
     root = args.root.resolve()
-    modules = {}
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            linked = any(p.is_symlink() for p in path.parents if p != root and root in p.parents)
-            if path.is_symlink() or linked:
-                continue
-            facts = scan(root, path)
-            modules[facts.name] = facts
+    modules = scan_tree(root)
     total = sum(m.lines for m in modules.values())
     local = sum(m.local_imports for m in modules.values())
     orch = [m for m in modules.values() if str(m.path.relative_to(root)).startswith(ORCHESTRATION)]

@@ -42,6 +42,7 @@ import numpy as np
 from scipy import stats
 
 from blindspot.defaults import BOOTSTRAP_SEED, N_BOOT, NOISE_CAP, TOLERANCE
+from blindspot.registry import Registry, snake
 
 DEFAULT_RULE = "monotone_decrease"  # the verdict rule of a test that names none
 GOLD = "gold"  # the gold point's level
@@ -249,20 +250,18 @@ class VerdictRule:
     explain: Callable[[Evidence, Ruling], str]
 
 
-RULES: dict[str, VerdictRule] = {}
+#: the verdict rules by name (a test declares one as ``verdict_rule``); they register below
+RULES: Registry[VerdictRule] = Registry("verdict rule", normalise=snake)
 
 
 def register_rule(rule: VerdictRule) -> VerdictRule:
-    RULES[rule.name] = rule
-    return rule
+    """Add ``rule`` under its name (a name can be registered once)."""
+    return RULES.register(rule.name, rule)
 
 
 def get_rule(name: str) -> VerdictRule:
-    """The rule ``name``; a clear error lists the registered ones."""
-    if name not in RULES:
-        raise ValueError(f"unknown verdict rule {name!r}; registered rules: "
-                         f"{', '.join(sorted(RULES))}")
-    return RULES[name]
+    """The rule ``name``; an unknown one is a ValueError naming the registered ones."""
+    return RULES.get(name)
 
 
 def _steps(evidence: Evidence) -> list[Comparison]:

@@ -15,64 +15,13 @@ is why ``results.json`` is byte-identical whichever engine computed it.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from blindspot.perturbations.dataset import perturb_local
-from blindspot.runner.scorers import scorer_for
-from blindspot.scoring.base import ScoreInput, Scorer
-from blindspot.suggest import did_you_mean
-
-#: One unit of scoring work: ``("rows", batch)`` (per-row scores of a batch of distinct inputs,
-#: exactly as the local engine batches them) or ``("corpus", inputs)`` (one corpus-level score).
-ScoreJob = tuple[str, list[ScoreInput]]
-
-
-class ScoreJobError(RuntimeError):
-    """The metric raised on one score job (the error is the metric's, not the engine's): the
-    run scores that job's cells in this process, and the cell reports the error there. Any other
-    exception from an engine (a lost worker, a broken connection) ends the run."""
-
-
-@dataclass
-class ScorerRecipe:
-    """How to build a metric's scorer anywhere: the run's spec and the references (for idf).
-
-    ``built`` is the driver's own instance, reused in-process and never shipped to a worker.
-    """
-
-    spec: Any
-    references: Sequence[Any] | None
-    built: Scorer | None = field(default=None, repr=False)
-
-    def build(self) -> Scorer:
-        """The scorer (the driver's instance when there is one, else a new one)."""
-        if self.built is None:
-            self.built = scorer_for(self.spec, self.references)
-        return self.built
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"spec": self.spec, "references": self.references, "built": None}
-
-
-def run_score_job(scorer: Scorer, job: ScoreJob) -> list[dict[str, float]]:
-    """The scores of one job: one dict per input of a batch, or one corpus-level dict."""
-    kind, inputs = job
-    if kind == "corpus":
-        return [scorer.score_corpus(inputs)]
-    scores = scorer.score_batch(inputs)
-    if len(scores) != len(inputs):
-        raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
-                           f"{len(inputs)} inputs")
-    return scores
-
-
-def job_error(error: Exception) -> ScoreJobError:
-    """A metric's error on a score job, declared as such (its message kept)."""
-    return ScoreJobError(f"{type(error).__name__}: {error}")
-
+from blindspot.registry import Registry, lowercase
+from blindspot.runner.jobs import ScoreJob, ScoreJobError, ScorerRecipe, job_error, run_score_job
 
 class Engine(Protocol):
     """What the runner asks of an engine."""
@@ -118,46 +67,47 @@ class LocalEngine:
         return None
 
 
-#: Engine name -> class, or "module:Class" for engines whose imports are heavy (Ray).
-ENGINES: dict[str, Any] = {"local": LocalEngine, "ray": "blindspot.runner.ray_engine:RayEngine"}
+@dataclass(frozen=True)
+class EngineSpec:
+    """A registered engine: the run settings it takes and how it is built from them."""
+
+    name: str
+    options: tuple[str, ...]  #: the run settings it takes (``num_proc`` for every engine)
+    build: Callable[..., Engine]  #: ``build(**options)`` -> the engine
 
 
-def engine_class(name: str) -> type:
-    """The class of engine ``name`` (a clear error lists the valid names)."""
-    if name not in ENGINES:
-        raise ValueError(f"unknown engine {name!r}; valid engines: {', '.join(sorted(ENGINES))}"
-                         f"{did_you_mean(name, ENGINES)}")
-    target = ENGINES[name]
-    if isinstance(target, str):
-        module, _, attr = target.partition(":")
-        target = getattr(importlib.import_module(module), attr)
-    return target
+def _ray_engine(**options: Any) -> Engine:
+    # the Ray edge: ray (seconds to import) loads only for ``--engine ray``
+    from blindspot.runner.ray_engine import RayEngine
+    return RayEngine(**options)
+
+
+#: the engines by name, registered here, where the engine interface is
+ENGINES: Registry[EngineSpec] = Registry("engine", normalise=lowercase)
+ENGINES.register("local", EngineSpec("local", ("num_proc",), LocalEngine))
+ENGINES.register("ray", EngineSpec("ray", ("num_proc", "address", "actors", "gpus_per_actor"),
+                                   _ray_engine))
 
 
 def get_engine(name: str, **options: Any) -> Engine:
-    """The engine called ``name`` built with ``options``."""
-    return engine_class(name)(**options)
-
-
-#: Engine name -> the run settings it takes (``num_proc`` for every engine).
-ENGINE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "local": ("num_proc",), "ray": ("num_proc", "address", "actors", "gpus_per_actor")}
+    """The engine called ``name`` built with ``options`` (an unknown name lists the valid ones)."""
+    return ENGINES.get(name).build(**options)
 
 
 def engine_options(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
     """The options of engine ``name`` found in a run's settings; a setting that only another
     engine takes (``address`` without the Ray engine) is an error, not silently dropped."""
-    wanted = ENGINE_OPTIONS.get(name, ())
-    known = dict.fromkeys(k for opts in ENGINE_OPTIONS.values() for k in opts)  # in order
+    wanted = ENGINES.get(name).options
+    known = dict.fromkeys(k for spec in ENGINES.values() for k in spec.options)  # in order
     stray = [k for k in known if k not in wanted and settings.get(k) is not None]
     if stray:
         flags = ", ".join(f"--{k.replace('_', '-')}" for k in stray)
-        takers = sorted(e for e, opts in ENGINE_OPTIONS.items() if set(stray) <= set(opts))
+        takers = sorted(e for e, spec in ENGINES.items() if set(stray) <= set(spec.options))
         raise ValueError(f"{flags} only appl{'ies' if len(stray) == 1 else 'y'} with --engine "
                          f"{' or '.join(takers)} (this run's engine: {name})")
     return {k: settings[k] for k in wanted if settings.get(k) is not None}
 
 
-__all__ = ["ENGINES", "ENGINE_OPTIONS", "Engine", "LocalEngine", "ScoreJob", "ScoreJobError",
-           "ScorerRecipe", "engine_class", "engine_options", "get_engine", "job_error",
+__all__ = ["ENGINES", "EngineSpec", "Engine", "LocalEngine", "ScoreJob", "ScoreJobError",
+           "ScorerRecipe", "engine_options", "get_engine", "job_error",
            "run_score_job"]

@@ -26,7 +26,7 @@ from blindspot.perturbations.dataset import plan_suite, run_suite
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult
 from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
-from blindspot.runner.engines import (Engine, ScoreJob, ScoreJobError, ScorerRecipe, engine_class,
+from blindspot.runner.engines import (ENGINES, Engine, ScoreJob, ScoreJobError, ScorerRecipe,
                                       engine_options, get_engine, run_score_job)
 from blindspot.runner.entries import (by_test, categories, error_text, fail_all, gold_summary,
                                       judge_metric, metric_entry, missing_input, tool)
@@ -398,7 +398,7 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
         raise ValueError(f"no test selected by {tests!r} for task {config.task!r}")
     config.tests = test_names
     if isinstance(config.engine, str):  # an unknown engine or a stray option fails before any work
-        engine_class(config.engine)
+        ENGINES.get(config.engine)
         engine_options(config.engine, vars(config))
     folder = _state_folder(out, state_dir)
     if config.chunk_size is None:

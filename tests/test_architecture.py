@@ -1,0 +1,111 @@
+"""The layers of docs/ARCHITECTURE.md, kept true: data flows one way and no module imports a module
+of a higher layer, or imports itself back in a circle (imports inside functions included).
+
+The import graph is read from the source with ``ast`` by ``benchmarks/code_figures.py`` (the
+figures of issue 17); the layers are declared once, here, and listed in docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: lowest first; a module belongs to the layer of its longest matching prefix
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("blindspot.defaults", "blindspot.registry", "blindspot.catalog",
+                    "blindspot.errors", "blindspot.exit_codes", "blindspot.seeding",
+                    "blindspot.suggest", "blindspot.io", "blindspot.paths", "blindspot.pkgpath",
+                    "blindspot.sqlite_utils", "blindspot.forking", "blindspot.models",
+                    "blindspot.minmax", "blindspot.noise", "blindspot.cli_columns",
+                    "blindspot.cli_argparse", "blindspot.demo", "blindspot.progress",
+                    "blindspot.assets")),
+    ("parse", ("blindspot.parsing",)),
+    ("perturb", ("blindspot.perturbations", "blindspot.checklists")),
+    ("score", ("blindspot.scoring", "blindspot.scorers", "blindspot.tiny_models")),
+    ("judge", ("blindspot.judging", "blindspot.expectations")),
+    ("report", ("blindspot.report",)),
+    ("run", ("blindspot.runner",)),
+    ("protocol", ("blindspot.protocols", "blindspot.search", "blindspot.checkup")),
+    ("entry", ("blindspot.cli", "blindspot.cli_protocol", "blindspot.search_cli",
+               "blindspot.self_bias_cli", "blindspot.demo_job", "blindspot.space",
+               "blindspot.metrics", "blindspot.datasets_scripts", "blindspot.evaluate_modules",
+               "blindspot.assets.__main__")),
+)
+
+
+def _figures():
+    spec = importlib.util.spec_from_file_location("code_figures", ROOT / "benchmarks" / "code_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+FIGURES = _figures()
+
+
+def layer_of(module: str) -> int | None:
+    """The index of ``module``'s layer (longest matching prefix), None when no layer names it."""
+    found: tuple[int, int] | None = None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and \
+                    (found is None or len(prefix) > found[1]):
+                found = (index, len(prefix))
+    return None if found is None else found[0]
+
+
+@pytest.fixture(scope="module")
+def modules() -> dict:
+    return FIGURES.scan_tree(ROOT)
+
+
+def test_every_module_has_a_layer(modules: dict) -> None:
+    assert [name for name in modules if name != "blindspot" and layer_of(name) is None] == []
+
+
+def upward_imports(modules: dict) -> list[str]:
+    """Every import of a module of a higher layer, as "importer (layer) imports target (layer)"."""
+    upward = []
+    for name, facts in modules.items():
+        here = layer_of(name)
+        for target in facts.imports_all:
+            target = FIGURES.known_module(target, modules)
+            there = layer_of(target) if target and target != "blindspot" else None
+            if here is not None and there is not None and there > here:
+                upward.append(f"{name} ({LAYERS[here][0]}) imports {target} ({LAYERS[there][0]})")
+    return sorted(upward)
+
+
+def test_no_import_from_a_lower_layer_to_a_higher_one(modules: dict) -> None:
+    assert upward_imports(modules) == []
+
+
+def test_no_import_circle(modules: dict) -> None:
+    assert FIGURES.cycles(modules, "imports_all") == []
+
+
+def test_the_checks_can_fail(modules: dict) -> None:
+    """A real upward import (the runner importing the rank protocol, which imports the runner)
+    is reported by both checks."""
+    runner = modules["blindspot.runner.run"]
+    runner.imports_all.add("blindspot.protocols.rank.run_request")
+    try:
+        assert upward_imports(modules) == ["blindspot.runner.run (run) imports "
+                                           "blindspot.protocols.rank (protocol)"]
+        assert ["blindspot.protocols.rank", "blindspot.runner.run"] in \
+            FIGURES.cycles(modules, "imports_all")
+    finally:
+        runner.imports_all.discard("blindspot.protocols.rank.run_request")
+
+
+def test_architecture_doc_lists_the_layers() -> None:
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| (\d) \| \*\*(\w+)\*\*", text, flags=re.M)
+    assert [name for _, name in listed] == [name for name, _ in LAYERS]
