@@ -69,19 +69,28 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.checklists import (
-    Template, canonical_checklist_task, load_human_scores, templates_for,
+    Template,
+    canonical_checklist_task,
+    load_human_scores,
+    templates_for,
 )
 from blindspot.minmax import Range
 from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
 from blindspot.progress import progress_bar
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
-                                          ProtocolResult, register_protocol, single_data)
+from blindspot.protocols.registry import (
+    BATCH_SIZE,
+    Protocol,
+    ProtocolRequest,
+    ProtocolResult,
+    register_protocol,
+    single_data,
+)
 from blindspot.report.deviation import write_deviation_report
 from blindspot.runner.data import load_gold_data
-from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.entries import error_text
 from blindspot.runner.entries import tool as _tool
+from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 

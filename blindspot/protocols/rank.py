@@ -13,10 +13,25 @@ from rich.console import Console
 
 from blindspot import defaults
 from blindspot.exit_codes import gate
-from blindspot.judging import (DEFAULT_RULE, GOLD, N_BOOT, NOISE_CAP, RULES, TOLERANCE,
-                               Comparison, Evidence, Noise, Ruling, VerdictRule, get_rule,
-                               judge_curve, judge_rows, per_sample, register_rule,
-                               summarise_point)
+from blindspot.judging import (
+    DEFAULT_RULE,
+    GOLD,
+    N_BOOT,
+    NOISE_CAP,
+    RULES,
+    TOLERANCE,
+    Comparison,
+    Evidence,
+    Noise,
+    Ruling,
+    VerdictRule,
+    get_rule,
+    judge_curve,
+    judge_rows,
+    per_sample,
+    register_rule,
+    summarise_point,
+)
 from blindspot.protocols.options import MAX_SEED, OptionSpec
 from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol
 from blindspot.runner.run import run_blindspot

@@ -48,8 +48,7 @@ from rich.console import Console
 
 from blindspot.io import read_table
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import (Protocol, ProtocolRequest, register_protocol,
-                                          single_data)
+from blindspot.protocols.registry import Protocol, ProtocolRequest, register_protocol, single_data
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
 from blindspot.scoring.base import SCORERS

@@ -21,8 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.judging import (DEFAULT_RULE, GOLD, cell_problem, gold_problem, judge_curve,
-                               nan_error, per_sample, status_of, summarise_point)
+from blindspot.judging import (
+    DEFAULT_RULE,
+    GOLD,
+    cell_problem,
+    gold_problem,
+    judge_curve,
+    nan_error,
+    per_sample,
+    status_of,
+    summarise_point,
+)
 from blindspot.report.schema import PerSample, Point, TestResult, WorstExample
 
 

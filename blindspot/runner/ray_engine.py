@@ -41,8 +41,7 @@ from ray import cloudpickle  # noqa: E402
 from ray._private.services import canonicalize_bootstrap_address  # noqa: E402
 
 from blindspot.perturbations.dataset import apply_item, cell_table  # noqa: E402
-from blindspot.runner.jobs import (ScoreJob, ScoreJobError, ScorerRecipe,  # noqa: E402
-                                   run_score_job)
+from blindspot.runner.jobs import ScoreJob, ScoreJobError, ScorerRecipe, run_score_job  # noqa: E402
 
 
 def _resolve(value: Any) -> Any:

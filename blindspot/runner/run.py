@@ -26,18 +26,40 @@ from blindspot.perturbations.dataset import plan_suite, run_suite
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult
 from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
-from blindspot.runner.engines import (ENGINES, Engine, ScoreJob, ScoreJobError, ScorerRecipe,
-                                      engine_options, get_engine, run_score_job)
-from blindspot.runner.entries import (by_test, categories, error_text, fail_all, gold_summary,
-                                      judge_metric, metric_entry, missing_input, tool)
+from blindspot.runner.engines import (
+    ENGINES,
+    Engine,
+    ScoreJob,
+    ScoreJobError,
+    ScorerRecipe,
+    engine_options,
+    get_engine,
+    run_score_job,
+)
+from blindspot.runner.entries import (
+    by_test,
+    categories,
+    error_text,
+    fail_all,
+    gold_summary,
+    judge_metric,
+    metric_entry,
+    missing_input,
+    tool,
+)
 from blindspot.runner.judge import Cell, Gold, JudgeSettings
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.state import RunState, content_key
-from blindspot.runner.stream import (check_chunk_size, check_streamable, stream_dataset,
-                                     stream_path)
+from blindspot.runner.stream import check_chunk_size, check_streamable, stream_dataset, stream_path
 from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
-from blindspot.scoring.engine import (build_inputs, corpus_key, input_keys, pending_batches,
-                                      score_corpus, score_rows)
+from blindspot.scoring.engine import (
+    build_inputs,
+    corpus_key,
+    input_keys,
+    pending_batches,
+    score_corpus,
+    score_rows,
+)
 from blindspot.seeding import parse_seeds
 
 DEFAULT_TESTS = defaults.TESTS

@@ -34,8 +34,7 @@ from typing import Any
 
 import datasets
 import pyarrow
-from datasets.utils.logging import (disable_progress_bar, enable_progress_bar,
-                                    is_progress_bar_enabled)
+from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
 
 from blindspot.sqlite_utils import KeyValueStore, move_aside, warn
 

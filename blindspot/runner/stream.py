@@ -63,14 +63,26 @@ from blindspot.judging import gold_problem, nan_message, nan_rows
 from blindspot.parsing import get_parser
 from blindspot.perturbations.base import REGISTRY
 from blindspot.perturbations.catalogue import suite_tests
-from blindspot.perturbations.dataset import (SuiteJob, SuitePlan, build_suite_tests,
-                                             perturb_in_order, plan_suite, suite_state)
+from blindspot.perturbations.dataset import (
+    SuiteJob,
+    SuitePlan,
+    build_suite_tests,
+    perturb_in_order,
+    plan_suite,
+    suite_state,
+)
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult
-from blindspot.runner.data import (check_role_texts, describe_resources, machine_resources,
-                                   resolve_columns)
-from blindspot.runner.entries import (categories, error_text, fail_all, gold_summary,
-                                      judge_metric, metric_entry, missing_input)
+from blindspot.runner.data import check_role_texts, describe_resources, machine_resources, resolve_columns
+from blindspot.runner.entries import (
+    categories,
+    error_text,
+    fail_all,
+    gold_summary,
+    judge_metric,
+    metric_entry,
+    missing_input,
+)
 from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, worst_candidates
 from blindspot.runner.scorers import _idf_on, _named_model, scorer_for, signed_scores
 from blindspot.scoring.base import SCORERS

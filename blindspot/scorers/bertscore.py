@@ -48,10 +48,16 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
+from blindspot.scorers._encoders import (
+    Truncation,
+    checked_layer,
+    corpus_digest,
+    encoder_on_device,
+    idf_corpus,
+    layer_count,
+    truncation_of,
+)
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
-from blindspot.scorers._encoders import (Truncation, checked_layer,
-                                         corpus_digest, encoder_on_device, idf_corpus,
-                                         layer_count, truncation_of)
 
 #: bert_score's default model for English, the paper's (RoBERTa-large, layer 17)
 DEFAULT_MODEL = "roberta-large"

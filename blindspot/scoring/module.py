@@ -18,7 +18,6 @@ from blindspot.scoring.base import Scorer, get_scorer
 from blindspot.scoring.engine import build_inputs, score_corpus, score_rows
 from blindspot.scoring.facts import scorer_facts
 
-
 _MISSING_KEY = "_blindspot_missing_inputs"
 
 

@@ -40,8 +40,8 @@ from typing import Any
 import datasets
 import evaluate
 
-from blindspot.perturbations.base import REGISTRY, canonical_name
 from blindspot.judging import DEFAULT_RULE, NOISE_CAP, TOLERANCE, judge_rows
+from blindspot.perturbations.base import REGISTRY, canonical_name
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,
