@@ -96,7 +96,8 @@ def perturb(
     level: str | None = typer.Option(None, help="level of a single test; omit for the paper levels"),
     seed: int | None = typer.Option(None, help="seed for a single level (default 1)"),
     seeds: str = typer.Option(SEEDS_TEXT, help="seeds of a suite run"),
-    task: str = typer.Option("summarization", help="summarization|translation|translation_paragraph|open_ended"),
+    task: str = typer.Option("summarization",
+                             help="summarization|translation|translation_paragraph|open_ended"),
     column: str = typer.Option("gold", help="the text column to perturb"),
     id_column: str = typer.Option("id", help="row-id column (a text hash when absent)"),
     source_column: str | None = typer.Option(None, help="source column (copy-source)"),
@@ -165,7 +166,8 @@ def _json_or_text(value: str) -> Any:
 def run(
     data: list[str] = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'; "
                                    "repeat for several datasets"),
-    metrics: str = typer.Option(..., "--metrics", help="comma-separated metric.output@model (.output and @model optional), "
+    metrics: str = typer.Option(..., "--metrics", help="comma-separated metric.output@model "
+                                "(.output and @model optional), "
                                 "e.g. rouge,bertscore@minilm,gpt_ppl@smollm2; your own: "
                                 "my_metric.py:function, ./module_folder/, org/hub_module"),
     task: str = typer.Option("summarization", help="summarization|translation|"

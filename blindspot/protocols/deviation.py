@@ -155,7 +155,7 @@ def perturb_template(template: Template, gold: Any, seeds: Sequence[int],
                                       _blindspot_task(template.task))
     for seed in (seeds[:1] if perturbation.deterministic else seeds):
         columns = perturbation.apply_rows(texts, ids, template.level, int(seed), sources=sources)
-        for i, (text, applied) in enumerate(zip(columns["perturbed"], columns["applied"])):
+        for i, (text, applied) in enumerate(zip(columns["perturbed"], columns["applied"], strict=True)):
             if applied:
                 case.rows.append(i)
                 case.texts.append(text)
@@ -177,7 +177,7 @@ def control_case(template: Template, gold: Any) -> Case:
     if refs is None:
         case.reason = "needs references (--references-column) to take an alternative from"
         return case
-    for i, (text, row_refs) in enumerate(zip(gold.column("hypothesis"), refs)):
+    for i, (text, row_refs) in enumerate(zip(gold.column("hypothesis"), refs, strict=True)):
         options = _as_list(row_refs)
         pick = next((k for k, r in enumerate(options) if r.strip() != (text or "").strip()), None)
         if pick is None:
@@ -284,7 +284,7 @@ def deviation(human_score: float, gold: Sequence[float], perturbed: Sequence[flo
     """Eq. 1 for one template: s = (h(p') - h(p)) - mean(f(p') - f(p)), h(p) = 1."""
     if not gold or len(gold) != len(perturbed):
         raise ValueError("deviation needs as many gold as perturbed scores, at least one")
-    metric_delta = fmean(b - a for a, b in zip(gold, perturbed))
+    metric_delta = fmean(b - a for a, b in zip(gold, perturbed, strict=True))
     human_delta = human_score - 1.0
     if expectation == "drop":
         verdict = "detected" if metric_delta < -tolerance else "missed"
@@ -310,7 +310,7 @@ def _template_entry(case: Case, human: Mapping[Any, float], basis: Mapping[Any, 
              "status": "skipped" if case.reason else "ok", "reason": case.reason,
              "rows": rows, "applied": len(set(case.rows)), "pairs": len(case.rows),
              "examples": []}
-    for i, text in list(zip(case.rows, case.texts))[:examples]:
+    for i, text in list(zip(case.rows, case.texts, strict=True))[:examples]:
         entry["examples"].append({"id": str(ids[i]), "gold": texts[i], "perturbed": text})
     if case.reason is None and not case.rows:
         entry["status"], entry["reason"] = "skipped", "no row could be perturbed"

@@ -253,7 +253,7 @@ def worst_examples(dataset: Any, mode: Mode, para: list[float], adv: list[float]
         return {}
     ids = row_ids(dataset)
     failed: dict[str, list[int]] = {}
-    for index, (kind, p, a) in enumerate(zip(dataset["error"], para, adv)):
+    for index, (kind, p, a) in enumerate(zip(dataset["error"], para, adv, strict=True)):
         if not (math.isnan(p) or math.isnan(a)) and p <= a:
             failed.setdefault(kind, []).append(index)
     examples = {}

@@ -148,7 +148,7 @@ def worst_candidates(scores: Sequence[float], gold_scores: Sequence[float],
     """A cell's (or a chunk of a cell's) ``k`` changed rows whose score the noise lowered least,
     in :func:`_worst`'s order; ``offset`` is the first row's number in the whole dataset."""
     keyed = ((-(score - gold), i) for i, (score, gold, changed) in
-             enumerate(zip(scores, gold_scores, applied)) if changed)
+             enumerate(zip(scores, gold_scores, applied, strict=True)) if changed)
     return [Candidate(key, offset + i, ids[i], gold_texts[i], perturbed[i], gold_scores[i],
                       scores[i]) for key, i in heapq.nsmallest(k, keyed)]
 

@@ -228,7 +228,7 @@ class MetricRun:
         """
         jobs = self.pending_jobs(cell_texts)
         try:
-            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs)), 1):
+            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs), strict=True), 1):
                 self._keep(job, scores)
                 bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
         except ScoreJobError as error:
@@ -242,7 +242,7 @@ class MetricRun:
         kind, inputs = job
         keys = ([corpus_key(self.scorer, inputs)] if kind == "corpus"
                 else list(input_keys(self.scorer, inputs).values()))
-        self.cache.put_many(zip(keys, scores))
+        self.cache.put_many(zip(keys, scores, strict=True))
 
     def estimate(self, cell_texts: Sequence[list[str]]) -> ScoringEstimate | None:
         """How long scoring the cells will take, measured: the first pending batch is scored
@@ -445,7 +445,7 @@ def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSetti
                    folder: Path) -> dict[str, DatasetResult]:
     """Every dataset loaded whole, perturbed once, scored cell by cell (resumable)."""
     golds = [load_gold_data(source, config.task, columns, split) for source in sources]
-    for gold, name in zip(golds, _unique([g.name for g in golds])):
+    for gold, name in zip(golds, _unique([g.name for g in golds]), strict=True):
         gold.name = name
     state = RunState(folder)
     engine = (get_engine(config.engine, **engine_options(config.engine, vars(config)))
@@ -464,7 +464,7 @@ def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettin
     check_streamable(specs, config)
     names = _unique([stream_path(source).name for source in sources])  # all checked first
     return {name: stream_dataset(source, specs, config, columns, config.chunk_size, folder)
-            for name, source in zip(names, sources)}
+            for name, source in zip(names, sources, strict=True)}
 
 
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:

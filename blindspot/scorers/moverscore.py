@@ -214,7 +214,7 @@ class MoverScore(Scorer):
         out: dict[str, Cloud] = {}
         for start in range(0, len(unique), self.batch_size):
             chunk = unique[start: start + self.batch_size]
-            out.update(zip(chunk, self._encode(chunk, tokenizer)))
+            out.update(zip(chunk, self._encode(chunk, tokenizer), strict=True))
         return out
 
     def _encode(self, texts: list[str], tokenizer: Any) -> list[Cloud]:

@@ -100,9 +100,9 @@ def score_rows(scorer: Scorer, predictions: Sequence[Any], references: Sequence[
         if len(scores) != len(batch):
             raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
                                f"{len(batch)} inputs")
-        results.update(zip(batch, scores))
+        results.update(zip(batch, scores, strict=True))
         if store is not None:
-            store.put_many((keys[item], score) for item, score in zip(batch, scores))
+            store.put_many((keys[item], score) for item, score in zip(batch, scores, strict=True))
         if bar is not None:
             bar.update(len(batch))
     if bar is not None:

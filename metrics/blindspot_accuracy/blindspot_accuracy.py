@@ -112,12 +112,12 @@ class BlindspotAccuracy(evaluate.Metric):
                  noise_ratios: Sequence[float] | None = None, seeds: Sequence[Any] | None = None,
                  tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
                  bootstrap_seed: int = 0) -> dict[str, Any]:
-        columns = dict(zip(_ROW_KWARGS, (tests, levels, noise_ratios, seeds)))
+        columns = dict(zip(_ROW_KWARGS, (tests, levels, noise_ratios, seeds), strict=True))
         _check_rows(len(predictions), columns)
         by_test: dict[str, list[tuple[Any, float, Any, float, float]]] = defaultdict(list)
         positions: dict[str, list[int]] = defaultdict(list)
         for i, (test, level, ratio, seed, noised, gold) in enumerate(
-                zip(tests, levels, noise_ratios, seeds, predictions, references)):
+                zip(tests, levels, noise_ratios, seeds, predictions, references, strict=True)):
             by_test[test].append((level, float(ratio), seed,
                                   float("nan") if noised is None else float(noised),
                                   float("nan") if gold is None else float(gold)))
