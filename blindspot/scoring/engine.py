@@ -27,7 +27,7 @@ def _as_references(value: Any, index: int) -> tuple[str, ...]:
                      f"{type(value).__name__}")
 
 
-def build_inputs(scorer: Scorer, predictions: Sequence[Any],
+def build_inputs(scorer: Scorer | type[Scorer], predictions: Sequence[Any],
                  references: Sequence[Any] | None = None,
                  sources: Sequence[Any] | None = None) -> list[ScoreInput]:
     """Rows as :class:`ScoreInput`, or a ValueError naming the argument that is wrong."""
