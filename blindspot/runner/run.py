@@ -122,7 +122,7 @@ def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[st
     if suite is None:
         suite, plan = run_suite(gold.dataset.select_columns(gold.used_columns()),
                                 settings.tests, settings.task, settings.seeds,
-                                column=cols["hypothesis"], id_column=cols["id"],
+                                column=gold.required_column("hypothesis"), id_column=cols["id"],
                                 source_column=cols["source"], levels=settings.levels,
                                 resources=resources, num_proc=settings.num_proc,
                                 progress=settings.progress,
@@ -328,7 +328,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
     tests = list(dict.fromkeys(c.test for c in cells))
     test_categories = categories(tests)
     ids = gold_data.ids()
-    texts = gold_data.column("hypothesis")
+    texts = gold_data.texts()
     try:
         run = MetricRun(spec, gold_data, state, settings)
     except Exception as error:
@@ -460,10 +460,10 @@ def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettin
                   columns: Mapping[str, str | None] | None, folder: Path
                   ) -> dict[str, DatasetResult]:
     """Every dataset file read ``config.chunk_size`` rows at a time (:mod:`.stream`)."""
-    check_chunk_size(config.chunk_size)
+    chunk_size = check_chunk_size(config.chunk_size)
     check_streamable(specs, config)
     names = _unique([stream_path(source).name for source in sources])  # all checked first
-    return {name: stream_dataset(source, specs, config, columns, config.chunk_size, folder)
+    return {name: stream_dataset(source, specs, config, columns, chunk_size, folder)
             for name, source in zip(names, sources, strict=True)}
 
 

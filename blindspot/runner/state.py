@@ -45,7 +45,7 @@ def content_key(*parts: Any) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def _encode(scores: Sequence[float]) -> list[float | None]:
+def _encode(scores: Sequence[float | None]) -> list[float | None]:
     return [None if s is None or math.isnan(s) else float(s) for s in scores]
 
 

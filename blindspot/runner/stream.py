@@ -289,7 +289,7 @@ class _Chunk:
 def _chunk_rows(chunk: Mapping[str, list[Any]], roles: Mapping[str, str | None],
                 offset: int, file: str) -> _Chunk:
     check_role_texts(chunk, roles, file, first_row=offset + 1)
-    texts = chunk[roles["hypothesis"]]
+    texts = chunk[roles["hypothesis"] or ""]  # a loaded dataset always names its hypothesis
     ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
     return _Chunk(offset, texts, ids, chunk[roles["references"]] if roles["references"] else None,
                   chunk[roles["source"]] if roles["source"] else None)
@@ -337,8 +337,9 @@ def _stream_chunk(rows: _Chunk, plan: Any, perturbations: dict[str, Any],
         spill.append(f"noise-{index}.f64", columns["noise_ratio"], np.float64)
         spill.append(f"applied-{index}.bool", columns["applied"], np.bool_)
         for metric in live:
-            if metric.error is None:
-                _score_cell(metric, index, columns, gold[metric.index], rows, spill)
+            gold_scores = gold[metric.index]  # None only when the gold scoring failed (an error)
+            if metric.error is None and gold_scores is not None:
+                _score_cell(metric, index, columns, gold_scores, rows, spill)
 
 
 def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
@@ -347,8 +348,9 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
     tests = list(dict.fromkeys(item.test for item in plan.items))
     test_categories = categories(tests)
     entry = metric_entry(metric.spec, metric.scorer)
-    if metric.error is None and metric.gold.n_nan:
-        metric.error = gold_problem(metric.gold.problem(rows))
+    problem = metric.gold.problem(rows) if metric.error is None else None
+    if problem is not None and metric.gold.n_nan:
+        metric.error = gold_problem(problem)
     if metric.error is not None:
         fail_all(entry, tests, test_categories, metric.error)
         return entry
