@@ -124,7 +124,7 @@ def summary_level(documents: Sequence[str], metric: Sequence[float], human: Sequ
     groups: dict[str, list[int]] = {}
     for i, d in enumerate(documents):
         groups.setdefault(d, []).append(i)
-    per_doc = {name: [] for name in COEFFICIENTS}
+    per_doc: dict[str, list[float]] = {name: [] for name in COEFFICIENTS}
     undefined = 0
     for doc in sorted(groups):
         rows = groups[doc]

@@ -172,7 +172,9 @@ def control_case(template: Template, gold: Any) -> Case:
     """The control: the first reference that differs from the gold output, scored (with the
     gold) against the row's other references; with a single reference, the two swap roles
     (the reference scored against the gold, the gold against the reference)."""
-    case = Case(template, references=[], gold_references=[])
+    references: list[Any] = []
+    gold_references: list[Any] = []
+    case = Case(template, references=references, gold_references=gold_references)
     refs = gold.column("references")
     if refs is None:
         case.reason = "needs references (--references-column) to take an alternative from"
@@ -185,8 +187,8 @@ def control_case(template: Template, gold: Any) -> Case:
         rest = options[:pick] + options[pick + 1:]
         case.rows.append(i)
         case.texts.append(options[pick])
-        case.references.append(rest or [text])
-        case.gold_references.append(rest or [options[pick]])
+        references.append(rest or [text])
+        gold_references.append(rest or [options[pick]])
     return case
 
 
@@ -235,8 +237,10 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
         start = len(hyps)
         hyps += case.texts + ([texts[i] for i in case.rows] if own_gold else [])
         if r_in is not None:
-            reduced = case.references if own_gold else [refs[i] for i in case.rows]
-            r_in += reduced + (case.gold_references if own_gold else [])
+            if case.references is not None and case.gold_references is not None:  # the control
+                r_in += case.references + case.gold_references
+            else:
+                r_in += [refs[i] for i in case.rows]
         if s_in is not None:
             s_in += [sources[i] for i in case.rows] * (2 if own_gold else 1)
         spans[k] = (start, len(case.rows), 1 if own_gold else 0)
