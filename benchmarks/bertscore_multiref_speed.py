@@ -121,14 +121,14 @@ def measure(scorer: Any, hypotheses: list[list[str]], references: list[list[str]
 
 
 def largest_difference(a: list[dict], b: list[dict]) -> float:
-    return max(abs(x - y) for ca, cb in zip(a, b) for key in ca
-               for x, y in zip(ca[key], cb[key]))
+    return max(abs(x - y) for ca, cb in zip(a, b, strict=True) for key in ca
+               for x, y in zip(ca[key], cb[key], strict=True))
 
 
 def run(data: Path, docs: int, levels: dict[str, Sequence[Any]], seeds: Sequence[int],
         repeats: int, idf: bool) -> None:
-    from blindspot.scoring.base import get_scorer
     from blindspot.scorers.bertscore import BertScore
+    from blindspot.scoring.base import get_scorer
 
     hypotheses, references = cells(data, docs, levels, seeds)
     rows = sum(len(c) for c in hypotheses)

@@ -158,7 +158,7 @@ def report(direct: list[dict], cold: list[dict], warm: dict) -> None:
     ratio, speedup = c / d, d / warm["seconds"]
     cpu_ratio = median(r["cpu_seconds"] for r in cold) / median(r["cpu_seconds"] for r in direct)
     best = min(r["seconds"] for r in cold) / min(r["seconds"] for r in direct)
-    rounds = ", ".join(f"{o['seconds'] / r['seconds']:.3f}" for o, r in zip(cold, direct))
+    rounds = ", ".join(f"{o['seconds'] / r['seconds']:.3f}" for o, r in zip(cold, direct, strict=True))
     print(f"median direct {d:.2f} s, median ours cold {c:.2f} s, ours warm {warm['seconds']:.3f} s")
     print(f"cold ratio ours/direct (wall, medians): {ratio:.3f} (per round: {rounds}); target <= "
           f"{TARGET_COLD_RATIO}: {'met' if ratio <= TARGET_COLD_RATIO else 'NOT met'}")
@@ -169,7 +169,7 @@ def report(direct: list[dict], cold: list[dict], warm: dict) -> None:
     print(f"peak memory (max RSS, median): direct "
           f"{median(r['max_rss_mb'] for r in direct):.0f} MB, ours cold "
           f"{median(r['max_rss_mb'] for r in cold):.0f} MB, ours warm {warm['max_rss_mb']:.0f} MB")
-    same = max(abs(o["mean_f1"] - r["mean_f1"]) for o, r in zip(cold, direct))
+    same = max(abs(o["mean_f1"] - r["mean_f1"]) for o, r in zip(cold, direct, strict=True))
     print(f"mean F1 ours vs direct differs by {same:.2e}")
 
 

@@ -45,6 +45,7 @@ import json
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from statistics import fmean, pstdev
 from typing import Any
@@ -164,7 +165,7 @@ def rouge_l_table(ds_suite: Any, references_by_id: Mapping[Any, Sequence[str]],
     gold_by_id: dict[Any, str] = {}
     cells: dict[tuple[str, str], dict[int, list[int]]] = {}
     for i, (doc_id, test, level, seed) in enumerate(zip(
-            table[id_column], table["perturbation"], table["level"], table["seed"])):
+            table[id_column], table["perturbation"], table["level"], table["seed"], strict=True)):
         gold_by_id.setdefault(doc_id, table[column][i])
         cells.setdefault((test, level), {}).setdefault(int(seed), []).append(i)
 
@@ -214,7 +215,7 @@ def monotonicity(table: Sequence[Mapping[str, Any]], cap: float = NOISE_CAP,
         below = sorted((r for r in rows if r["noise_ratio"] < cap), key=lambda r: r["noise_ratio"])
         points = [("gold", 0.0, gold["rouge_l"])] + [
             (r["level"], r["noise_ratio"], r["rouge_l"]) for r in below]
-        violations = [(a[0], b[0]) for a, b in zip(points, points[1:])
+        violations = [(a[0], b[0]) for a, b in pairwise(points)
                       if a[2] <= b[2] + tolerance]
         verdicts[test] = {"passed": (not violations) if below else None,
                           "points": points, "violations": violations,
@@ -308,7 +309,7 @@ def _parse_seeds(text: str) -> list[int]:
     try:
         seeds = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds must be comma-separated integers, got {text!r}")
+        raise argparse.ArgumentTypeError(f"seeds must be comma-separated integers, got {text!r}") from None
     if not seeds:
         raise argparse.ArgumentTypeError("give at least one seed")
     return seeds

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import islice
 from pathlib import Path
 
 MODEL = "smollm2"
@@ -38,7 +39,7 @@ MODEL = "smollm2"
 
 def _golds(path: Path, n: int) -> list[str]:
     with open(path, encoding="utf-8") as fh:
-        return [json.loads(line)["gold"] for _, line in zip(range(n), fh)]
+        return [json.loads(line)["gold"] for line in islice(fh, n)]
 
 
 def _baseline(texts: list[str], batch_size: int) -> dict:
@@ -109,7 +110,7 @@ def _run_child(kind: str, args: argparse.Namespace, cache: str) -> dict:
 
 
 def _max_rel_diff(a: list[float], b: list[float]) -> float:
-    return max(abs(x - y) / abs(y) for x, y in zip(a, b))
+    return max(abs(x - y) / abs(y) for x, y in zip(a, b, strict=True))
 
 
 def main() -> int:

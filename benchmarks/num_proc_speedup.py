@@ -6,10 +6,10 @@ time, i.e. a speed-up of at least 1.7x with 2 processes. Two settings: with the 
 filled first, in its own process, so both timed runs do the same work (reading parses, loading
 what the tests use, perturbing every cell; on Linux the workers are forked and inherit the
 parent's imports and parses, elsewhere they are spawned and receive them); and a first run on
-empty caches, where the texts are parsed too (spaCy in ``--num-proc`` processes). Each run is its own process; each setting
-runs ``--repeat`` times, alternating, and the fastest run counts (other work on a shared machine
-only ever slows a run down). The machine's core count and load average are printed with the
-figures, and so is the speed-up the runs' CPU seconds allow on idle cores.
+empty caches, where the texts are parsed too (spaCy in ``--num-proc`` processes). Each run is its
+own process; each setting runs ``--repeat`` times, alternating, and the fastest run counts (other
+work on a shared machine only ever slows a run down). The machine's core count and load average
+are printed with the figures, and so is the speed-up the runs' CPU seconds allow on idle cores.
 
     python benchmarks/num_proc_speedup.py [--num-proc 2] [--rows 1000] [--seeds 1,2,3,4,5] [--repeat 2]
 """
@@ -23,6 +23,7 @@ import resource
 import sys
 import tempfile
 import time
+from itertools import islice
 from pathlib import Path
 
 from _child import run_child
@@ -35,7 +36,7 @@ def _dataset(rows: int):
     import datasets
 
     with open(DATA, encoding="utf-8") as fh:
-        golds = [json.loads(line) for _, line in zip(range(rows), fh)]
+        golds = [json.loads(line) for line in islice(fh, rows)]
     return datasets.Dataset.from_list([{"id": g["id"], "gold": g["gold"]} for g in golds]), golds
 
 

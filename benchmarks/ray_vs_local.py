@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 import time
+from itertools import islice
 from pathlib import Path
 
 DATA = (Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -33,7 +34,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="blindspot-ray-vs-local-"))
     gold = work / "gold.jsonl"
     with open(DATA, encoding="utf-8") as src, open(gold, "w", encoding="utf-8") as dst:
-        for _, line in zip(range(args.rows), src):
+        for line in islice(src, args.rows):
             row = json.loads(line)
             dst.write(json.dumps({k: row[k] for k in ("id", "gold", "references")}) + "\n")
     seeds = [int(s) for s in args.seeds.split(",")]

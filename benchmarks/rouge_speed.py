@@ -91,7 +91,7 @@ def _same(types: Sequence[str], got: Sequence[Any], expected: Sequence[Any]) -> 
     """Every precision, recall and F-measure equal (==, no tolerance)."""
     return len(got) == len(expected) and all(
         tuple(map(float, g[t])) == tuple(map(float, e[t]))
-        for g, e in zip(got, expected) for t in types)
+        for g, e in zip(got, expected, strict=True) for t in types)
 
 
 def main(argv: Iterable[str] | None = None) -> int:

@@ -180,8 +180,9 @@ def _json_problem(path: Path) -> BlindspotInputError | None:
 
 
 def _root_cause(error: BaseException) -> BaseException:
-    while error.__cause__ is not None or error.__context__ is not None:
-        error = error.__cause__ or error.__context__
+    cause = error.__cause__ or error.__context__
+    while cause is not None:
+        error, cause = cause, cause.__cause__ or cause.__context__
     return error
 
 

@@ -12,11 +12,14 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from blindspot.forking import worker_context
+from blindspot.models import load_spacy
 from blindspot.paths import cache_dir
 from blindspot.sqlite_utils import KeyValueStore
 
@@ -54,7 +57,7 @@ class ParsedText:
         """Sentences as [start, end) token ranges."""
         starts = [t.i for t in self.tokens if t.sent_start or t.i == 0]
         ends = starts[1:] + [len(self.tokens)]
-        return tuple(zip(starts, ends))
+        return tuple(zip(starts, ends, strict=True))
 
     @cached_property
     def sentence_texts(self) -> tuple[str, ...]:
@@ -153,7 +156,6 @@ class Parser:
     @property
     def nlp(self) -> Any:
         if self._nlp is None:
-            from blindspot.models import load_spacy
 
             self._nlp = load_spacy(self.model)
         return self._nlp
@@ -167,7 +169,7 @@ class Parser:
         return f"{meta.get('lang')}_{meta.get('name')}-{meta.get('version')}/spacy-{spacy.__version__}"
 
     def key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.version}\x1f{text}".encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{self.version}\x1f{text}".encode()).hexdigest()
 
     def parse(self, text: str) -> ParsedText:
         return self.parse_many([text])[0]
@@ -201,7 +203,7 @@ class Parser:
         if not todo:
             return
         fresh = []
-        for text, payload in zip(todo, self._parse(todo, num_proc)):
+        for text, payload in zip(todo, self._parse(todo, num_proc), strict=True):
             self._memory[text] = ParsedText.from_json(payload)
             fresh.append((keys[text], payload))
         if self._store is not None:
@@ -218,9 +220,7 @@ class Parser:
         if len(shards) < 2:
             yield from _parse_json(self.nlp, texts, self.batch_size)
             return
-        from concurrent.futures import ProcessPoolExecutor
 
-        from blindspot.forking import worker_context
 
         _WORKER["nlp"] = self.nlp  # a forked worker inherits the loaded pipeline
         with ProcessPoolExecutor(num_proc, mp_context=worker_context(), initializer=_set_nlp,
@@ -252,7 +252,6 @@ def _parse_json(nlp: Any, texts: Sequence[str], batch_size: int) -> Iterator[str
 def _set_nlp(model: str) -> None:
     """A parsing worker's pipeline: the parent's when forked, else loaded here (spawned)."""
     if "nlp" not in _WORKER:
-        from blindspot.models import load_spacy
 
         _WORKER["nlp"] = load_spacy(model)
 

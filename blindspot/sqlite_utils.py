@@ -39,8 +39,9 @@ from blindspot.errors import BlindspotInputError
 
 T = TypeVar("T")
 
-#: the SQLite result codes that mean the file itself is damaged (not busy, not locked)
-_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+#: the SQLite result codes that mean the file itself is damaged (not busy, not locked):
+#: SQLITE_CORRUPT and SQLITE_NOTADB (the sqlite3 module names them only from Python 3.11 on)
+_DAMAGE_CODES = frozenset({11, 26})
 _MAGIC = b"SQLite format 3\x00"
 _COLUMNS = (("key", "TEXT", 1), ("value", "TEXT", 0))  # name, type, primary-key position
 _COMPANIONS = ("-wal", "-shm", "-journal")

@@ -24,7 +24,7 @@ def close_names(given: str, valid: Iterable[str]) -> list[str]:
     key = str(given).strip().lower()
     found = get_close_matches(key, list(by_key), n=MAX_SUGGESTIONS, cutoff=CUTOFF)
     ratios = [SequenceMatcher(None, key, name).ratio() for name in found]
-    return [by_key[name] for name, ratio in zip(found, ratios) if ratio >= ratios[0] - RUNNER_UP]
+    return [by_key[name] for name, ratio in zip(found, ratios, strict=True) if ratio >= ratios[0] - RUNNER_UP]
 
 
 def did_you_mean(given: str, valid: Iterable[str]) -> str:

@@ -12,6 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from blindspot.models import resolve_model
+
 #: small enough to build in about a second, big enough to have every code path
 _TINY = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
          "intermediate_size": 64}
@@ -20,7 +24,6 @@ _TINY = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
 def _minilm_tokenizer() -> Any:
     from transformers import AutoTokenizer
 
-    from blindspot.models import resolve_model
 
     return AutoTokenizer.from_pretrained(resolve_model("minilm"))
 
@@ -47,7 +50,6 @@ def tiny_t5(folder: str | Path, seed: int = 0) -> str:
     import torch
     from transformers import AutoTokenizer, T5Config, T5ForConditionalGeneration
 
-    from blindspot.models import resolve_model
 
     tokenizer = AutoTokenizer.from_pretrained(resolve_model("smollm2"))
     if tokenizer.pad_token is None:
@@ -82,7 +84,6 @@ def tiny_comet(folder: str | Path, reference_free: bool = False, seed: int = 0) 
     ``reference_free``, a ``ReferencelessRegression`` (src, mt). Loads with
     ``comet.load_from_checkpoint`` and needs no download (the encoder is a local folder)."""
     import torch
-    import yaml
     from transformers import BertConfig, BertModel
 
     from blindspot.scorers.comet_score import import_comet

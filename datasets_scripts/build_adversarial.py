@@ -26,14 +26,35 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import datasets
+import pyarrow
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import yaml
+from huggingface_hub import HfApi, get_token
+from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+import blindspot
 from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.gold_sources import (
-    BLINDSPOT_CITATION, GoldDataMissingError, GoldSource, describe_sources, get_gold_source,
-    hub_offline, is_gold_source, load_gold,
+    BLINDSPOT_CITATION,
+    GoldDataMissingError,
+    GoldSource,
+    describe_sources,
+    get_gold_source,
+    gold_file,
+    hub_offline,
+    is_gold_source,
+    load_gold,
 )
+from blindspot.demo import demo_columns, load_demo
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
+from blindspot.io import read_table
 from blindspot.paths import datasets_dir
+from blindspot.perturbations import REGISTRY, canonical_name, canonical_task, level_str
+from blindspot.perturbations.dataset import run_suite
+from blindspot.perturbations.summary import summarise_suite
 from blindspot.runner.data import ROLE_CANDIDATES
 from blindspot.seeding import parse_seeds
 
@@ -142,13 +163,6 @@ def describe_resource(value: Any) -> Any:
 
 def _demo_input(task: str | None) -> tuple[GoldInput, dict[str, Any]]:
     """The embedded demo corpus of ``task`` and its column roles."""
-    try:
-        from blindspot.demo import demo_columns, load_demo  # type: ignore[attr-defined]
-    except ImportError:
-        raise ValueError("the embedded demo corpus is not available in this installation; "
-                         "pass a file or a gold source name with --data") from None
-    from blindspot.perturbations import canonical_task
-
     if task is None:
         raise ValueError("--data demo needs --task (the demo has one corpus per task)")
     task = canonical_task(task)
@@ -167,12 +181,10 @@ def resolve_gold(gold: Any, data_dir: str | None = None) -> GoldInput:
     text = os.fspath(gold)
     path = Path(text)
     if path.is_file():
-        from blindspot.io import read_table
 
         return GoldInput(read_table(path), "file", path.name, sha256_file(path), None,
                          path=path)
     if is_gold_source(text):
-        from blindspot.datasets_scripts.gold_sources import gold_file
 
         source = get_gold_source(text)
         local = gold_file(source.name, data_dir)
@@ -194,7 +206,6 @@ def write_parquet(table: Any, features: Any, path: Path) -> None:
     The table is cast to the features' Arrow schema and made contiguous first, so neither the
     chunking it arrived in nor the metadata it carried can change the bytes.
     """
-    import pyarrow.parquet as pq
 
     meta = {b"huggingface": canonical_json({"info": {"features": features.to_dict()}}).encode()}
     table = table.cast(features.arrow_schema).replace_schema_metadata(meta).combine_chunks()
@@ -259,7 +270,6 @@ def prepare_out_dir(out: Path) -> None:
 
 
 def _canonical_levels(levels: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]] | None:
-    from blindspot.perturbations import canonical_name
 
     if not levels:
         return None
@@ -268,13 +278,12 @@ def _canonical_levels(levels: Mapping[str, Sequence[Any]] | None) -> dict[str, l
 
 def _split_configs(suite: Any, keep: list[str]) -> list[tuple[str, str, Any]]:
     """(test, level, Arrow table) per (test, level) of ``suite``, in the order the cells ran."""
-    import pyarrow.compute as pc
 
     table = _arrow_table(suite).select(keep)
     tests = table.column("perturbation").to_pylist()
     levels = table.column("level").to_pylist()
     out = []
-    for test, level in dict.fromkeys(zip(tests, levels)):
+    for test, level in dict.fromkeys(zip(tests, levels, strict=True)):
         mask = pc.and_(pc.equal(table.column("perturbation"), test),
                        pc.equal(table.column("level"), level))
         out.append((test, level, table.filter(mask)))
@@ -282,7 +291,6 @@ def _split_configs(suite: Any, keep: list[str]) -> list[tuple[str, str, Any]]:
 
 
 def _summaries(suite: Any, column: str) -> dict[tuple[str, str], Any]:
-    from blindspot.perturbations.summary import summarise_suite
 
     if suite.num_rows == 0:
         return {}
@@ -307,8 +315,6 @@ def build_adversarial_dataset(
     source column when there is one, else none (tests that need a source are then skipped, and
     the card says so). ``limit`` keeps the first rows only. Returns the folder.
     """
-    from blindspot.perturbations import canonical_task
-    from blindspot.perturbations.dataset import run_suite
 
     version = check_version(version)
     if limit is not None and limit < 1:
@@ -358,9 +364,7 @@ def build_adversarial_dataset(
 def _write_tables(out: Path, ds: Any, suite: Any, bulky: list[str], column: str
                   ) -> tuple[dict[str, dict[str, Any]], list[ConfigInfo]]:
     """Write the gold config and one parquet per (test, level); their hashes and statistics."""
-    import datasets
 
-    from blindspot.perturbations import REGISTRY
 
     files: dict[str, dict[str, Any]] = {}
 
@@ -395,8 +399,6 @@ def _build_params(name: str, version: str, task: str, tests: str | Sequence[str]
                   input_sha: str, rows: int, limit: int | None,
                   gold_columns: Sequence[str]) -> dict[str, Any]:
     """Every input of the build that decides its content (what the fingerprint covers)."""
-    import blindspot
-    from blindspot.perturbations import REGISTRY, level_str
 
     ran: dict[str, list[str]] = {}
     for item in plan.items:
@@ -438,8 +440,6 @@ def full_version(version: str, fingerprint: str) -> str:
 
 
 def software_versions() -> dict[str, str]:
-    import datasets
-    import pyarrow
 
     return {"datasets": datasets.__version__, "pyarrow": pyarrow.__version__}
 
@@ -456,7 +456,6 @@ def size_category(rows: int) -> str:
 
 def card_yaml(record: Mapping[str, Any], source: GoldSource | None, license: str) -> str:
     """The card's YAML front matter: licence, task, languages, tags and every config's files."""
-    import yaml
 
     task_category = source.task_category if source else {
         "summarization": "summarization", "open_ended": "text-generation"}.get(
@@ -610,7 +609,6 @@ def _source_of_file(path: Path) -> GoldSource | None:
 
 def _card_license(path: Path) -> LicenseChoice | None:
     """The ``license`` of the dataset card (README.md front matter) in the file's folder."""
-    import yaml
 
     card = path.parent / CARD_FILE  # a Hub dataset folder's card
     try:
@@ -649,7 +647,6 @@ def _gold_columns(record: Mapping[str, Any], cols: Mapping[str, Any]) -> list[st
 def _find_token(token: str | None) -> str | None:
     if token:
         return token
-    from huggingface_hub import get_token
 
     return get_token()
 
@@ -685,8 +682,6 @@ def push_adversarial_dataset(folder: str | os.PathLike[str], repo_id: str,
 
 def _upload(path: Path, repo_id: str, token: str | None, private: bool,
             record: Mapping[str, Any]) -> str:
-    from huggingface_hub import HfApi
-    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
     api = HfApi(token=token)
     try:

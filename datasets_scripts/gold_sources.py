@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import datasets
+
 #: The blind-spots paper, cited by every card this package writes.
 BLINDSPOT_CITATION = """@inproceedings{he-etal-2023-blind,
     title = "On the Blind Spots of Model-Based Evaluation Metrics for Text Generation",
@@ -149,7 +151,6 @@ def _fetch_text(url: str, timeout: float = 60.0) -> str:
 
 
 def _load_hub(repo_id: str, config: str | None, split: str) -> Any:
-    import datasets
 
     return datasets.load_dataset(repo_id, config, split=split)
 
@@ -216,7 +217,6 @@ def _wikitext_from_hub(n: int = 1000, split: str = "train", seed: int = 0) -> An
     The paper's own 1000+1000 selection is not recoverable from the Hub; this draws the same
     kind of sample reproducibly (``random.Random(seed)`` over the qualifying paragraphs).
     """
-    import datasets
     from transformers import AutoTokenizer
 
     raw = _load_hub("Salesforce/wikitext", "wikitext-103-raw-v1", split)
@@ -240,7 +240,6 @@ def _cnndm_from_hub() -> Any:
     highlight plus the 10 that Kryscinski et al. collected. The highlight and the article come
     from ``abisee/cnn_dailymail`` by id; the references are the 10 summaries that are not it.
     """
-    import datasets
 
     summeval = _load_hub("mteb/summeval", None, "test")
     cnndm = _load_hub("abisee/cnn_dailymail", "3.0.0", "test")
@@ -272,7 +271,6 @@ def _wmt21_from_release() -> Any:
     From the WMT21 news systems release on GitHub (the data is not on the Hub). The 21 system
     outputs of the local file are not fetched: the stress tests never use them.
     """
-    import datasets
 
     src = _lines(f"{_WMT21_REPO_RAW}/sources/newstest2021.de-en.src.de")
     ref_a = _lines(f"{_WMT21_REPO_RAW}/references/newstest2021.de-en.ref.A.en")
@@ -305,7 +303,6 @@ def _ted_from_release() -> Any:
     does); the reference is the authors' second translation, whose file also carries their
     corrected Chinese source.
     """
-    import datasets
 
     base = f"{_PAPER_REPO_RAW}/sum_mt/MT/ted_zhen/translate"
     original = parse_ted_release(_fetch_text(f"{base}/zh_en0.txt"))
@@ -434,7 +431,6 @@ def gold_file(name: str, data_dir: str | os.PathLike[str] | None = None) -> Path
 
 def read_jsonl(path: str | os.PathLike[str]) -> Any:
     """A JSONL file as a Dataset, rows and columns in file order (no cache files written)."""
-    import datasets
 
     rows = []
     with open(path, encoding="utf-8") as handle:

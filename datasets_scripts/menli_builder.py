@@ -41,17 +41,43 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import datasets
+import pyarrow as pa
+import yaml
+from num2words import num2words
+
+import blindspot
 from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, LicenseChoice, PushError,
-    check_version, choose_license, content_fingerprint, full_version, prepare_out_dir,
-    push_adversarial_dataset, resolve_gold,
-    size_category, software_versions, write_config_file,
+    BUILD_FILE,
+    CARD_FILE,
+    DATA_DIR,
+    SPLIT,
+    TAGS,
+    GoldInput,
+    LicenseChoice,
+    PushError,
+    check_version,
+    choose_license,
+    content_fingerprint,
+    full_version,
+    prepare_out_dir,
+    push_adversarial_dataset,
+    resolve_gold,
+    size_category,
+    software_versions,
+    write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
 from blindspot.exit_codes import ExitCode
 from blindspot.parsing import ParsedText
 from blindspot.paths import datasets_dir
+from blindspot.perturbations import REGISTRY, get_perturbation, level_str, suite_tests
+from blindspot.perturbations._menli import CATEGORY, MENLI_ERRORS, menli_error_types
+from blindspot.perturbations.dataset import column_values, preparse
+from blindspot.perturbations.number_error import is_number
+from blindspot.perturbations.text_utils import replace_spans
+from blindspot.scorers.menli import MENLI_CITATION
 
 LAYOUT = "blindspot-menli-adversarial/1"
 ALL_CONFIG = "all"
@@ -88,7 +114,6 @@ DEFAULT_ROLES = {"wmt21_de_en": MenliRoles(r_system="Online-B")}
 
 def _column(ds: Any, name: str, what: str) -> list[Any]:
     """The column ``name`` as a list, or a ValueError naming the flag that chooses it."""
-    from blindspot.perturbations.dataset import column_values
 
     if name not in ds.column_names:
         raise ValueError(f"the {what} column {name!r} is not in the data (columns: "
@@ -129,10 +154,7 @@ def numbers_in_words(parsed: ParsedText) -> str:
     "300%" -> "three hundred percent", "$2,000" -> "two thousand dollars" (MENLI's paraphrase
     for number errors, made with num2words).
     """
-    from num2words import num2words
 
-    from blindspot.perturbations.number_error import is_number
-    from blindspot.perturbations.text_utils import replace_spans
 
     text, tokens = parsed.text, parsed.tokens
     edits = []
@@ -177,7 +199,6 @@ def attack_table(base: dict[str, list[Any]], error: str, attack: str, seed: int,
                  parses: dict[str, Any], per_error: int | None,
                  number_paraphrase: bool) -> ErrorTable:
     """The rows of one error type: the attack on ``ref`` and on ``r``, where both changed."""
-    from blindspot.perturbations import REGISTRY, get_perturbation, level_str
 
     test = get_perturbation(attack)
     level = REGISTRY[attack].levels["translation"][0]
@@ -213,7 +234,6 @@ def attack_table(base: dict[str, list[Any]], error: str, attack: str, seed: int,
 # -- the build ------------------------------------------------------------------------------------
 
 def _features() -> Any:
-    import datasets
 
     return datasets.Features({c: datasets.Value("string") for c in COLUMNS})
 
@@ -230,11 +250,7 @@ def build_menli_dataset(
     ``roles`` says which columns are source, ref, paraphrase and ``r`` (default: the gold
     source's, else the :class:`MenliRoles` defaults).
     """
-    import pyarrow as pa
 
-    from blindspot.perturbations import REGISTRY, suite_tests
-    from blindspot.perturbations._menli import CATEGORY, MENLI_ERRORS
-    from blindspot.perturbations.dataset import preparse
 
     version = check_version(version)
     if limit is not None and limit < 1:
@@ -250,10 +266,11 @@ def build_menli_dataset(
     if strangers:
         raise ValueError(f"{strangers} are not MENLI attacks; choose among "
                          f"{suite_tests(CATEGORY)} (or 'menli' for all)")
-    chosen.sort(key=lambda a: MENLI_ERRORS.index(REGISTRY[a].menli_error))
+    error_of = {name: error for error, name in menli_error_types().items()}
+    chosen.sort(key=lambda a: MENLI_ERRORS.index(error_of[a]))
     base = anchor_table(ds, roles)
     parses = preparse(base["ref"] + base["r"])
-    tables = [attack_table(base, REGISTRY[a].menli_error, a, seed, parses, per_error,
+    tables = [attack_table(base, error_of[a], a, seed, parses, per_error,
                            number_paraphrase) for a in chosen]
     out = Path(out_dir)
     prepare_out_dir(out)
@@ -287,8 +304,6 @@ def _build_params(name: str, version: str, given: GoldInput, roles: MenliRoles,
                   per_error: int | None, limit: int | None, rows: int,
                   number_paraphrase: bool) -> dict[str, Any]:
     """Every input that decides the folder's content (what the fingerprint covers)."""
-    import blindspot
-    from blindspot.perturbations import REGISTRY
 
     return {
         "layout": LAYOUT, "name": name, "version": version, "seed": seed,
@@ -309,7 +324,6 @@ def _build_params(name: str, version: str, given: GoldInput, roles: MenliRoles,
 def card_front_matter(record: dict[str, Any], source: GoldSource | None, license: str) -> str:
     """YAML front matter: an ``all`` config (default) over every error type's file, then one
     config per error type."""
-    import yaml
 
     errors = [a["error"] for a in record["attacks"]]
     configs = [{"config_name": ALL_CONFIG, "data_files": [
@@ -333,7 +347,6 @@ def _input_name(record: dict[str, Any], source: GoldSource | None) -> str:
 def render_menli_card(record: dict[str, Any], source: GoldSource | None,
                       license: LicenseChoice) -> str:
     """The README.md dataset card."""
-    from blindspot.scorers.menli import MENLI_CITATION
 
     roles, inp = record["roles"], record["input"]
     lines = ["| config (MENLI error) | attack | level | rows | input rows it could not change |",

@@ -12,8 +12,16 @@ reading the catalogue stays fast.
 from __future__ import annotations
 
 from blindspot.perturbations.base import (
-    OUTPUT_COLUMNS, REGISTRY, TASKS, Perturbation, Row, canonical_name, canonical_task,
-    get_perturbation, level_str, register,
+    OUTPUT_COLUMNS,
+    REGISTRY,
+    TASKS,
+    Perturbation,
+    Row,
+    canonical_name,
+    canonical_task,
+    get_perturbation,
+    level_str,
+    register,
 )
 from blindspot.perturbations.catalogue import list_perturbations, suite_tests
 

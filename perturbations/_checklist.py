@@ -61,14 +61,14 @@ def synonyms(lemma: str, pos: str) -> tuple[str, ...]:
     synsets = wordnet().synsets(lemma, pos=pos)
     if not synsets:
         return ()
-    return tuple(_single_words((l.name() for l in synsets[0].lemmas()), lemma))
+    return tuple(_single_words((lem.name() for lem in synsets[0].lemmas()), lemma))
 
 
 @lru_cache(maxsize=20_000)
 def antonyms(lemma: str, pos: str) -> tuple[str, ...]:
     """One-word WordNet antonyms of ``lemma`` over all its senses of that POS."""
-    names = (a.name() for s in wordnet().synsets(lemma, pos=pos) for l in s.lemmas()
-             if l.name().lower() == lemma.lower() for a in l.antonyms())
+    names = (a.name() for s in wordnet().synsets(lemma, pos=pos) for lem in s.lemmas()
+             if lem.name().lower() == lemma.lower() for a in lem.antonyms())
     return tuple(_single_words(names, lemma))
 
 
@@ -84,13 +84,13 @@ def siblings(lemma: str, pos: str) -> tuple[str, ...]:
     if not synsets:
         return ()
     first = synsets[0]
-    own = {l.name().lower() for l in first.lemmas()}
+    own = {lem.name().lower() for lem in first.lemmas()}
     if pos in ("a", "s"):
         parents = first.similar_tos() if first.pos() == "s" else []
         kin = [s for p in parents for s in p.similar_tos() if s != first]
     else:
         kin = [s for p in first.hypernyms() for s in p.hyponyms() if s != first]
-    names = (l.name() for s in kin for l in s.lemmas())
+    names = (lem.name() for s in kin for lem in s.lemmas())
     return tuple(w for w in _single_words(names, lemma) if w not in own)
 
 

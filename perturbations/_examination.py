@@ -8,8 +8,10 @@ impairment, the intensities .25 .5 .75 1 used here for every task.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from blindspot.perturbations._fluency_edits import every_task
-from blindspot.perturbations.base import Perturbation, Ratio
+from blindspot.perturbations.base import LevelKind, Perturbation, Ratio
 
 EXAMINATION_PAPER = ("Examination of BERTScore, BLEURT, NUBIA, MoverScore and Mark-Evaluate "
                      "with synthetic impairments (seed paper 4)")
@@ -22,5 +24,5 @@ class ExaminationTest(Perturbation):
 
     category = "examination"
     paper = EXAMINATION_PAPER
-    level_kind = Ratio(0.0, 1.0)
+    level_kind: ClassVar[LevelKind] = Ratio(0.0, 1.0)
     levels = every_task(INTENSITIES)

@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task, parse_of
-from blindspot.perturbations._word_lists import random_word, word_list as load_word_list
-from blindspot.perturbations.base import Level, LevelKind, NoLevel, Perturbation, Row
+from blindspot.perturbations._word_lists import random_word
+from blindspot.perturbations._word_lists import word_list as load_word_list
+from blindspot.perturbations.base import REGISTRY, Level, LevelKind, NoLevel, Perturbation, Row
 from blindspot.perturbations.text_utils import replace_spans
 
 MENLI_PAPER = ("Chen & Eger 2023, MENLI: Robust Evaluation Metrics from Natural Language "
@@ -47,7 +48,6 @@ class MenliAttack(Perturbation):
 
 def menli_error_types() -> dict[str, str]:
     """MENLI error type -> the registered attack, for every MENLI attack in the catalogue."""
-    from blindspot.perturbations.base import REGISTRY
 
     return {cls.menli_error: name for name, cls in REGISTRY.items()
             if issubclass(cls, MenliAttack) and getattr(cls, "menli_error", None)}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Generic, TypeVar
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations.base import Count, Perturbation, Row
@@ -105,7 +105,11 @@ class Unit:
     lowerable: bool  # its capital is only due to the sentence start
 
 
-class UnitSwitching(Perturbation):
+#: the kind of unit a switching test finds (verbs carry their lemma and tag)
+U = TypeVar("U", bound=Unit)
+
+
+class UnitSwitching(Perturbation, Generic[U]):
     """Base of the tests that swap K random pairs of units found in the parse."""
 
     category: ClassVar[str] = "consistency"
@@ -113,15 +117,15 @@ class UnitSwitching(Perturbation):
     swap = True
     needs_parse = True
 
-    def units(self, parsed: ParsedText) -> list[Unit]:
+    def units(self, parsed: ParsedText) -> list[U]:
         """The switchable units of the text, in order."""
         raise NotImplementedError
 
-    def accept(self, units: list[Unit], pos_a: int, item_a: int, pos_b: int, item_b: int) -> bool:
+    def accept(self, units: list[U], pos_a: int, item_a: int, pos_b: int, item_b: int) -> bool:
         """Whether units may move to the two positions (verb switching checks inflection)."""
         return True
 
-    def realise(self, units: list[Unit], position: int, item: int) -> str:
+    def realise(self, units: list[U], position: int, item: int) -> str:
         """The text that unit ``item`` takes at ``position``."""
         unit, place = units[item], units[position]
         return fit_case(unit.text, place.at_start, unit.at_start, unit.lowerable)

@@ -11,7 +11,13 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import (
-    CATEGORY, NO_LEVEL, PAPER, WORDNET_POS, antonyms, replace_one_word, wordnet,
+    CATEGORY,
+    NO_LEVEL,
+    PAPER,
+    WORDNET_POS,
+    antonyms,
+    replace_one_word,
+    wordnet,
 )
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 
@@ -29,4 +35,6 @@ class AntonymSubstitution(Perturbation):
     preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         return replace_one_word(row.parsed, rng, WORDNET_POS, antonyms)

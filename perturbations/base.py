@@ -86,7 +86,7 @@ class Ratio(LevelKind):
         try:
             p = float(value)
         except (TypeError, ValueError):
-            raise ValueError(f"level must be a number in ({self.low}, {self.high}], got {value!r}")
+            raise ValueError(f"level must be a number in ({self.low}, {self.high}], got {value!r}") from None
         if not (self.low < p <= self.high) or math.isnan(p):
             raise ValueError(f"level {value!r} is out of range; use a number in ({self.low}, {self.high}]")
         return p
@@ -106,7 +106,7 @@ class Count(LevelKind):
         try:
             as_float = float(value)
         except (TypeError, ValueError):
-            raise ValueError(f"level must be a whole number >= {self.minimum}, got {value!r}")
+            raise ValueError(f"level must be a whole number >= {self.minimum}, got {value!r}") from None
         if not as_float.is_integer() or not (self.minimum <= as_float <= self.maximum):
             raise ValueError(f"level {value!r} is out of range; use a whole number in "
                              f"[{self.minimum}, {self.maximum}]")
@@ -295,7 +295,7 @@ class Perturbation(ABC):
         usable = [is_usable_text(t) and (not self.whitespace_words or can_segment(t))
                   for t in texts]
         if parses is None and self.needs_parse:
-            good = [t for t, ok in zip(texts, usable) if ok]
+            good = [t for t, ok in zip(texts, usable, strict=True) if ok]
             parsed = iter(get_parser().parse_many(good))
             parses = [next(parsed) if ok else None for ok in usable]
         columns: dict[str, list[Any]] = {c: [] for c in OUTPUT_COLUMNS}

@@ -32,11 +32,11 @@ import os
 import random
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from blindspot.forking import single_thread_after_fork
 from blindspot.models import load_masked_lm
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.base import LevelKind, Perturbation, Ratio, Row, register
 
 TOP_K = 10
 DEFAULT_MAX_TOKENS = 512
@@ -66,7 +66,7 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 def replace_words(text: str, spans: list[tuple[int, int]], new_words: list[str]) -> str:
     """``text`` with the word at each span replaced by ``new_words``, whitespace kept."""
     pieces, last = [], 0
-    for (start, end), word in zip(spans, new_words):
+    for (start, end), word in zip(spans, new_words, strict=True):
         pieces += [text[last:start], word]
         last = end
     pieces.append(text[last:])
@@ -225,7 +225,7 @@ class BertDiverge(Perturbation):
     category = "consistency"
     description = ("Re-sample a portion r of the words one by one from a masked LM's top-10, so "
                    "the meaning drifts while the text stays fluent.")
-    level_kind = Ratio(0.0, 1.0)
+    level_kind: ClassVar[LevelKind] = Ratio(0.0, 1.0)
     whitespace_words = True
     levels = {"summarization": _SUM_WMT_LEVELS, "translation": _SUM_WMT_LEVELS,
               "translation_paragraph": _TED_LEVELS}

@@ -32,7 +32,7 @@ class ContextNegation(Perturbation):
     paper = PAPER
     description = "Reply with the speaker's previous utterance, negated (a self-contradiction)."
     level_kind = NoLevel()
-    levels: dict = {}  # dialogue only (the deviation protocol's templates)
+    levels = {}  # dialogue only (the deviation protocol's templates)
     deterministic = True
     needs_source = True
     preloads = (checklist_negator,)

@@ -23,7 +23,7 @@ class ContextRepetition(Perturbation):
     paper = PAPER
     description = "Reply with the speaker's own previous utterance from the dialogue context."
     level_kind = NoLevel()
-    levels: dict = {}  # dialogue only (the deviation protocol's templates)
+    levels = {}  # dialogue only (the deviation protocol's templates)
     deterministic = True
     needs_source = True
 

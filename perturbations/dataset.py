@@ -14,20 +14,28 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
+import datasets
 import pyarrow as pa
 from datasets.table import InMemoryTable
 
-from blindspot.errors import check_text_column
+from blindspot import defaults
 from blindspot.forking import check_num_proc, single_thread_after_fork, worker_context
 from blindspot.parsing import ParsedText, get_parser
-from blindspot.seeding import parse_seeds
 from blindspot.perturbations.base import (
-    OUTPUT_COLUMNS, REGISTRY, Level, Perturbation, canonical_name, canonical_task, is_usable_text,
+    OUTPUT_COLUMNS,
+    REGISTRY,
+    Level,
+    Perturbation,
+    canonical_name,
+    canonical_task,
+    is_usable_text,
     text_row_id,
 )
-from blindspot import defaults
 from blindspot.perturbations.catalogue import suite_tests
+from blindspot.progress import progress_bar
+from blindspot.seeding import parse_seeds
 from blindspot.suggest import did_you_mean
+from blindspot.text_columns import check_text_column
 
 DEFAULT_SEEDS = defaults.SEEDS
 
@@ -77,7 +85,7 @@ def preparse(texts: Iterable[Any], num_proc: int | None = None) -> dict[str, Par
     """Parse every usable distinct text once (in ``num_proc`` processes when that many are
     given); the parser keeps them for every later test."""
     usable = [t for t in dict.fromkeys(texts) if is_usable_text(t)]
-    return dict(zip(usable, get_parser().parse_many(usable, num_proc)))
+    return dict(zip(usable, get_parser().parse_many(usable, num_proc), strict=True))
 
 
 def perturb_dataset(ds: Any, test: str, level: Level, seed: int = 1, column: str = "gold",
@@ -204,7 +212,8 @@ def worker_tasks(items: Sequence[SuiteItem], workers: int,
     by_test: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         by_test.setdefault(item.test, []).append(index)
-    first, rest = [], []
+    first: list[list[int]] = []
+    rest: list[list[int]] = []
     for test, indices in by_test.items():
         size = len(indices) if test in whole else -(-len(indices) // workers)
         tasks = [indices[start: start + size] for start in range(0, len(indices), size)]
@@ -323,14 +332,13 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
     ``executor`` runs the cells elsewhere (e.g. on Ray); by default they run here, in
     ``num_proc`` processes.
     """
-    from tqdm.auto import tqdm
 
     job = prepare_suite(ds, tests, task, seeds, column, id_column, source_column, levels,
                         resources, num_proc)
     run = executor or (lambda j: perturb_local(j, num_proc))
     # Each cell is an Arrow table as soon as it is done, so Python lists never pile up.
     tables: list[Any] = [None] * len(job.plan.items)
-    bar = tqdm(total=len(tables), desc="perturbing", unit="cell", disable=not progress,
+    bar = progress_bar(total=len(tables), desc="perturbing", unit="cell", disable=not progress,
                file=sys.stderr)
     try:
         for index, table in run(job):
@@ -343,7 +351,6 @@ def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summariz
 
 def assemble_suite(ds: Any, tables: list[Any]) -> Any:
     """The input rows repeated once per cell, side by side with the cells' output tables."""
-    import datasets
 
     if not tables:  # nothing ran: no rows, but every column with its type
         inputs = ds.data.table.slice(0, 0)

@@ -57,6 +57,8 @@ class GenderSwap(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         edits = []
         for token in row.parsed.tokens:
             new = counterpart(token.text, token.tag)

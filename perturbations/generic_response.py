@@ -25,7 +25,7 @@ class GenericResponse(Perturbation):
     paper = PAPER
     description = "Replace the response by a generic one: \"I'm sorry, can you repeat?\", Ok., ..."
     level_kind = Choice(tuple(RESPONSES))
-    levels: dict = {}  # dialogue only (the deviation protocol's templates)
+    levels = {}  # dialogue only (the deviation protocol's templates)
     deterministic = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:

@@ -23,7 +23,7 @@ _DRAWS = 10
 def sentence_word_ranges(words: Words) -> list[tuple[int, int]]:
     """[start, end) ranges of the whitespace words of each sentence."""
     starts = [i for i in range(len(words.words)) if words.starts_sentence(i)]
-    return list(zip(starts, starts[1:] + [len(words.words)]))
+    return list(zip(starts, starts[1:] + [len(words.words)], strict=True))
 
 
 def jumble_words(text: str, rng: random.Random) -> str | None:

@@ -52,6 +52,8 @@ class LeadingPhraseRepetition(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: float, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         first = row.parsed.tokens[0] if row.parsed.tokens else None
         proper = first is not None and (first.pos == "PROPN" or first.tag in ("NNP", "NNPS")
                                         or bool(first.ent_type) or first.text == "I")

@@ -33,7 +33,7 @@ def entity_units(parsed: ParsedText) -> list[Unit]:
 
 
 @register
-class NamedEntitySwitching(UnitSwitching):
+class NamedEntitySwitching(UnitSwitching[Unit]):
     name = "named_entity_switching"
     aliases = ("named entity switching", "ne switching", "entity switching", "switch entities")
     category = "consistency"

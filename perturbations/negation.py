@@ -20,17 +20,15 @@ so the output depends only on the row's random stream. CheckList is imported on 
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations._checklist import checklist_perturb
 from blindspot.perturbations._switching import is_title_word
 from blindspot.perturbations.base import Perturbation, Ratio, Row, register
-from blindspot.perturbations.text_utils import (
-    char_span, join_tokens, replace_spans, sentence_token_ranges,
-)
+from blindspot.perturbations.text_utils import char_span, join_tokens, replace_spans, sentence_token_ranges
 
 _CONTRACTIONS = frozenset({"n't", "n’t"})
 NEGATIONS = frozenset({"not", "never"}) | _CONTRACTIONS
@@ -57,7 +55,7 @@ def sentence_doc(parsed: ParsedText, start: int, end: int) -> Any:
 
 def _common_prefix(a: str, b: str) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1

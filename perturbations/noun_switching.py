@@ -22,7 +22,7 @@ def noun_units(parsed: ParsedText) -> list[Unit]:
 
 
 @register
-class NounSwitching(UnitSwitching):
+class NounSwitching(UnitSwitching[Unit]):
     name = "noun_switching"
     aliases = ("noun switching", "noun-switching", "switch nouns")
     category = "consistency"

@@ -21,9 +21,7 @@ import random
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
-from blindspot.perturbations.text_utils import (
-    capitalise_first, replace_spans, sentence_token_ranges,
-)
+from blindspot.perturbations.text_utils import capitalise_first, replace_spans, sentence_token_ranges
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _MODIFIERS = frozenset({"det", "amod", "compound", "poss", "nummod", "case", "nmod", "punct"})
@@ -85,6 +83,8 @@ class NounToPronoun(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         parsed = row.parsed
         edits = []
         for start, end in sentence_token_ranges(parsed):

@@ -31,6 +31,8 @@ class ObjectOrderSwap(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         nouns = [t for t in row.parsed.tokens if t.pos == "NOUN" and t.text.isalpha()]
         if len(nouns) < 2 or nouns[0].text.lower() == nouns[-1].text.lower():
             return None

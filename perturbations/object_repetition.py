@@ -32,6 +32,8 @@ class ObjectRepetition(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         tokens = row.parsed.tokens
         head = next((t for t in tokens if t.pos in ("NOUN", "PROPN")), None)
         if head is None:

@@ -56,9 +56,8 @@ def repeat_final_phrase(text: str, p: float) -> str | None:
     body, final = split_final_punctuation(text)
     words = body.split()
     copies = floor_count_of(len(text.split()), p)
-    if not words or not copies:
-        return None
-    return repeat_tail(body, copies, phrase_length(words)) + final
+    repeated = repeat_tail(body, copies, phrase_length(words)) if words and copies else None
+    return repeated + final if repeated is not None else None
 
 
 @register

@@ -9,8 +9,9 @@ ourselves<->themselves, my<->your, mine<->yours. These are the swaps seen in the
 WMT20 set (their<->our, we<->they, his<->her, us<->them, he<->she...). Pronouns without such a
 partner are kept: "I" ("I am"), "you" (subject or object), "me", "it"/"its", "myself"/"yourself"
 (they must agree with a subject that stays). "hers", "ours", "theirs" and "yours" count whatever
-their tag (spaCy's small model tags "hers" as a plural noun); "mine" only as a pronoun. The case of each word is kept ("They" -> "We");
-"US" (the country, a proper noun) is not a pronoun. Deterministic; the level is "-".
+their tag (spaCy's small model tags "hers" as a plural noun); "mine" only as a pronoun. The case of
+each word is kept ("They" -> "We"); "US" (the country, a proper noun) is not a pronoun.
+Deterministic; the level is "-".
 """
 
 from __future__ import annotations

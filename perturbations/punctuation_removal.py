@@ -28,4 +28,6 @@ class PunctuationRemoval(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         return drop_tokens(row.parsed, lambda t: t.pos == "PUNCT" and t.text in MARKS)

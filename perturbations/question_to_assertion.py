@@ -17,10 +17,8 @@ import re
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._questions import QUESTION_WORDS, first_question_word
-from blindspot.perturbations.base import NoLevel, Row, register
-from blindspot.perturbations.bert_diverge import (
-    BertDiverge, Predictor, mask_single_subword, sample_index,
-)
+from blindspot.perturbations.base import Level, NoLevel, Row, register
+from blindspot.perturbations.bert_diverge import BertDiverge, Predictor, mask_single_subword, sample_index
 from blindspot.perturbations.text_utils import match_case
 
 _QUESTION_MARK = re.compile(r"\?(?=[\"'\u201d\u2019)\]]*\s*$)")
@@ -42,7 +40,7 @@ def fill_question_word(text: str, predictor: Predictor, rng: random.Random) -> s
     if masked is None:
         return None
     words, probabilities = predictor.candidates(masked, k=10 + len(QUESTION_WORDS))
-    kept = [(w, p) for w, p in zip(words, probabilities) if w.lower() not in QUESTION_WORDS][:10]
+    kept = [(w, p) for w, p in zip(words, probabilities, strict=True) if w.lower() not in QUESTION_WORDS][:10]
     if not kept:
         return None
     total = sum(p for _, p in kept)
@@ -61,7 +59,7 @@ class QuestionToAssertion(BertDiverge):
     description = "Mask the question word, end with '.', let a masked LM fill the mask."
     level_kind = NoLevel()
     whitespace_words = False  # a question of spaCy tokens, not the masked words of its parent
-    levels: dict = {}  # question generation only (the deviation protocol's templates)
+    levels = {}  # question generation only (the deviation protocol's templates)
 
-    def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+    def perturb(self, row: Row, level: Level, rng: random.Random) -> str | None:
         return fill_question_word(row.text, self.predictor, rng)

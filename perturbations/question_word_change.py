@@ -24,7 +24,7 @@ class QuestionWordChange(Perturbation):
     paper = PAPER
     description = "Replace the first question word by another one (when -> what)."
     level_kind = NoLevel()
-    levels: dict = {}  # question generation only (the deviation protocol's templates)
+    levels = {}  # question generation only (the deviation protocol's templates)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
         match = first_question_word(row.text)

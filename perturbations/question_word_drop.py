@@ -34,7 +34,7 @@ class QuestionWordDrop(Perturbation):
     paper = PAPER
     description = "Delete the first question word (When was he born? -> Was he born?)."
     level_kind = NoLevel()
-    levels: dict = {}  # question generation only (the deviation protocol's templates)
+    levels = {}  # question generation only (the deviation protocol's templates)
     deterministic = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:

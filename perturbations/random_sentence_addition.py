@@ -4,8 +4,8 @@ perturbations of adding text append random words / phrases / sentences").
 
 A sentence drawn uniformly from the other gold texts of the dataset (the ``pool``; candidates
 by ``sentence_replacement.build_candidates`` with ``whole_only``: deduplicated, sorted, at least
-three words, never a sentence the text already has) is appended after a space, so the text keeps all its content and
-gains spurious information.
+three words, never a sentence the text already has) is appended after a space, so the text keeps
+all its content and gains spurious information.
 """
 
 from __future__ import annotations

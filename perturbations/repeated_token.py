@@ -12,9 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from blindspot.perturbations._fluency_edits import (
-    RATIOS_5_TO_50, Words, every_task, words_and_count,
-)
+from blindspot.perturbations._fluency_edits import RATIOS_5_TO_50, Words, every_task, words_and_count
 from blindspot.perturbations.base import Perturbation, Ratio, Row, register
 
 

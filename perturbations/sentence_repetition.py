@@ -26,6 +26,8 @@ class SentenceRepetition(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         spans = sentence_char_spans(row.parsed)
         if not spans:
             return None

@@ -58,7 +58,7 @@ def build_candidates(pool: Sequence[Any], whole_only: bool = True) -> tuple[str,
     """
     texts = [t for t in pool if is_usable_text(t)]
     distinct = list(dict.fromkeys(texts))
-    parses = dict(zip(distinct, get_parser().parse_many(distinct)))
+    parses = dict(zip(distinct, get_parser().parse_many(distinct), strict=True))
     if whole_only:
         found = {s for t in distinct for s in sentences_of(parses[t])}
         return tuple(sorted(s for s in found if is_candidate(s)))

@@ -50,5 +50,5 @@ class SentenceSwitching(Perturbation):
             return None
         order = switched_order(rng, [text[s:e] for s, e in movable], level)
         edits = [(s, e, text[movable[src][0]:movable[src][1]])
-                 for (s, e), src in zip(movable, order)]
+                 for (s, e), src in zip(movable, order, strict=True)]
         return replace_spans(text, edits)

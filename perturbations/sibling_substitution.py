@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations._checklist import (
-    CATEGORY, PAPER, replace_one_word, siblings, wordnet,
-)
+from blindspot.perturbations._checklist import CATEGORY, PAPER, replace_one_word, siblings, wordnet
 from blindspot.perturbations._fluency_edits import every_task
 from blindspot.perturbations.base import Choice, Perturbation, Row, register
 
@@ -36,4 +34,6 @@ class SiblingSubstitution(Perturbation):
     preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         return replace_one_word(row.parsed, rng, (_POS[level],), siblings)

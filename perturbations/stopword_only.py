@@ -26,5 +26,7 @@ class StopwordOnly(Perturbation):
     needs_parse = True
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         kept = drop_tokens(row.parsed, lambda t: not (t.is_stop or t.pos in ("PUNCT", "SPACE")))
         return kept if kept and any(c.isalpha() for c in kept) else None

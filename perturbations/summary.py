@@ -29,7 +29,7 @@ def summarise_suite(ds: Any, column: str = "gold") -> list[CellSummary]:
     table = ds.select_columns([column, "perturbed", "applied", "noise_ratio", "perturbation",
                                "level", "seed"]).to_dict()
     for i, (test, level, seed) in enumerate(zip(table["perturbation"], table["level"],
-                                                table["seed"])):
+                                                table["seed"], strict=True)):
         cells.setdefault((test, level), {}).setdefault(seed, []).append(i)
     out = []
     for (test, level), by_seed in cells.items():

@@ -12,7 +12,13 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import (
-    CATEGORY, NO_LEVEL, PAPER, WORDNET_POS, replace_one_word, synonyms, wordnet,
+    CATEGORY,
+    NO_LEVEL,
+    PAPER,
+    WORDNET_POS,
+    replace_one_word,
+    synonyms,
+    wordnet,
 )
 from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 
@@ -30,4 +36,6 @@ class SynonymSubstitution(Perturbation):
     preloads = (wordnet,)
 
     def perturb(self, row: Row, level: str, rng: random.Random) -> str | None:
+        if row.parsed is None:
+            return None
         return replace_one_word(row.parsed, rng, WORDNET_POS, synonyms)

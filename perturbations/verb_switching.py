@@ -46,7 +46,7 @@ def verb_units(parsed: ParsedText) -> list[VerbUnit]:
 
 
 @register
-class VerbSwitching(UnitSwitching):
+class VerbSwitching(UnitSwitching[VerbUnit]):
     name = "verb_switching"
     aliases = ("verb switching", "verb-switching", "switch verbs")
     category = "consistency"
@@ -54,14 +54,14 @@ class VerbSwitching(UnitSwitching):
                    "(needs more than two verbs).")
     levels = {"summarization": (8,), "translation_paragraph": (8,), "open_ended": (10, 60)}
 
-    def units(self, parsed: ParsedText) -> list[Unit]:
+    def units(self, parsed: ParsedText) -> list[VerbUnit]:
         return verb_units(parsed)
 
-    def accept(self, units: list[Unit], pos_a: int, item_a: int, pos_b: int, item_b: int) -> bool:
+    def accept(self, units: list[VerbUnit], pos_a: int, item_a: int, pos_b: int, item_b: int) -> bool:
         return (inflect(units[item_a].lemma, units[pos_a].tag) is not None
                 and inflect(units[item_b].lemma, units[pos_b].tag) is not None)
 
-    def realise(self, units: list[Unit], position: int, item: int) -> str:
+    def realise(self, units: list[VerbUnit], position: int, item: int) -> str:
         place = units[position]
         form = inflect(units[item].lemma, place.tag) or units[item].text
         if place.upper:

@@ -63,7 +63,7 @@ def swap_random_pairs(text: str, p: float, rng: random.Random) -> str | None:
         return None
     chosen = rng.sample(candidates, k)
     seq = words.words
-    for a, b in zip(chosen[::2], chosen[1::2]):
+    for a, b in zip(chosen[::2], chosen[1::2], strict=True):
         seq[a], seq[b] = seq[b], seq[a]
     return words.text()
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -25,3 +28,39 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.register_profile("explore", derandomize=False, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+#: `make check` runs `pytest --quick`: the tests marked `quick` (no model load, seconds in all).
+#: Only the modules that use the mark are imported at all, so the loop never pays for the imports
+#: of the others; a quick test that pulls in torch (every model load does) fails by name.
+QUICK = "quick"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--quick", action="store_true",
+                     help="only the tests marked quick (make check): lint-speed, no model loads")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if not config.getoption("--quick") or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    return f"pytest.mark.{QUICK}" not in collection_path.read_text(encoding="utf-8")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--quick"):
+        return
+    quick = [item for item in items
+             if item.get_closest_marker(QUICK) and not item.get_closest_marker("slow")]
+    if len(quick) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in quick])
+        items[:] = quick
+
+
+@pytest.fixture(autouse=True)
+def _quick_tests_load_no_model(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if request.config.getoption("--quick") and "torch" in sys.modules:
+        pytest.fail(f"{request.node.nodeid} is marked quick but imported torch (a model load): "
+                    "remove its quick mark, or keep the model out of it", pytrace=False)

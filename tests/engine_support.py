@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from blindspot.parsing import ParsedText
 from conftest import SHARED_DATA
+
+from blindspot.parsing import ParsedText
 
 
 def wmt21_rows(n: int) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ class CrashOnceOverlap:
             Path(self.marker).write_text(str(os.getpid()))
             os._exit(1)
         scores = []
-        for hyp, ref in zip(predictions, references):
+        for hyp, ref in zip(predictions, references, strict=True):
             words = hyp.split()
             vocab = set((ref if isinstance(ref, str) else ref[0]).split())
             scores.append(sum(w in vocab for w in words) / len(words) if words else 0.0)

@@ -40,7 +40,8 @@ def _jsonl(rows: list[dict[str, Any]]) -> bytes:
 
 
 def _rows(gold: list[Any]) -> list[dict[str, Any]]:
-    return [{"id": f"r{i}", "gold": g, "references": r} for i, (g, r) in enumerate(zip(gold, REFS))]
+    return [{"id": f"r{i}", "gold": g, "references": r}
+            for i, (g, r) in enumerate(zip(gold, REFS, strict=True))]
 
 
 def _parquet(path: Path, gold: list[Any]) -> None:

@@ -16,9 +16,7 @@ import pytest
 import torch
 
 from blindspot.perturbations import REGISTRY, Row, get_perturbation
-from blindspot.perturbations.bert_diverge import (
-    Predictor, context_of, mask_single_subword, standalone_word,
-)
+from blindspot.perturbations.bert_diverge import Predictor, context_of, mask_single_subword, standalone_word
 
 TEXTS = [
     "The biker still attempted to evade the car, however, brushed against the car at the rear end.",
@@ -53,7 +51,7 @@ def _changed(gold: str, noised: str) -> list[int]:
     """Indices of the whitespace words that differ (the word count never changes)."""
     old, new = gold.split(), noised.split()
     assert len(old) == len(new)
-    return [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    return [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
 
 
 def test_catalogue_entry() -> None:

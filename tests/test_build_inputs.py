@@ -10,10 +10,13 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 from conftest import SHARED_DATA
 
 from blindspot.datasets_scripts.build_adversarial import build_adversarial_dataset
+
+pytestmark = pytest.mark.quick  # make check: no model load
 
 TED = SHARED_DATA / "ted_mt_zh_en_translation.jsonl"
 

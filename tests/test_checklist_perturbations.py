@@ -5,13 +5,13 @@ templates that keep the meaning, determinism and rows that cannot be changed."""
 from __future__ import annotations
 
 import json
+from itertools import islice
 
 import pytest
 
 from blindspot.perturbations import REGISTRY, get_perturbation, suite_tests
 from blindspot.perturbations._dialogue import utterances
 from blindspot.tiny_models import tiny_masked_lm
-
 from tests.conftest import SHARED_DATA
 
 CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
@@ -30,7 +30,7 @@ def perturbed(name: str, text: str, level: object = "-", **kwargs: object) -> st
 
 def gold_rows(n: int) -> list[dict]:
     with open(CNNDM, encoding="utf-8") as handle:
-        return [json.loads(line) for _, line in zip(range(n), handle)]
+        return [json.loads(line) for line in islice(handle, n)]
 
 
 # -- invariance templates (the score must not drop) ------------------------------------------------
@@ -218,7 +218,7 @@ def test_checklist_is_a_suite_and_deterministic_on_real_summaries() -> None:
         back = get_perturbation(name).apply_rows(texts[::-1], ids[::-1], level, seed=2)
         assert once["perturbed"] == back["perturbed"][::-1]  # per row, not per order
         assert any(once["applied"]), name
-        assert all(p == t for p, t, a in zip(once["perturbed"], texts, once["applied"]) if not a)
+        assert all(p == t for p, t, a in zip(once["perturbed"], texts, once["applied"], strict=True) if not a)
 
 
 def test_wordnet_noun_offsets_are_byte_offsets_and_a_broken_copy_is_repaired(tmp_path) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import datasets
 import pytest
+from engine_support import cnndm_rows
 from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.io import read_table
 from blindspot.perturbations import REGISTRY
-from engine_support import cnndm_rows
 
 runner = CliRunner()
 
@@ -40,7 +40,7 @@ def test_single_test_every_format(gold_file: Path, tmp_path: Path, suffix: str) 
     assert result.exit_code == 0, result.output
     out = read_table(outfile)
     assert out["id"] == source["id"]
-    for gold, noised in zip(out["gold"], out["perturbed"]):
+    for gold, noised in zip(out["gold"], out["perturbed"], strict=True):
         words = gold.split()
         kept = len(words) - math.floor(len(words) * 0.5)
         assert noised.split()[:kept - 1] == words[:kept - 1]
@@ -57,7 +57,7 @@ def test_suite_run_with_seeds_and_notices(gold_file: Path, tmp_path: Path) -> No
     fluency = {n for n, c in REGISTRY.items() if c.category == "fluency"}
     assert set(out["perturbation"]) == fluency
     for name in fluency:
-        rows = out.filter(lambda r: r["perturbation"] == name)
+        rows = out.filter(lambda r, name=name: r["perturbation"] == name)
         seeds = set(rows["seed"])
         assert seeds == ({1} if REGISTRY[name].deterministic else {1, 2})
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 import random
-from itertools import combinations, product
+from itertools import combinations, islice, product
 
 import pytest
 from conftest import SHARED_DATA
+from engine_support import tiled_parse
 
 from blindspot.noise import noise_ratio
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations import get_perturbation
+from blindspot.perturbations._switching import fit_case, swap_items
 from blindspot.perturbations.base import Row
 from blindspot.perturbations.negation import repair_joins
-from blindspot.perturbations._switching import fit_case, swap_items
-from engine_support import tiled_parse
 
 TESTS = ("sentence_switching", "sentence_replacement", "negation", "generic_named_entity",
          "named_entity_switching", "verb_switching", "noun_switching")
@@ -98,7 +98,7 @@ def test_one_switch_exchanges_exactly_two_sentences():
     parts = sentences(FIVE)
     for seed in range(1, 6):
         out = make("sentence_switching").apply(FIVE, 1, seed=seed).perturbed
-        moved = [a != b for a, b in zip(parts, sentences(out))]
+        moved = [a != b for a, b in zip(parts, sentences(out), strict=True)]
         assert sum(moved) == 2 and sorted(sentences(out)) == sorted(parts)
 
 
@@ -219,7 +219,7 @@ def test_negation_is_deterministic_and_p_half_is_per_sentence():
     assert outs == again and len(outs) > 1
     full = make("negation").apply(FIVE, 1.0).perturbed
     for out in outs:  # each sentence is either kept or negated as at p = 1
-        for old, new, neg in zip(sentences(FIVE), sentences(out), sentences(full)):
+        for old, new, neg in zip(sentences(FIVE), sentences(out), sentences(full), strict=True):
             assert new in (old, neg)
 
 
@@ -261,7 +261,7 @@ def test_generic_named_entity_at_p_half_replaces_each_entity_or_not():
     allowed = set()
     for picked in product(*options):
         out = text
-        for (name, _), new in zip(choices, picked):
+        for (name, _), new in zip(choices, picked, strict=True):
             out = out.replace(name, new)
         allowed.add(out)
     outs = {make("generic_named_entity").apply(text, 0.5, seed=s).perturbed for s in range(1, 9)}
@@ -350,7 +350,7 @@ def test_odd_input_never_raises(name):
 
 def _wiki_parses(n: int) -> list[ParsedText]:
     with open(SHARED_DATA / "wikitext103_open_ended.jsonl", encoding="utf-8") as fh:
-        golds = [json.loads(line)["gold"] for _, line in zip(range(n), fh)]
+        golds = [json.loads(line)["gold"] for line in islice(fh, n)]
     return get_parser().parse_many(golds)
 
 
@@ -367,7 +367,7 @@ def test_wiki_paragraphs_determinism_and_100k_characters(name, level):
     first = [test.perturb(r, level, random.Random(r.row_id)) for r in rows]
     again = [test.perturb(r, level, random.Random(r.row_id)) for r in rows]
     assert first == again
-    assert sum(out is not None and out != r.text for out, r in zip(first, rows)) >= 15
+    assert sum(out is not None and out != r.text for out, r in zip(first, rows, strict=True)) >= 15
     long = tiled_parse(parses[0], 100_000 // len(parses[0].text) + 1)
     assert len(long.text) >= 100_000
     out = test.perturb(Row(long.text, "long", long), level, random.Random(0))

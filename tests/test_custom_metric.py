@@ -21,14 +21,14 @@ from statistics import fmean
 
 import evaluate
 import pytest
+from conftest import SHARED_DATA
+from runner_support import write_module
 from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.demo import read_demo
 from blindspot.runner import resolve_metrics, run_blindspot
 from blindspot.runner.metric_spec import check_visitor_metric
-from conftest import SHARED_DATA
-from runner_support import write_module
 
 CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 TESTS = "truncation,sentence_switching"
@@ -46,7 +46,7 @@ def length_ratio(predictions, references):
 
 def length_ratio(predictions: list[str], references: list[list[str]]) -> list[float]:
     return [len(p.split()) / fmean(len(r.split()) for r in refs)
-            for p, refs in zip(predictions, references)]
+            for p, refs in zip(predictions, references, strict=True)]
 
 
 def _by_hand(gold: str, refs: list[str]) -> float:
@@ -115,7 +115,7 @@ def test_only_the_arguments_it_takes(tmp_path: Path) -> None:
 
     def compression(*, sources=None, predictions, **extra):  # predictions taken by name
         seen.update(extra)
-        return [len(p.split()) / len(s.split()) for p, s in zip(predictions, sources)]
+        return [len(p.split()) / len(s.split()) for p, s in zip(predictions, sources, strict=True)]
 
     results = run_blindspot("demo", [words, compression], task="summarization",
                             tests="truncation", seeds=[1], progress=False,

@@ -16,12 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from engine_support import write_cnndm_gold
 from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.exit_codes import ExitCode
 from blindspot.sqlite_utils import DamagedStoreError, KeyValueStore
-from engine_support import write_cnndm_gold
 
 ROOT = Path(__file__).resolve().parents[1]
 GARBAGE = b"this is not a database, just bytes a disk or a person left here\n" * 64

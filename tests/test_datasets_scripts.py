@@ -19,7 +19,8 @@ CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 ROWS = 8
 SEEDS = (1, 2)
 
-pytestmark = pytest.mark.skipif(not CNNDM.is_file(), reason="shared gold data not present")
+pytestmark = [pytest.mark.quick,
+              pytest.mark.skipif(not CNNDM.is_file(), reason="shared gold data not present")]
 
 
 def _cheap_random_test() -> str | None:

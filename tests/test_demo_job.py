@@ -8,14 +8,13 @@ from pathlib import Path
 from rich.console import Console
 
 from blindspot.demo import demo_path
-from blindspot.demo_job import (DEMO_PLAN, MODEL_CELLS, ModelCells, _first_rows,
-                                 report_is_current, run_demo)
+from blindspot.demo_job import DEMO_PLAN, MODEL_CELLS, ModelCells, _first_rows, report_is_current, run_demo
+from blindspot.perturbations import REGISTRY, suite_tests
+from blindspot.perturbations.catalogue import CATEGORIES
 from blindspot.runner import resolve_metrics
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.run import MetricRun, RunSettings
 from blindspot.runner.state import RunState
-from blindspot.perturbations import REGISTRY, suite_tests
-from blindspot.perturbations.catalogue import CATEGORIES
 
 
 def test_demo_plan_covers_every_core_test() -> None:

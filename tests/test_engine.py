@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import datasets
 import pytest
+from engine_support import all_levels, build_tiny_mlm, cnndm_rows, first_level, wikitext_references
 
 from blindspot.noise import noise_ratio
 from blindspot.parsing import get_parser
-from blindspot.perturbations import (
-    OUTPUT_COLUMNS, REGISTRY, get_perturbation,
-)
+from blindspot.perturbations import OUTPUT_COLUMNS, REGISTRY, get_perturbation
 from blindspot.perturbations.dataset import build_perturbation, perturb_dataset, run_suite
-from engine_support import all_levels, build_tiny_mlm, cnndm_rows, first_level, wikitext_references
 
 NAMES = sorted(REGISTRY)
 
@@ -58,8 +56,8 @@ def test_same_output_across_instances_and_row_order(name: str, gold, resources) 
     reverse = gold.select(range(gold.num_rows - 1, -1, -1))
     backwards = perturb_dataset(reverse, name, level, seed=3, batch_size=3, **kwargs)
     assert backwards["id"] == list(reversed(first["id"]))
-    assert dict(zip(backwards["id"], backwards["perturbed"])) == dict(zip(first["id"],
-                                                                          first["perturbed"]))
+    assert dict(zip(backwards["id"], backwards["perturbed"], strict=True)) == dict(zip(first["id"],
+                                                                          first["perturbed"], strict=True))
     # every input column kept, in order, and the output columns added
     assert first.column_names == gold.column_names + list(OUTPUT_COLUMNS)
     assert first["gold"] == gold["gold"]
@@ -125,7 +123,7 @@ def test_odd_texts_never_crash(name: str, resources) -> None:
     cols = perturbation.apply_rows(texts, ids, level, seed=1, sources=texts)
     assert len(cols["perturbed"]) == len(texts)
     for text, out, applied, ratio in zip(texts, cols["perturbed"], cols["applied"],
-                                         cols["noise_ratio"]):
+                                         cols["noise_ratio"], strict=True):
         if text is None or not text.strip():
             assert out == text and applied is False and ratio == 0.0
         if not applied:

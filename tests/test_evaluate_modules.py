@@ -14,8 +14,13 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from blindspot.evaluate_modules import (MARKER, install_modules, module_folders, module_path,
-                                        remove_stale_modules)
+from blindspot.evaluate_modules import (
+    MARKER,
+    install_modules,
+    module_folders,
+    module_path,
+    remove_stale_modules,
+)
 
 SCRIPT = """
 import json, evaluate
@@ -103,7 +108,8 @@ def test_blindspot_loads_by_name_offline_from_a_temporary_directory(tmp_path: Pa
 
 # -- nothing shadowed ------------------------------------------------------------------------------
 
-FAKE_CANONICAL_ROUGE = '''"""A stand-in for evaluate's canonical rouge, as an online session leaves it in the cache."""
+FAKE_CANONICAL_ROUGE = '''"""A stand-in for evaluate's canonical rouge, as an online session leaves it in the
+cache."""
 import datasets
 import evaluate
 

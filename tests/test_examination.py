@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import islice, pairwise
 from pathlib import Path
 
 import pytest
@@ -13,15 +14,18 @@ from conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from blindspot.cli import app
+from blindspot.expectations import (
+    applied_drops,
+    check_expectations,
+    decreasing_with_intensity,
+    det_drop_hurts_least,
+    negation_drops_sharply,
+)
 from blindspot.noise import noise_ratio
 from blindspot.perturbations import canonical_name, get_perturbation, suite_tests
 from blindspot.perturbations.phrase_repetition import phrase_length, repeat_final_phrase
 from blindspot.perturbations.token_drop import drop_words
 from blindspot.perturbations.word_swap import pair_count, swap_candidates
-from blindspot.expectations import (
-    applied_drops, check_expectations, decreasing_with_intensity, det_drop_hurts_least,
-    negation_drops_sharply,
-)
 from blindspot.runner.judge import Cell
 from blindspot.seeding import row_rng
 
@@ -33,7 +37,7 @@ WMT = SHARED_DATA / "wmt21_de_en_translation.jsonl"
 
 def wmt_golds(n: int) -> list[dict]:
     with WMT.open(encoding="utf-8") as handle:
-        return [json.loads(line) for _, line in zip(range(n), handle)]
+        return [json.loads(line) for line in islice(handle, n)]
 
 
 def apply(name: str, text: str, level, seed: int = 1):
@@ -88,7 +92,7 @@ def test_word_swap_moves_floor_p_m_words_in_pairs(level: float, moved: int) -> N
     out = apply("word_swap", PAPER, level)
     gold, new = PAPER.split(), out.perturbed.split()
     assert sorted(new) == sorted(gold)
-    changed = [i for i, (a, b) in enumerate(zip(gold, new)) if a != b]
+    changed = [i for i, (a, b) in enumerate(zip(gold, new, strict=True)) if a != b]
     assert len(changed) == moved
     assert 2 not in changed  # the second "he's" is no candidate (a repeat of "He's")
     if level == 0.25:  # one swap: two substitutions, halved, over 11 words
@@ -188,7 +192,7 @@ def test_real_rows_are_deterministic_and_order_free() -> None:
         if name in ("word_swap", "word_drop"):  # random: another seed, other words
             assert forward["perturbed"] != test.apply_rows(texts, ids, level, seed=3)["perturbed"]
         for gold, new, applied, ratio in zip(texts, forward["perturbed"], forward["applied"],
-                                             forward["noise_ratio"]):
+                                             forward["noise_ratio"], strict=True):
             assert applied == (new != gold)
             assert ratio == pytest.approx(noise_ratio(gold, new, swap=name == "word_swap")
                                           if applied else 0.0)
@@ -198,11 +202,11 @@ def test_real_rows_noise_ratios_follow_the_definitions() -> None:
     rows = wmt_golds(30)
     texts, ids = [r["gold"] for r in rows], [r["id"] for r in rows]
     drop = get_perturbation("word_drop").apply_rows(texts, ids, 0.5, seed=1)
-    for gold, ratio in zip(texts, drop["noise_ratio"]):
+    for gold, ratio in zip(texts, drop["noise_ratio"], strict=True):
         n = len(gold.split())
         assert ratio == pytest.approx(min(math.ceil(n * 0.5), n - 1) / n)
     rep = get_perturbation("phrase_repetition").apply_rows(texts, ids, 1.0, seed=1)
-    for gold, new in zip(texts, rep["perturbed"]):
+    for gold, new in zip(texts, rep["perturbed"], strict=True):
         n = len(gold.split())
         assert len(new.split()) == n + n * phrase_length(gold.rstrip(" .!?").split())
     negated = get_perturbation("root_negation").apply_rows(texts, ids, "-", seed=1)
@@ -317,7 +321,7 @@ def test_cli_run_of_the_examination_suite_reports_the_expectations(tmp_path: Pat
         swap = {p["level"]: p["score_mean"] for p in entry["tests"]["word_swap"]["points"]}
         assert checks[0]["values"] == swap  # the curve the check judged is the test's own
         scores = [swap[k] for k in ("gold", "0.25", "0.5", "0.75", "1.0")]
-        assert checks[0]["passed"] == all(a > b + 1e-5 for a, b in zip(scores, scores[1:]))
+        assert checks[0]["passed"] == all(a > b + 1e-5 for a, b in pairwise(scores))
         pos = checks[4]["values"]
         assert checks[4]["passed"] == all(pos["DET_drop"] + 1e-5 < pos[f"{t}_drop"]
                                           for t in ("NOUN", "VERB", "ADJ"))

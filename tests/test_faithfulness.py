@@ -17,11 +17,11 @@ from typing import Any
 
 import datasets
 import pytest
+from engine_support import cnndm_rows
 from rouge_score import rouge_scorer
 
 from blindspot.perturbations import REGISTRY
 from blindspot.perturbations.dataset import run_suite
-from engine_support import cnndm_rows
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "faithfulness_rouge.py"
 SEEDS = [1, 2]
@@ -92,7 +92,8 @@ def test_gold_point_is_a_direct_rouge_score_computation(table, rows) -> None:
                                             - math.floor(len(r["gold"].split()) * 0.5))])
              for r in rows]
     texts = [t if t.endswith(".") else t + "." for t in texts]
-    direct = [plain.score_multi(r["references"], t)["rougeL"].fmeasure for r, t in zip(rows, texts)]
+    direct = [plain.score_multi(r["references"], t)["rougeL"].fmeasure
+              for r, t in zip(rows, texts, strict=True)]
     assert cell["rouge_l"] == pytest.approx(sum(direct) / len(direct), rel=1e-12, abs=0)
     assert cell["relative_change_pct"] == pytest.approx(
         (cell["rouge_l"] - table[0]["rouge_l"]) / table[0]["rouge_l"] * 100)

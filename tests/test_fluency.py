@@ -8,16 +8,17 @@ import math
 import random
 import re
 from collections import Counter
+from itertools import pairwise
 
 import pytest
+from conftest import SHARED_DATA
+from engine_support import tiled_parse
 
 from blindspot.noise import noise_ratio
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations import REGISTRY, TASKS, get_perturbation
 from blindspot.perturbations._fluency_edits import Words, count_of, remove_tokens
 from blindspot.perturbations.base import Row
-from conftest import SHARED_DATA
-from engine_support import tiled_parse
 
 RATIOS_05_50 = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 #: name -> (levels on every task but middle swap's WMT, swap-type, needs a parse)
@@ -48,7 +49,7 @@ def paragraphs() -> list[tuple[str, ParsedText]]:
     """20 WikiText paragraphs (about 256 tokens) with their parses."""
     with open(SHARED_DATA / "wikitext103_open_ended.jsonl", encoding="utf-8") as fh:
         texts = [json.loads(line)["gold"] for line in fh][:20]
-    return list(zip(texts, get_parser().parse_many(texts)))
+    return list(zip(texts, get_parser().parse_many(texts), strict=True))
 
 
 def noised(name: str, text: str, level, seed: int = 1) -> str:
@@ -279,7 +280,7 @@ def test_noise_ratio_grows_with_the_level(name: str, golds: list[str]) -> None:
         ratios = [r for seed in (1, 2)
                   for r in perturbation.apply_rows(golds, ids, level, seed)["noise_ratio"]]
         means.append(sum(ratios) / len(ratios))
-    assert all(a < b for a, b in zip(means, means[1:])), means
+    assert all(a < b for a, b in pairwise(means)), means
     assert means[0] > 0
 
 

@@ -105,9 +105,9 @@ def test_errors_exit_2_whatever_the_gate(tmp_path: Path) -> None:
     path = tmp_path / "no-refs.jsonl"  # ROUGE needs references: every test ends in error
     path.write_text("".join(json.dumps({"id": r["id"], "gold": r["gold"]}) + "\n"
                             for r in read_demo("summarization")[:3]), encoding="utf-8")
-    for gate in ([], ["--fail-on", "significant"]):
+    for fail_on in ([], ["--fail-on", "significant"]):
         status, output, results = _run(["--data", str(path), "--metrics", "rouge", "--tests",
-                                        "truncation", "--seeds", "1", *gate], tmp_path / "out")
+                                        "truncation", "--seeds", "1", *fail_on], tmp_path / "out")
         assert status == EXIT_ERRORS, output
         assert "1 ended in error (no-refs.jsonl: rouge.rougeL); exit status 2" in output
 

@@ -10,14 +10,14 @@ from collections import Counter
 
 import datasets
 import pytest
+from conftest import SHARED_DATA
 
 from blindspot.noise import noise_ratio
 from blindspot.perturbations import REGISTRY, get_perturbation, suite_tests
-from blindspot.perturbations.dataset import perturb_dataset
 from blindspot.perturbations._word_lists import word_list
-from blindspot.perturbations.verb_switching import inflect
+from blindspot.perturbations.dataset import perturb_dataset
 from blindspot.perturbations.name_error import checklist_names, gender_of_first_name
-from conftest import SHARED_DATA
+from blindspot.perturbations.verb_switching import inflect
 
 MENLI_CSV = SHARED_DATA / "menli_wmt20_de_adversarial.csv"
 GOLD = "Since their articles appeared, the price of gold has moved up still further."
@@ -47,7 +47,7 @@ def noised(name: str, text: str, seed: int = 1, level: object = None):
 
 
 def changed_words(a: str, b: str) -> list[tuple[str, str]]:
-    return [(x, y) for x, y in zip(a.split(), b.split()) if x != y]
+    return [(x, y) for x, y in zip(a.split(), b.split(), strict=True) if x != y]
 
 
 # -- catalogue ------------------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def test_the_menli_suite_is_the_twelve_attacks():
 def test_typo_swaps_two_adjacent_letters_inside_one_word():
     out = noised("typo", GOLD)
     (old, new), = changed_words(GOLD, out.perturbed)
-    i = next(k for k, (x, y) in enumerate(zip(old, new)) if x != y)
+    i = next(k for k, (x, y) in enumerate(zip(old, new, strict=True)) if x != y)
     assert new == old[:i] + old[i + 1] + old[i] + old[i + 2:] and new != old
     assert out.applied and out.noise_ratio == pytest.approx(1 / 13)
 
@@ -326,9 +326,9 @@ def test_ref_free_perturbs_the_literal_translation_column(name, menli_rows):
                                      "r": [r["r"] for r in rows]})
     out = perturb_dataset(ds, name, level_of(name), seed=1, column="r")
     assert out["r"] == ds["r"] and out["ref"] == ds["ref"]  # nothing else is touched
-    applied = [p for p, a in zip(out["perturbed"], out["applied"]) if a]
+    applied = [p for p, a in zip(out["perturbed"], out["applied"], strict=True) if a]
     assert applied and all(p not in ds["r"] for p in applied)
-    unchanged = [(p, r) for p, a, r in zip(out["perturbed"], out["applied"], ds["r"]) if not a]
+    unchanged = [(p, r) for p, a, r in zip(out["perturbed"], out["applied"], ds["r"], strict=True) if not a]
     assert all(p == r for p, r in unchanged)
 
 

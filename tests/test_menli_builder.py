@@ -9,11 +9,11 @@ from pathlib import Path
 
 import datasets
 import pytest
+from conftest import SHARED_DATA
 
 from blindspot.datasets_scripts import menli_builder as mb
 from blindspot.parsing import get_parser
 from blindspot.perturbations import REGISTRY, get_perturbation
-from conftest import SHARED_DATA
 
 ROWS = 30
 

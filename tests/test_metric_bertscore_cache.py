@@ -36,7 +36,7 @@ def variant(text: str) -> str:
 
 
 def flat_pairs(hyps: list[str], refs: list[list[str]]) -> tuple[list[str], list[str]]:
-    return ([h for h, rs in zip(hyps, refs) for _ in rs], [r for rs in refs for r in rs])
+    return ([h for h, rs in zip(hyps, refs, strict=True) for _ in rs], [r for rs in refs for r in rs])
 
 
 def direct_pairs(scorer, hyps: list[str], refs: list[str]) -> torch.Tensor:
@@ -52,7 +52,7 @@ def mean_by_row(pairs: torch.Tensor, refs: list[list[str]]) -> dict[str, list[fl
     start = 0
     for rs in refs:
         block = pairs[start: start + len(rs)].double().mean(dim=0).tolist()
-        for key, value in zip(KEYS, block):
+        for key, value in zip(KEYS, block, strict=True):
             out[key].append(value)
         start += len(rs)
     return out
@@ -61,7 +61,7 @@ def mean_by_row(pairs: torch.Tensor, refs: list[list[str]]) -> dict[str, list[fl
 def assert_close(got: dict[str, list[float]], want: dict[str, list[float]]) -> None:
     for key in KEYS:
         assert len(got[key]) == len(want[key])
-        worst = max(abs(a - b) for a, b in zip(got[key], want[key]))
+        worst = max(abs(a - b) for a, b in zip(got[key], want[key], strict=True))
         assert worst < TOLERANCE, (key, worst)
 
 

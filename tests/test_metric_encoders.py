@@ -12,9 +12,9 @@ import torch
 from conftest import SHARED_DATA
 
 from blindspot.models import ModelNotAvailableError, load_bertscore_encoder, resolve_model
+from blindspot.scorers.moverscore import idf_table
 from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
-from blindspot.scorers.moverscore import idf_table
 
 TOLERANCE = 1e-6
 KEYS = ("precision", "recall", "f1")
@@ -58,7 +58,7 @@ def direct(cands: list[str], refs: list, minilm: str, **options) -> dict[str, li
 def assert_close(got: dict[str, list[float]], want: dict[str, list[float]]) -> None:
     for key in want:
         assert len(got[key]) == len(want[key])
-        worst = max(abs(a - b) for a, b in zip(got[key], want[key]))
+        worst = max(abs(a - b) for a, b in zip(got[key], want[key], strict=True))
         assert worst < TOLERANCE, (key, worst)
 
 
@@ -85,10 +85,10 @@ def test_multi_reference_is_the_mean_of_single_reference_scores(rows, pairs, our
     golds = [r["gold"] for r in rows[:20]]
     scorer = get_scorer("bertscore", model_type="minilm")
     with_gold = score_rows(scorer, cands, golds, cache=None)
-    both = score_rows(scorer, cands, [[r, g] for r, g in zip(refs, golds)], cache=None)
+    both = score_rows(scorer, cands, [[r, g] for r, g in zip(refs, golds, strict=True)], cache=None)
     for key in KEYS:
-        mean = [(a + b) / 2 for a, b in zip(ours[key][:20], with_gold[key])]
-        assert max(abs(a - b) for a, b in zip(both[key], mean)) < TOLERANCE
+        mean = [(a + b) / 2 for a, b in zip(ours[key][:20], with_gold[key], strict=True)]
+        assert max(abs(a - b) for a, b in zip(both[key], mean, strict=True)) < TOLERANCE
 
 
 def test_baseline_rescaling_with_a_written_file(tmp_path, pairs, ours, minilm):
@@ -99,9 +99,9 @@ def test_baseline_rescaling_with_a_written_file(tmp_path, pairs, ours, minilm):
     baseline.write_text("\n".join(lines) + "\n", encoding="utf-8")
     got = score_rows(get_scorer("bertscore", model_type="minilm", baseline_path=str(baseline)),
                      cands, refs, cache=None)
-    for key, b in zip(KEYS, (0.16, 0.26, 0.36)):  # row of layer 6
+    for key, b in zip(KEYS, (0.16, 0.26, 0.36), strict=True):  # row of layer 6
         want = [(s - b) / (1 - b) for s in ours[key][:10]]
-        assert max(abs(x - y) for x, y in zip(got[key], want)) < TOLERANCE
+        assert max(abs(x - y) for x, y in zip(got[key], want, strict=True)) < TOLERANCE
     assert_close(got, direct(cands, refs, minilm, lang="en", rescale_with_baseline=True,
                              baseline_path=str(baseline)))
 
@@ -169,7 +169,7 @@ def test_idf_weights_by_hand(minilm):
     table = idf_table(["the cat sat", "the dog sat", "a bird"], tokenizer, 512)
     ids = dict(zip(["the", "cat", "sat", "dog", "a", "bird", "fish"],
                    tokenizer.convert_tokens_to_ids(["the", "cat", "sat", "dog", "a", "bird",
-                                                     "fish"])))
+                                                     "fish"]), strict=True))
     assert table(ids["the"]) == pytest.approx(math.log(4 / 3))
     assert table(ids["sat"]) == pytest.approx(math.log(4 / 3))
     for word in ("cat", "dog", "a", "bird"):

@@ -13,12 +13,12 @@ from typing import Any
 import evaluate
 import pytest
 import sacrebleu
+from engine_support import cnndm_rows, wmt21_rows
 from rouge_score import rouge_scorer
 
-from blindspot.scoring import ScoreCache, ScoreInput, score_corpus, score_rows
 from blindspot.scorers.rouge import MEASURES
+from blindspot.scoring import ScoreCache, ScoreInput, score_corpus, score_rows
 from blindspot.scoring.base import Scorer, get_scorer
-from engine_support import cnndm_rows, wmt21_rows
 
 ROUGE_KEYS = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 
@@ -66,7 +66,7 @@ def test_sacrebleu_parity_sentence_and_corpus(name: str, wmt) -> None:
     hyps, refs = wmt["gold"], wmt["reference"]
     module = _module(SACREBLEU_MODULES[name])
     rows = module.compute(predictions=hyps, references=refs, use_aggregator=False)["score"]
-    direct = [sentence(h, [r]).score for h, r in zip(hyps, refs)]
+    direct = [sentence(h, [r]).score for h, r in zip(hyps, refs, strict=True)]
     assert rows == direct
     assert score_rows(get_scorer(name), hyps, refs, cache=None)[name] == direct
     got = module.compute(predictions=hyps, references=refs)["score"]
@@ -78,10 +78,10 @@ def test_sacrebleu_parity_sentence_and_corpus(name: str, wmt) -> None:
 def test_sacrebleu_parity_two_references(name: str, wmt) -> None:
     sentence, corpus = SACREBLEU[name]
     hyps = wmt["gold"][:60]
-    refs = [list(pair) for pair in zip(wmt["reference"][:60], wmt["other"][:60])]
+    refs = [list(pair) for pair in zip(wmt["reference"][:60], wmt["other"][:60], strict=True)]
     scorer = get_scorer(name)
     rows = score_rows(scorer, hyps, refs, cache=None)[name]
-    assert rows == [sentence(h, r).score for h, r in zip(hyps, refs)]
+    assert rows == [sentence(h, r).score for h, r in zip(hyps, refs, strict=True)]
     streams = [[r[0] for r in refs], [r[1] for r in refs]]
     assert score_corpus(scorer, hyps, refs, cache=None)[name] == corpus(hyps, streams).score
 
@@ -94,7 +94,7 @@ def test_sacrebleu_options_reach_sacrebleu(wmt) -> None:
     ter = _module("ter").compute(predictions=hyps, references=refs, use_aggregator=False,
                                  case_sensitive=True)["score"]
     assert ter == [sacrebleu.sentence_ter(h, [r], case_sensitive=True).score
-                   for h, r in zip(hyps, refs)]
+                   for h, r in zip(hyps, refs, strict=True)]
 
 
 # -- parity with rouge-score on 30 CNN/DM documents ------------------------------------------------
@@ -106,7 +106,7 @@ def test_rouge_parity_best_of_ten_references(cnndm) -> None:
     rows = module.compute(predictions=hyps, references=refs, use_aggregator=False,
                           use_stemmer=True)
     direct = rouge_scorer.RougeScorer(ROUGE_KEYS, use_stemmer=True)
-    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs)]
+    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs, strict=True)]
     assert list(rows) == ROUGE_KEYS
     for key in ROUGE_KEYS:
         assert rows[key] == [e[key].fmeasure for e in expected], key
@@ -119,7 +119,7 @@ def test_rouge_lsum_splits_on_newlines(cnndm) -> None:
     refs = [[_one_sentence_per_line(r) for r in rs] for rs in cnndm["references"]]
     rows = score_rows(get_scorer("rouge"), hyps, refs, cache=None)
     direct = rouge_scorer.RougeScorer(ROUGE_KEYS, use_stemmer=True)
-    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs)]
+    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs, strict=True)]
     assert rows["rougeLsum"] == [e["rougeLsum"].fmeasure for e in expected]
     assert rows["rougeL"] == [e["rougeL"].fmeasure for e in expected]
     assert rows["rougeLsum"] != rows["rougeL"]
@@ -132,7 +132,7 @@ def test_rouge_measure_is_that_of_the_best_f_reference(measure: str, cnndm) -> N
                                  use_stemmer=False), hyps, refs, cache=None)
     assert list(rows) == ["rouge2", "rougeL"]
     direct = rouge_scorer.RougeScorer(["rouge2", "rougeL"], use_stemmer=False)
-    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs)]
+    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs, strict=True)]
     for key in ("rouge2", "rougeL"):
         assert rows[key] == [getattr(e[key], measure) for e in expected]
 
@@ -161,7 +161,7 @@ def cnndm_perturbed(cnndm) -> list[tuple[str, list[str]]]:
     from blindspot.perturbations import get_perturbation
 
     pairs = []
-    for gold, refs in zip(cnndm["gold"][:12], cnndm["references"][:12]):
+    for gold, refs in zip(cnndm["gold"][:12], cnndm["references"][:12], strict=True):
         pairs.append((gold, refs))
         for test, level in _CELLS:
             for seed in (1, 2):
@@ -200,7 +200,7 @@ def test_fast_rouge_rows_equal_rouge_score_rows(cnndm_perturbed) -> None:
     hyps = [h for h, _ in cnndm_perturbed]
     refs = [r for _, r in cnndm_perturbed]
     direct = rouge_scorer.RougeScorer(["rougeL", "rougeLsum"], use_stemmer=True)
-    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs)]
+    expected = [direct.score_multi(r, h) for h, r in zip(hyps, refs, strict=True)]
     for measure in MEASURES:
         rows = score_rows(get_scorer("rouge", rouge_types=["rougeL", "rougeLsum"],
                                      measure=measure), hyps, refs, cache=None)
@@ -388,7 +388,7 @@ def _forbid_calls(scorer: Scorer) -> None:
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter", "rouge", "rep_ngram", "ngram_entropy"])
 def test_duplicates_scored_once_then_served_from_cache(name: str, wmt, tmp_path: Path) -> None:
     golds = wmt["gold"][:5]
-    refs = [list(pair) for pair in zip(wmt["reference"][:5], wmt["other"][:5])]
+    refs = [list(pair) for pair in zip(wmt["reference"][:5], wmt["other"][:5], strict=True)]
     hyps = golds * 3 + [golds[0]]  # 16 rows, 5 distinct
     references = refs * 3 + [refs[0]]
     cache = ScoreCache(tmp_path / "scores.sqlite")

@@ -18,12 +18,12 @@ from typing import Any
 import evaluate
 import pytest
 import torch
+from conftest import SHARED_DATA
+from engine_support import cnndm_rows
 
 from blindspot.models import ModelNotAvailableError, load_causal_lm, resolve_model
 from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
-from conftest import SHARED_DATA
-from engine_support import cnndm_rows
 
 REL = 1e-4
 PROMPT_AFTER = "\nIn other words:\n"
@@ -73,7 +73,7 @@ def test_smollm2_tokenizer_starts_with_bos() -> None:
 
 def test_gpt_ppl_equals_direct_transformers(golds, gpt_batched) -> None:
     direct = [direct_negated_ppl(text) for text in golds]
-    for ours, theirs in zip(gpt_batched, direct):
+    for ours, theirs in zip(gpt_batched, direct, strict=True):
         assert close(ours, theirs), (ours, theirs)
     assert all(score < -1 for score in gpt_batched)
 
@@ -83,7 +83,7 @@ def test_gpt_ppl_batching_and_order_do_not_change_scores(golds, gpt_batched) -> 
     # batch compositions (different neighbours, different padding) give the same scores
     scorer = get_scorer("gpt_ppl", model="smollm2")
     reordered = score_rows(scorer, golds[::-1], cache=None, batch_size=3)["gpt_ppl"][::-1]
-    for a, b in zip(gpt_batched, reordered):
+    for a, b in zip(gpt_batched, reordered, strict=True):
         assert close(a, b, 1e-5)
 
 
@@ -94,7 +94,7 @@ def test_gpt_ppl_fluent_beats_scrambled_through_the_module(golds) -> None:
     module = evaluate.load("metrics/gpt_ppl")
     out = module.compute(predictions=texts + scrambled, model="smollm2", use_aggregator=False)
     fluent, broken = out["gpt_ppl"][:2], out["gpt_ppl"][2:]
-    assert all(f > b for f, b in zip(fluent, broken)), (fluent, broken)
+    assert all(f > b for f, b in zip(fluent, broken, strict=True)), (fluent, broken)
 
 
 def test_gpt_ppl_truncates_to_max_length_and_empty_is_nan() -> None:
@@ -119,9 +119,17 @@ def test_prefix_token_is_bos_else_eos_else_none() -> None:
 
 def build_mlm(folder: Path, arch: str) -> str:
     """A randomly initialised 2-layer masked LM of ``arch`` with MiniLM's real tokenizer."""
-    from transformers import (AutoTokenizer, BertConfig, BertForMaskedLM, DistilBertConfig,
-                              DistilBertForMaskedLM, ElectraConfig, ElectraForMaskedLM,
-                              RobertaConfig, RobertaForMaskedLM)
+    from transformers import (
+        AutoTokenizer,
+        BertConfig,
+        BertForMaskedLM,
+        DistilBertConfig,
+        DistilBertForMaskedLM,
+        ElectraConfig,
+        ElectraForMaskedLM,
+        RobertaConfig,
+        RobertaForMaskedLM,
+    )
 
     tokenizer = AutoTokenizer.from_pretrained(resolve_model("minilm"))
     size = dict(vocab_size=tokenizer.vocab_size, pad_token_id=tokenizer.pad_token_id)
@@ -170,7 +178,7 @@ def test_mlm_ppl_equals_one_mask_at_a_time(arch, mlm_texts, tmp_path) -> None:
     for mask_batch_size in (64, 7):  # 7: chunks cut across texts
         ours = score_rows(get_scorer("mlm_ppl", model=folder, mask_batch_size=mask_batch_size),
                           mlm_texts, cache=None)["mlm_ppl"]
-        for a, b in zip(ours, explicit):
+        for a, b in zip(ours, explicit, strict=True):
             assert close(a, b, 1e-5), (arch, mask_batch_size, a, b)
 
 
@@ -199,8 +207,13 @@ def test_mlm_ppl_masks_in_few_passes_and_leaves_no_hook(tmp_path, mlm_texts) -> 
 # -- BARTScore on tiny random seq2seq models -----------------------------------------------------
 
 def build_seq2seq(folder: Path, arch: str) -> str:
-    from transformers import (AutoTokenizer, BartConfig, BartForConditionalGeneration,
-                              T5Config, T5ForConditionalGeneration)
+    from transformers import (
+        AutoTokenizer,
+        BartConfig,
+        BartForConditionalGeneration,
+        T5Config,
+        T5ForConditionalGeneration,
+    )
 
     tokenizer = AutoTokenizer.from_pretrained(resolve_model("minilm"))
     ids = dict(vocab_size=tokenizer.vocab_size, pad_token_id=tokenizer.pad_token_id,

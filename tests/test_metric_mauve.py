@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import SHARED_DATA
 
 from blindspot.models import ModelNotAvailableError, resolve_model
 from blindspot.scorers import mauve_score
 from blindspot.scorers.mauve_score import Mauve, feature_kind, mauve_sets
-from conftest import SHARED_DATA
 
 MODULE = str(Path(__file__).resolve().parents[1] / "metrics" / "mauve_score")
 PAPER = {"mauve_scaling_factor": 5, "kmeans_max_iter": 500, "num_buckets": "auto", "seed": 25}

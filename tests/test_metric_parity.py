@@ -167,7 +167,7 @@ def wmt() -> dict[str, list]:
 
 def test_sacrebleu_chrf_ter_equal_sacrebleu_on_wmt21_with_two_references(wmt) -> None:
     hyps, streams = wmt["hyp"], [wmt["ref"], wmt["gold"]]
-    refs = [list(pair) for pair in zip(*streams)]
+    refs = [list(pair) for pair in zip(*streams, strict=True)]
     assert _module("sacrebleu").compute(predictions=hyps, references=refs) == {
         key: getattr(sacrebleu.corpus_bleu(hyps, streams), key)
         for key in ("score", "counts", "totals", "precisions", "bp", "sys_len", "ref_len")}
@@ -186,7 +186,7 @@ def test_unequal_reference_counts_are_refused_as_canonical_does(wmt) -> None:
     # per row, each row keeps its own references
     rows = _module("chrf").compute(predictions=wmt["hyp"][:2], references=refs,
                                    use_aggregator=False)["score"]
-    assert rows == [sacrebleu.sentence_chrf(h, r).score for h, r in zip(wmt["hyp"][:2], refs)]
+    assert rows == [sacrebleu.sentence_chrf(h, r).score for h, r in zip(wmt["hyp"][:2], refs, strict=True)]
 
 
 def test_classic_bleu_equals_sacrebleu_without_smoothing_on_wmt21(wmt) -> None:
@@ -224,7 +224,7 @@ def test_rouge_bootstrap_equals_rouge_score_on_cnndm_ten_references() -> None:
     np.random.seed(7)
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"])
     aggregator = scoring.BootstrapAggregator()
-    for h, r in zip(hyps, refs):
+    for h, r in zip(hyps, refs, strict=True):
         aggregator.add_scores(scorer.score_multi(r, h))
     theirs = {key: value.mid.fmeasure for key, value in aggregator.aggregate().items()}
     assert list(ours) == list(theirs)
@@ -232,7 +232,7 @@ def test_rouge_bootstrap_equals_rouge_score_on_cnndm_ten_references() -> None:
         assert ours[key] == pytest.approx(theirs[key], rel=1e-12), key
     plain = _module("rouge").compute(predictions=hyps, references=refs, use_aggregator=False)
     assert plain["rouge1"] == [scorer.score_multi(r, h)["rouge1"].fmeasure
-                               for h, r in zip(hyps, refs)]
+                               for h, r in zip(hyps, refs, strict=True)]
 
 
 def test_rouge_tokenizer_argument_as_canonical() -> None:
@@ -243,10 +243,10 @@ def test_rouge_tokenizer_argument_as_canonical() -> None:
 
 def test_bertscore_keeps_the_best_reference_as_bert_score(wmt) -> None:
     hyps = wmt["hyp"][:16]
-    refs = [[r, g] for r, g in zip(wmt["ref"][:16], wmt["gold"][:16])]
+    refs = [[r, g] for r, g in zip(wmt["ref"][:16], wmt["gold"][:16], strict=True)]
     out = _module("bertscore").compute(predictions=hyps, references=refs, model_type="minilm")
     p, r, f = bert_score.score(hyps, refs, model_type=resolve_model("minilm"), num_layers=6)
-    for key, want in zip(("precision", "recall", "f1"), (p, r, f)):
+    for key, want in zip(("precision", "recall", "f1"), (p, r, f), strict=True):
         assert np.allclose(out[key], want.tolist(), atol=1e-6), key
     assert out["hashcode"].startswith("minilm_L6_no-idf_version=")
     mean = _module("bertscore").compute(predictions=hyps, references=refs, model_type="minilm",
@@ -351,7 +351,7 @@ def test_comet_equals_unbabel_comet_on_wmt21(wmt, tmp_path) -> None:
                                    references=rows["ref"], model=folder, gpus=0)
     model = import_comet().load_from_checkpoint(str(Path(folder) / "checkpoints" / "model.ckpt"))
     direct = model.predict([{"src": s, "mt": h, "ref": r} for s, h, r in
-                            zip(rows["src"], rows["hyp"], rows["ref"])], batch_size=8, gpus=0,
+                            zip(rows["src"], rows["hyp"], rows["ref"], strict=True)], batch_size=8, gpus=0,
                            progress_bar=False)
     assert list(out) == ["mean_score", "scores"]
     assert np.allclose(out["scores"], direct.scores, atol=1e-5)
@@ -375,7 +375,7 @@ def test_bleurt_equals_bleurt_pytorch_on_wmt21(wmt, tmp_path) -> None:
     with torch.no_grad():
         direct = [model(**tokenizer([r], [h], truncation=True, max_length=512,
                                     return_tensors="pt")).logits.item()
-                  for h, r in zip(hyps, refs)]
+                  for h, r in zip(hyps, refs, strict=True)]
     assert list(out) == ["scores"]
     assert np.allclose(out["scores"], direct, atol=1e-5)
     assert len({round(x, 6) for x in out["scores"]}) > 1

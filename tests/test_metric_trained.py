@@ -19,6 +19,8 @@ from typing import Any
 import evaluate
 import pytest
 import torch
+from conftest import SHARED_DATA
+from engine_support import cnndm_rows
 
 from blindspot.models import ModelNotAvailableError
 from blindspot.scorers import menli as nli
@@ -27,8 +29,6 @@ from blindspot.scorers.unieval import split_sentences, unieval_question
 from blindspot.scoring import score_rows
 from blindspot.scoring.base import ScoreInput, get_scorer
 from blindspot.tiny_models import tiny_bleurt, tiny_comet, tiny_nli, tiny_t5
-from conftest import SHARED_DATA
-from engine_support import cnndm_rows
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_comet_parity_with_unbabel_comet_on_wmt21(models, wmt) -> None:
     out = score_rows(get_scorer("comet", model=models["comet"]), wmt["hyp"], wmt["ref"],
                      wmt["src"], cache=None)["comet"]
     direct = _direct_comet(models["comet"], [{"src": s, "mt": h, "ref": r} for s, h, r in
-                                             zip(wmt["src"], wmt["hyp"], wmt["ref"])])
+                                             zip(wmt["src"], wmt["hyp"], wmt["ref"], strict=True)])
     assert out == pytest.approx(direct, abs=1e-5)
     assert len(set(round(x, 6) for x in out)) > 1  # the inputs really reach the model
 
@@ -80,7 +80,7 @@ def test_comet_qe_parity_uses_source_and_hypothesis_only(models, wmt) -> None:
     out = score_rows(get_scorer("comet_qe", model=models["comet_qe"]), wmt["hyp"], None,
                      wmt["src"], cache=None)["comet_qe"]
     direct = _direct_comet(models["comet_qe"],
-                           [{"src": s, "mt": h} for s, h in zip(wmt["src"], wmt["hyp"])])
+                           [{"src": s, "mt": h} for s, h in zip(wmt["src"], wmt["hyp"], strict=True)])
     assert out == pytest.approx(direct, abs=1e-5)
 
 
@@ -138,7 +138,7 @@ def test_unieval_questions_are_unievals() -> None:
         unieval_question("style", "S.")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _t5(folder: str) -> tuple[Any, Any]:
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 

@@ -32,7 +32,7 @@ def _both(cells: dict, gold: list[float], test: str = "truncation") -> tuple[dic
         rule).to_dict()
     module = evaluate.load(str(ROOT / "metrics" / "blindspot_accuracy"))
     rows = [(level, ratio, seed, score, g) for (level, ratio, seed), scores in cells.items()
-            for score, g in zip(scores, gold)]
+            for score, g in zip(scores, gold, strict=True)]
     out = module.compute(predictions=[r[3] for r in rows], references=[r[4] for r in rows],
                          tests=[test] * len(rows), levels=[r[0] for r in rows],
                          noise_ratios=[r[1] for r in rows], seeds=[r[2] for r in rows])[test]

@@ -25,6 +25,7 @@ import os
 from typing import Any
 
 import pytest
+from engine_support import cnndm_rows, wikitext_references
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +33,6 @@ from blindspot.perturbations import REGISTRY
 from blindspot.perturbations.base import Perturbation, can_segment, is_usable_text, level_str
 from blindspot.perturbations.dataset import build_perturbation
 from blindspot.tiny_models import tiny_masked_lm
-from engine_support import cnndm_rows, wikitext_references
 
 NAMES = sorted(REGISTRY)
 SEEDS = (1, 7)
@@ -61,8 +61,8 @@ def word_soup(draw: st.DrawFn) -> str:
     """Words of real golds and odd tokens, joined by drawn whitespace."""
     words = draw(st.lists(WORD, max_size=30))
     spaces = draw(st.lists(SPACE, min_size=len(words), max_size=len(words)))
-    return "".join(w + s for w, s in zip(words, spaces)).strip() if draw(st.booleans()) \
-        else "".join(w + s for w, s in zip(words, spaces))
+    return "".join(w + s for w, s in zip(words, spaces, strict=True)).strip() if draw(st.booleans()) \
+        else "".join(w + s for w, s in zip(words, spaces, strict=True))
 
 
 TEXT = st.one_of(
@@ -117,7 +117,7 @@ def check_rows(test: Perturbation, level: Any, seed: int, texts: list[Any],
     assert all(len(column) == len(texts) for column in out.values())
     for text, new, applied, ratio, name, lvl, sd in zip(
             texts, out["perturbed"], out["applied"], out["noise_ratio"], out["perturbation"],
-            out["level"], out["seed"]):
+            out["level"], out["seed"], strict=True):
         assert (name, lvl, sd) == (test.name, level_str(test.check_level(level)), seed)
         assert applied is (new != text)
         assert math.isfinite(ratio) and ratio >= 0.0

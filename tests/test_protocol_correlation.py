@@ -16,7 +16,6 @@ from scipy import stats
 
 from blindspot.protocols.correlation import correlations, summary_level, system_level
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
-
 from tests.conftest import SHARED_DATA
 
 JUDGMENTS = SHARED_DATA / "summeval_expert_judgments.jsonl"
@@ -74,15 +73,15 @@ def judgments(tmp_path_factory: pytest.TempPathFactory) -> str:
 def summeval(judgments: str) -> pd.DataFrame:
     frame = pd.read_json(judgments, lines=True)
     refs = pd.read_json(REFERENCES, lines=True)
-    refs["all_refs"] = [[g, *r] for g, r in zip(refs["gold"], refs["references"])]
+    refs["all_refs"] = [[g, *r] for g, r in zip(refs["gold"], refs["references"], strict=True)]
     frame = frame.merge(refs[["id", "all_refs"]], on="id", how="left", validate="many_to_one")
     assert len(frame) == 16 * DOCUMENTS and frame["all_refs"].notna().all()
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     frame["rougeL"] = [rouge.score_multi(r, s)["rougeL"].fmeasure
-                       for s, r in zip(frame["summary"], frame["all_refs"])]
+                       for s, r in zip(frame["summary"], frame["all_refs"], strict=True)]
     chrf = CHRF()
     frame["chrf"] = [chrf.sentence_score(s, r).score
-                     for s, r in zip(frame["summary"], frame["all_refs"])]
+                     for s, r in zip(frame["summary"], frame["all_refs"], strict=True)]
     return frame
 
 

@@ -5,14 +5,13 @@ evaluate module end to end on a real CNN/DM slice."""
 from __future__ import annotations
 
 import json
+from itertools import islice
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from blindspot.checklists import (
-    TASKS, TEMPLATES, canonical_checklist_task, load_human_scores, templates_for,
-)
+from blindspot.checklists import TASKS, TEMPLATES, canonical_checklist_task, load_human_scores, templates_for
 from blindspot.cli import app
 from blindspot.perturbations import REGISTRY, get_perturbation
 from blindspot.protocols.deviation import deviation, normalise, normaliser
@@ -20,7 +19,6 @@ from blindspot.protocols.registry import ProtocolRequest, get_protocol
 from blindspot.runner.metric_spec import parse_metric_spec
 from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
-
 from tests.conftest import SHARED_DATA
 
 runner = CliRunner()
@@ -134,7 +132,7 @@ def test_a_partial_table_names_the_missing_templates(tmp_path: Path) -> None:
 def cnndm_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("dev") / "cnndm12.jsonl"
     with open(SHARED_DATA / "cnndm_summeval100_summarization.jsonl", encoding="utf-8") as f:
-        path.write_text("".join(line for _, line in zip(range(12), f)))
+        path.write_text("".join(islice(f, 12)))
     return path
 
 
@@ -164,7 +162,7 @@ def test_cli_end_to_end_matches_a_recomputation(cnndm_slice: Path, tmp_path: Pat
     before = score_rows(scorer, [golds[i] for i in applied], [refs[i] for i in applied])["rougeL"]
     after = score_rows(scorer, [cols["perturbed"][i] for i in applied],
                        [refs[i] for i in applied])["rougeL"]
-    expected = -0.5 - sum(b - a for a, b in zip(before, after)) / len(applied)
+    expected = -0.5 - sum(b - a for a, b in zip(before, after, strict=True)) / len(applied)
     entry = results["metrics"]["rouge.rougeL"]["templates"]["coherence/reorder_sentences"]
     assert entry["n"] == len(applied) == results["templates"][0]["applied"]
     assert entry["deviation"] == pytest.approx(expected, abs=1e-12)

@@ -11,17 +11,29 @@ from pathlib import Path
 import datasets
 import evaluate
 import pytest
+from conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.protocols.preference import (
-    ADEQUACY_TYPES, ERROR_TYPES, FLUENCY_TYPES, accuracy_by_type, combine, combine_pairs,
-    get_mode, hits, kendall_like, minmax, outcome, preference_accuracy, summarise, tally,
+    ADEQUACY_TYPES,
+    ERROR_TYPES,
+    FLUENCY_TYPES,
+    accuracy_by_type,
+    combine,
+    combine_pairs,
+    get_mode,
+    hits,
+    kendall_like,
+    minmax,
+    outcome,
+    preference_accuracy,
+    summarise,
+    tally,
 )
 from blindspot.protocols.preference_data import check_columns, load_preference_set
 from blindspot.protocols.preference_run import anchor_inputs, parse_options, run_preference
 from blindspot.protocols.registry import get_protocol
-from conftest import SHARED_DATA
 
 MENLI_SET = SHARED_DATA / "menli_wmt20_de_adversarial.csv"
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,7 +161,7 @@ def test_shipped_set_loads_with_original_or_fixed_columns() -> None:
     assert fixed["hyp_para"] == [r["hyp_para_fixed"] for r in rows]
     assert fixed["hyp_adv_based"] == [r["hyp_adv_based_fixed"] for r in rows]
     assert "hyp_para_fixed" not in fixed.column_names
-    assert sum(a != b for a, b in zip(plain["hyp_adv_based"], fixed["hyp_adv_based"])) > 0
+    assert sum(a != b for a, b in zip(plain["hyp_adv_based"], fixed["hyp_adv_based"], strict=True)) > 0
     for mode in ("ref-based", "ref-free"):
         check_columns(plain, get_mode(mode))
 

@@ -130,7 +130,7 @@ def _table() -> dict[str, list]:
     ratio = {1: 0.1, 2: 0.2, 3: 0.7}
     for (test, level, seed), values in scores.items():
         for value in values:
-            for key, item in zip(cols, (value, 1.0, test, level, ratio[level], seed)):
+            for key, item in zip(cols, (value, 1.0, test, level, ratio[level], seed), strict=True):
                 cols[key].append(item)
     return cols
 
@@ -142,7 +142,7 @@ def test_evaluate_module_matches_judge_curve(monkeypatch: pytest.MonkeyPatch) ->
     assert out["drop"]["passed"] is True and out["trunc"]["passed"] is False
     assert out["trunc"]["excluded"] == [3]
     direct = judge_curve([(1, 0.1, [0.8, 0.6]), (2, 0.2, [0.4, 0.4])], gold=[1.0, 1.0])
-    for got, want in zip(out["drop"]["points"], direct["points"]):
+    for got, want in zip(out["drop"]["points"], direct["points"], strict=True):
         for key in ("level", "noise_ratio", "score_mean", "score_std", "relative_change"):
             assert got[key] == pytest.approx(want[key])
     assert out["drop"]["points"][1]["score_std"] == pytest.approx(0.1)

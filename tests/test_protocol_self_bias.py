@@ -16,8 +16,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from blindspot.protocols.self_bias import (Evaluator, format_matrix, parse_evaluator,
-                                           parse_evaluators, rank_systems, self_bias_matrix)
+from blindspot.protocols.self_bias import (
+    Evaluator,
+    format_matrix,
+    parse_evaluator,
+    parse_evaluators,
+    rank_systems,
+    self_bias_matrix,
+)
 from blindspot.self_bias_cli import self_bias
 
 PROMPTS = ["The weather in London today is", "My favourite recipe for dinner is",
@@ -165,7 +171,7 @@ def test_rows_form_matches_the_mapping_form() -> None:
 
     rows = [{"system": s, "hypothesis": h, "references": r}
             for s, texts in (("copy", HUMAN), ("short", [h[:20] for h in HUMAN]))
-            for h, r in zip(texts, HUMAN)]
+            for h, r in zip(texts, HUMAN, strict=True)]
     chrf = [Evaluator("chrf", "chrf", {})]
     from_rows = self_bias_matrix(rows, chrf, progress=False)
     from_dataset = self_bias_matrix(datasets.Dataset.from_list(rows), chrf, progress=False)
@@ -306,7 +312,7 @@ def two_systems(folder: Path) -> Path:
     systems = {"human": HUMAN, "reversed": [" ".join(h.split()[::-1]) for h in HUMAN]}
     with open(data, "w", encoding="utf-8") as fh:
         for system, texts in systems.items():
-            for text, ref in zip(texts, HUMAN):
+            for text, ref in zip(texts, HUMAN, strict=True):
                 fh.write(json.dumps({"gen": system, "text": text, "ref": ref}) + "\n")
     return data
 

@@ -11,9 +11,12 @@ import json
 from pathlib import Path
 
 import datasets
+import pytest
 from conftest import SHARED_DATA
 
 from blindspot.io import read_table, write_table
+
+pytestmark = pytest.mark.quick  # make check: no model load
 
 BAR = "Generating train split"
 

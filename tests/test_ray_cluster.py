@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from engine_support import write_cnndm_gold
+from typer.testing import CliRunner
 
 #: a small real slice: 6 CNN/DM rows, two tests, one seed, two metrics
 RUN_ARGS = ["--metrics", "rouge,chrf", "--tests", "truncation,sentence_switching",

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from engine_support import write_cnndm_gold
 
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"

@@ -25,6 +25,8 @@ from blindspot.report.plots import COLORS, build_figure, plot_names, plot_test, 
 from blindspot.report.writer import write_report
 from blindspot.runner.summary import summary_table
 
+pytestmark = pytest.mark.quick  # make check: no model load
+
 DATASET = "cnn/dm demo"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SCRIPT = '<script>alert("x")</script> | a pipe'

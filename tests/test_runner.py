@@ -11,18 +11,19 @@ import sqlite3
 import subprocess
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 from statistics import fmean
 
 import datasets
 import evaluate
 import pytest
+from conftest import SHARED_DATA
+from runner_support import write_module
 
 from blindspot.demo import read_demo
 from blindspot.runner import parse_metric_spec, resolve_metrics, run_blindspot
 from blindspot.runner.data import load_gold_data
-from conftest import SHARED_DATA
-from runner_support import write_module
 
 CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 
@@ -94,7 +95,7 @@ def test_unknown_test_fails_before_any_work(tmp_path: Path) -> None:
 def _hand_verdict(points: list[dict]) -> bool:
     """The rank protocol, recomputed from the reported points."""
     judged = [p["score_mean"] for p in points if p["judged"]]
-    return all(a > b + 1e-5 for a, b in zip(judged, judged[1:]))
+    return all(a > b + 1e-5 for a, b in pairwise(judged))
 
 
 def test_rouge_on_demo_report_is_consistent(tmp_path: Path) -> None:

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
-
 from engine_support import cnndm_rows
+from typer.testing import CliRunner
 
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 

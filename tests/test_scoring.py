@@ -17,6 +17,8 @@ import pytest
 
 from blindspot.scoring import ScoreCache, ScoreInput, Scorer, score_corpus, score_rows
 
+pytestmark = pytest.mark.quick  # make check: no model load
+
 
 class CountingScorer(Scorer):
     """Length of the hypothesis minus the number of references; counts what it is asked."""

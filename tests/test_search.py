@@ -9,14 +9,26 @@ import pytest
 
 from blindspot.perturbations import get_perturbation
 from blindspot.perturbations.base import REGISTRY
-from blindspot.search.candidates import (is_trivial, keep_candidates, match_case, replacements,
-                                         split_word, whole_word_entries)
+from blindspot.search.candidates import (
+    is_trivial,
+    keep_candidates,
+    match_case,
+    replacements,
+    split_word,
+    whole_word_entries,
+)
 from blindspot.search.greedy import (
-    Budget, EmptyBudgetError, Hypothesis, greedy_search, pick_best, step_candidates,
+    Budget,
+    EmptyBudgetError,
+    Hypothesis,
+    greedy_search,
+    pick_best,
+    step_candidates,
 )
 from blindspot.search.patterns import classify, rank_patterns
 from blindspot.search.rules import register_rules, rules_from_edits, shift_number
 
+pytestmark = pytest.mark.quick  # make check: no model load
 
 # -- candidates ---------------------------------------------------------------------------------
 
@@ -51,6 +63,7 @@ def test_affixes_are_kept_around_replacements() -> None:
     assert replacements([source], ["it", "got", "(worse)."], 2) == [("(better).", "toy")]
 
 
+@pytest.mark.slow  # loads the all-MiniLM-L6-v2 tokenizer
 def test_whole_word_entries_leave_out_pieces_and_special_tokens() -> None:
     from blindspot.models import load_tokenizer
 
@@ -60,6 +73,7 @@ def test_whole_word_entries_leave_out_pieces_and_special_tokens() -> None:
     assert len(ids) == len(words) == len(set(words))
 
 
+@pytest.mark.slow  # loads all-MiniLM-L6-v2
 def test_embedding_neighbours_of_minilm() -> None:
     """Real MiniLM input embeddings: the paper's pattern kinds are each other's neighbours."""
     from blindspot.search.candidates import EmbeddingNeighbours

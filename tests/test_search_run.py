@@ -4,17 +4,18 @@ masked-LM candidates on a tiny random MLM, the CLI, and the ``search`` protocol.
 from __future__ import annotations
 
 import json
+from itertools import islice
 from pathlib import Path
 
 import pytest
 import torch
+from conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
 from blindspot.search import run_search
 from blindspot.search.candidates import MaskedLMCandidates, keep_candidates, masked_input
-from conftest import SHARED_DATA
 
 WMT = SHARED_DATA / "wmt21_de_en_translation.jsonl"
 
@@ -24,7 +25,7 @@ def wmt_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The first 5 WMT21 de-en rows (a copy in a temporary folder, never in the repository)."""
     path = tmp_path_factory.mktemp("wmt") / "wmt5.jsonl"
     with open(WMT, encoding="utf-8") as source, open(path, "w", encoding="utf-8") as out:
-        for _, line in zip(range(5), source):
+        for line in islice(source, 5):
             out.write(line)
     return path
 

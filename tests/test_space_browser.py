@@ -6,20 +6,19 @@ a small stress test run on the demo data (verdict table, plot image, downloads),
 compared, a malformed upload refused with a readable error, a built dataset browsed and a run
 stopped; a second browser session sees none of the first one's runs. An adversarial search runs
 on three demo rows and the preference protocol on a 24-row slice of the shipped MENLI set.
-Screenshots go to ``artifacts/screenshots/``. ``make test`` installs chromium when it is missing: these tests are
-never skipped.
+Screenshots go to ``artifacts/screenshots/``. ``make test`` installs chromium when it is missing:
+these tests are never skipped.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from urllib.parse import urlparse
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
-
 from space_support import build_tiny_dataset, served_space
 
 CHROMIUM = os.environ.get("BLINDSPOT_CHROMIUM", "/usr/bin/chromium")
@@ -209,7 +208,7 @@ def _clear_upload(page) -> None:
 
 
 @pytest.mark.parametrize("name, content, message", [
-    ("latin.csv", "gold,id\n".encode() + "caf\xe9,1\n".encode("latin-1"), "is not UTF-8 text"),
+    ("latin.csv", b"gold,id\n" + "caf\xe9,1\n".encode("latin-1"), "is not UTF-8 text"),
     ("broken.csv", b'gold,id\n"never closed,1\nnext,2\n', "broken.csv: could not be read as csv"),
     ("empty.jsonl", b"", "empty.jsonl is empty"),
     ("columns.jsonl", b'{"text_a": "A cat.", "target": "The cat."}\n',
@@ -372,9 +371,9 @@ def test_search_on_the_demo_shows_examples_patterns_and_plot(page) -> None:
 def test_preference_on_a_menli_upload_shows_its_table_and_plot(fresh_page,
                                                               tmp_path: Path) -> None:
     from playwright.sync_api import expect
+    from space_support import write_menli_slice
 
     from blindspot.protocols.preference_run import run_preference
-    from space_support import write_menli_slice
 
     page = fresh_page
     data = write_menli_slice(tmp_path / "menli.csv")

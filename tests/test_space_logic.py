@@ -4,21 +4,22 @@ the protocol forms of the stress tab and the search tab's request and result vie
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from space_support import TINY_ROWS, build_tiny_dataset
+from tqdm.auto import tqdm
 from typer.testing import CliRunner
 
-from blindspot.space import adversarial
+from blindspot import progress
+from blindspot.space import adversarial, worker
 from blindspot.space.limits import LIMIT_SETTINGS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, headers, matrix_csv_rows, matrix_html
 from blindspot.space.session import Workspace, session_key
-from blindspot.space.uploads import (
-    MAX_UPLOAD_BYTES, UploadError, check_roles, read_results, read_upload,
-)
+from blindspot.space.uploads import MAX_UPLOAD_BYTES, UploadError, check_roles, read_results, read_upload
 from blindspot.space.worddiff import changed_words, diff_html, word_diff
-from space_support import TINY_ROWS, build_tiny_dataset
 
 # -- word diff ------------------------------------------------------------------------------------
 
@@ -56,7 +57,7 @@ def test_empty_and_blank_uploads_are_refused(tmp_path: Path) -> None:
 
 
 def test_non_utf8_upload_names_the_byte_and_line(tmp_path: Path) -> None:
-    path = _write(tmp_path / "latin.csv", "gold,id\nok,1\n".encode() + "café,2\n".encode("latin-1"))
+    path = _write(tmp_path / "latin.csv", b"gold,id\nok,1\n" + "café,2\n".encode("latin-1"))
     with pytest.raises(UploadError) as info:
         read_upload(path)
     assert "latin.csv is not UTF-8 text (byte 0xe9 on line 3)" in str(info.value)
@@ -263,7 +264,11 @@ def test_stress_data_from_a_built_dataset_is_its_gold_config(datasets_root: Path
 
 def test_stress_request_checks_before_any_process(tmp_path: Path) -> None:
     from blindspot.space.tabs.stress import (
-        chosen_metrics, data_source, make_request, parse_options, parse_seeds,
+        chosen_metrics,
+        data_source,
+        make_request,
+        parse_options,
+        parse_seeds,
     )
 
     with pytest.raises(ValueError, match="no open_ended corpus|no translation_paragraph"):
@@ -367,6 +372,9 @@ def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) ->
     assert job.returncode == 0 and events[0]["event"] == "start" and events[-1]["event"] == "done"
     scoring = [e for e in events if e["event"] == "progress" and e["desc"] == "scoring"]
     assert scoring[-1]["n"] == scoring[-1]["total"] == 6  # gold + 5 truncation levels
+    # every bar of the run reports through blindspot.progress, the perturbing one included
+    perturbing = [e for e in events if e["event"] == "progress" and e["desc"] == "perturbing"]
+    assert perturbing[-1]["n"] == perturbing[-1]["total"] == 5  # 5 truncation levels x seed 1
     direct = run_blindspot("demo", ["rouge"], task="summarization", tests=["truncation"],
                            seeds=[1], out=tmp_path / "direct", progress=False)
     written = (folder / "results.json").read_text(encoding="utf-8")
@@ -444,7 +452,7 @@ def test_a_failing_run_reports_its_error(tmp_path: Path) -> None:
 # -- registry, app and command --------------------------------------------------------------------
 
 def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
-    from blindspot.space.registry import SpaceTab, TABS, register_tab, tabs_in_order
+    from blindspot.space.registry import TABS, SpaceTab, register_tab, tabs_in_order
 
     assert [t.name for t in tabs_in_order()][:5] == ["perturb", "stress", "search", "compare",
                                                      "browse"]
@@ -505,9 +513,9 @@ REQUIREMENTS = Path(__file__).resolve().parents[1] / "requirements"
 def _names(path: Path) -> set[str]:
     import re
 
-    lines = [l.split("#")[0].strip() for l in path.read_text(encoding="utf-8").splitlines()]
+    lines = [line.split("#")[0].strip() for line in path.read_text(encoding="utf-8").splitlines()]
     # PEP 503 names: rouge_score and rouge-score are one package
-    return {re.sub(r"[-_.]+", "-", re.split(r"[<>=!~\[; ]", l)[0]).lower() for l in lines if l}
+    return {re.sub(r"[-_.]+", "-", re.split(r"[<>=!~\[; ]", line)[0]).lower() for line in lines if line}
 
 
 def test_space_card_and_requirements_match_the_project() -> None:
@@ -581,9 +589,10 @@ def test_protocols_refuse_data_they_cannot_read(tmp_path: Path) -> None:
 
 
 def test_a_menli_upload_needs_its_mode_columns_not_a_hypothesis(tmp_path: Path) -> None:
+    from space_support import write_menli_slice
+
     from blindspot.space.tabs.stress import data_source
     from blindspot.space.uploads import check_upload
-    from space_support import write_menli_slice
 
     path = write_menli_slice(tmp_path / "menli.csv")
     table = read_upload(path)
@@ -643,9 +652,10 @@ def test_a_judgment_upload_needs_ids_systems_and_references(tmp_path: Path) -> N
 
 
 def test_a_preference_run_shows_its_report_tables_and_plot(tmp_path: Path) -> None:
+    from space_support import write_menli_slice
+
     from blindspot.protocols.preference_run import run_preference
     from blindspot.space.tabs.stress import make_request, report_outputs, result_views
-    from space_support import write_menli_slice
 
     data = write_menli_slice(tmp_path / "menli.csv")
     space = Workspace(tmp_path / "space")
@@ -712,7 +722,11 @@ def test_trail_text_lists_the_edits_in_order() -> None:
 def test_a_search_run_in_the_worker_matches_the_library_and_its_views(tmp_path: Path) -> None:
     from blindspot.search.run import run_search
     from blindspot.space.tabs.search import (
-        example_rows, examples_html, patterns_markdown, search_outputs, search_request,
+        example_rows,
+        examples_html,
+        patterns_markdown,
+        search_outputs,
+        search_request,
         summary_markdown,
     )
 
@@ -733,7 +747,7 @@ def test_a_search_run_in_the_worker_matches_the_library_and_its_views(tmp_path: 
         "results.json", "report.md"]
     rows = example_rows(results)
     assert [r["id"] for r in rows] == [e["id"] for e in direct["examples"]]
-    for row, example in zip(rows, direct["examples"]):
+    for row, example in zip(rows, direct["examples"], strict=True):
         assert row["perturbed"] == example["perturbed"]
         assert row["changes"] == {
             "chrf.chrf": example["metrics"]["chrf.chrf"]["gold"]["relative_change"],
@@ -775,7 +789,11 @@ def test_a_correlation_run_joins_the_references_file(tmp_path: Path) -> None:
     from conftest import SHARED_DATA
 
     from blindspot.space.tabs.stress import (
-        data_source, make_request, protocol_file_option, report_outputs, result_views,
+        data_source,
+        make_request,
+        protocol_file_option,
+        report_outputs,
+        result_views,
     )
 
     judged = _judgments(tmp_path / "judged.jsonl", 48)  # 3 documents x 16 systems
@@ -800,3 +818,22 @@ def test_a_correlation_run_joins_the_references_file(tmp_path: Path) -> None:
     assert "bleu.bleu" in markdown and "expert_coherence" in markdown
     # the session's folder never reaches the results (uploads are named by file name)
     assert str(tmp_path) not in (folder / "results.json").read_text(encoding="utf-8")
+
+
+
+def test_a_host_reports_every_progress_bar_with_its_own_class(monkeypatch) -> None:
+    """The worker's hook: after report_progress_with, progress_bar makes the host's bars, and a
+    ReportingTqdm sends its position as events (the last update always)."""
+    sent = io.StringIO()
+    monkeypatch.setattr(worker, "_EVENTS", sent)
+    try:
+        progress.report_progress_with(worker.ReportingTqdm)
+        bar = progress.progress_bar(total=3, desc="unit", file=io.StringIO())
+        assert isinstance(bar, worker.ReportingTqdm)
+        bar.update(3)
+        bar.close()
+    finally:
+        progress.report_progress_with(tqdm)
+    events = [json.loads(line[len(worker.EVENT_PREFIX):]) for line in sent.getvalue().splitlines()]
+    assert events[-1] == {"event": "progress", "desc": "unit", "postfix": "", "n": 3, "total": 3}
+    assert type(progress.progress_bar(range(2), disable=True)) is tqdm

@@ -21,10 +21,10 @@ import httpx
 import pytest
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
+from space_support import served_space
 
 from blindspot.space.limits import SpaceLimits
 from blindspot.space.session import RunLimitError, Workspace, session_key
-from space_support import served_space
 
 #: the operator's limits for this module (flags of `blindspot space`)
 MAX_ROWS, MAX_UPLOAD_MB, MAX_RUNS = 20, 0.2, 1

@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from engine_support import write_cnndm_gold
 
 from blindspot.runner import run_blindspot
 from blindspot.runner.stream import iter_chunks
-from engine_support import write_cnndm_gold
 
 # truncation is deterministic (one seed); the others are random and three of them parse;
 # repetition is judged by its own rule (every level below gold, with a bootstrap over rows)

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from blindspot.cli import app
 from blindspot.suggest import close_names, did_you_mean
 
+pytestmark = pytest.mark.quick  # make check: no model load
+
 runner = CliRunner()
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from engine_support import all_levels, cnndm_rows, wikitext_references
 
 from blindspot.perturbations import REGISTRY, get_perturbation
-from blindspot.perturbations.base import (NoLevel, Perturbation, Row, can_segment,
-                                          is_usable_text)
+from blindspot.perturbations.base import NoLevel, Perturbation, Row, can_segment, is_usable_text
 from blindspot.perturbations.dataset import build_perturbation
 from blindspot.tiny_models import tiny_masked_lm
-from engine_support import all_levels, cnndm_rows, wikitext_references
 
 WORD_TESTS = sorted(name for name, cls in REGISTRY.items() if cls.whitespace_words)
 #: one text per script written without spaces, and a mixed one

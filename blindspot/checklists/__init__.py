@@ -3,7 +3,12 @@ and the per-template human scores the deviation protocol compares metrics with."
 
 from blindspot.checklists.human_scores import HumanScores, load_human_scores
 from blindspot.checklists.templates import (
-    CONTROL, TASKS, TEMPLATES, Template, canonical_checklist_task, templates_for,
+    CONTROL,
+    TASKS,
+    TEMPLATES,
+    Template,
+    canonical_checklist_task,
+    templates_for,
 )
 
 __all__ = ["CONTROL", "HumanScores", "TASKS", "TEMPLATES", "Template", "canonical_checklist_task",

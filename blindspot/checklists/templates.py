@@ -85,7 +85,9 @@ class Template:
 
 
 # (criterion, template id, test, level, expectation, paper wording)
-_COMMON = [
+_Spec = tuple[str, str, str, Any, str, str]
+
+_COMMON: list[_Spec] = [
     ("fluency", "missing_punctuation", "punctuation_removal", "-", DROP, "Misplaced/missing punctuation"),
     ("fluency", "misplaced_punctuation", "noised_punctuation", 1.0, DROP, "Misplaced/missing punctuation"),
     ("fluency", "jumbled_word_order", "jumble", "-", DROP, "Jumbling word order"),
@@ -102,7 +104,7 @@ _COMMON = [
     ("control", "alternative_reference", CONTROL, "-", INVARIANT, "Alternative human reference (Figure 4, last row)"),
 ]
 
-_PER_TASK = {
+_PER_TASK: dict[str, list[_Spec]] = {
     "translation": [
         ("adequacy", "drop_phrases", "omission", 0.2, DROP, "Dropping out words or phrases"),
         ("adequacy", "add_extra_text", "random_sentence_addition", "-", DROP, "Adding extra wrong information"),

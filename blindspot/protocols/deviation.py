@@ -67,13 +67,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from tqdm.auto import tqdm
 
 from blindspot.checklists import (
     Template, canonical_checklist_task, load_human_scores, templates_for,
 )
 from blindspot.minmax import Range
 from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
+from blindspot.progress import progress_bar
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
                                           ProtocolResult, register_protocol, single_data)
@@ -186,7 +186,7 @@ def build_cases(templates: Sequence[Template], gold: Any, seeds: Sequence[int],
     """Every template's case (skipped ones carry their reason), with a progress bar."""
     has_source = gold.columns.get("source") is not None
     cases = []
-    for template in tqdm(templates, desc="perturbing", unit="template", disable=not progress,
+    for template in progress_bar(templates, desc="perturbing", unit="template", disable=not progress,
                          file=sys.stderr):
         reason = _skip_reason(template, resources, has_source)
         if reason is not None:

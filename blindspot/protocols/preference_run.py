@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from tqdm.auto import tqdm
 
+from blindspot.progress import progress_bar
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.preference import (
     ADEQUACY_TYPES, ERROR_TYPES, FLUENCY_TYPES, MODES, Mode, check_error_types, combine_pairs,
@@ -286,7 +286,7 @@ def run_dataset(dataset: Any, specs: list[Any], settings: dict[str, Any], other:
     idf = list(dict.fromkeys(dataset[mode.anchor]))
     metrics: dict[str, dict[str, Any]] = {}
     scored: dict[str, tuple[list[float], list[float]]] = {}
-    for spec in tqdm(specs, desc="metrics", unit="metric", disable=not progress):
+    for spec in progress_bar(specs, desc="metrics", unit="metric", disable=not progress):
         scorer = None
         try:
             scorer = scorer_for(spec, idf)

@@ -44,7 +44,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]],
         row_classes = classes[index] if classes else [""] * len(row)
         row_titles = titles[index] if titles else [""] * len(row)
         cells = "".join(f"<td{_attributes(c, title)}>{esc(text)}</td>"
-                        for text, c, title in zip(row, row_classes, row_titles))
+                        for text, c, title in zip(row, row_classes, row_titles, strict=True))
         body.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 

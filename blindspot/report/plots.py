@@ -51,9 +51,10 @@ def _curve(ax: Axes, points: list[Mapping[str, Any]], color: str) -> None:
     y = [p["score_mean"] for p in drawn]
     std = [p.get("score_std") or 0.0 for p in drawn]
     ax.plot(x, y, color=color, linewidth=2 if color == COLORS["fail"] else 1.5, zorder=2)
-    ax.fill_between(x, [m - s for m, s in zip(y, std)], [m + s for m, s in zip(y, std)],
-                    color=color, alpha=0.2, linewidth=0, zorder=1)
-    for point, px, py in zip(drawn, x, y):
+    low = [m - s for m, s in zip(y, std, strict=True)]
+    high = [m + s for m, s in zip(y, std, strict=True)]
+    ax.fill_between(x, low, high, color=color, alpha=0.2, linewidth=0, zorder=1)
+    for point, px, py in zip(drawn, x, y, strict=True):
         judged = point.get("judged", True)
         ax.plot([px], [py], marker="s" if point.get("level") == "gold" else "o",
                 markersize=6, color=color, markeredgecolor=color,
@@ -109,7 +110,7 @@ def build_figure(results: dict, dataset: str, test: str) -> Figure:
                     layout="constrained")
     axes = list(figure.subplots(rows, columns, squeeze=False).flat)
     noise_cap = results.get("config", {}).get("noise_cap")
-    for ax, (metric, entry) in zip(axes, metrics.items()):
+    for ax, (metric, entry) in zip(axes, metrics.items(), strict=False):
         _metric_panel(ax, metric, entry, test, noise_cap)
     for ax in axes[len(metrics):]:
         ax.remove()

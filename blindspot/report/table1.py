@@ -105,9 +105,9 @@ def render_csv(results: Mapping[str, Any]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["dataset", "test", "category", *metrics])
     for table in found:
-        for row, changes in zip(table.rows, table.changes):
+        for row, changes in zip(table.rows, table.changes, strict=True):
             cells = {m: _worded(c.status, shown, WORDS)
-                     for m, c, shown in zip(table.metrics, row.cells, changes)}
+                     for m, c, shown in zip(table.metrics, row.cells, changes, strict=True)}
             writer.writerow([table.dataset, row.test, row.category,
                              *(cells.get(m, "") for m in metrics)])
     return buffer.getvalue()
@@ -118,9 +118,9 @@ def _latex_table(table: Table, label: int) -> list[str]:
     lines = [r"\begin{table}[t]", r"\centering",
              r"\begin{tabular}{ll" + "c" * len(table.metrics) + "}", r"\hline",
              " & ".join(latex_escape(h) for h in header) + r" \\", r"\hline"]
-    for row, changes in zip(table.rows, table.changes):
+    for row, changes in zip(table.rows, table.changes, strict=True):
         cells = [_worded(c.status, latex_escape(shown), LATEX_MARKS)
-                 for c, shown in zip(row.cells, changes)]
+                 for c, shown in zip(row.cells, changes, strict=True)]
         lines.append(" & ".join([latex_escape(row.test), latex_escape(row.category), *cells])
                      + r" \\")
     lines += [r"\hline", r"\end{tabular}",

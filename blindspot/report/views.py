@@ -261,7 +261,8 @@ def verdict_line(result: Mapping[str, Any]) -> str:
         line = f"{status} ({SYMBOLS[status]}, rule {rule}): {why}"
         noise = {True: f"; within the noise: {FIRMER}",
                  False: "; beyond the noise (significant)"}
-        return line + noise.get(result.get("within_noise"), "")
+        within = result.get("within_noise")  # null where no fail was judged
+        return line + (noise[within] if isinstance(within, bool) else "")
     if status == "error":
         return f"error: {result.get('error') or 'no message'}"
     return f"undecided: {result.get('reason') or 'no reason given'}"

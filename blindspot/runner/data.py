@@ -18,7 +18,7 @@ from typing import Any
 import datasets
 
 from blindspot.demo import load_demo
-from blindspot.errors import check_text_column, check_text_list
+from blindspot.errors import check_text_list
 from blindspot.io import FORMATS, read_table
 from blindspot.models import available_models
 from blindspot.perturbations.base import canonical_task
@@ -27,6 +27,7 @@ from blindspot.runner.scorers import reference_corpus
 from blindspot.runner.state import content_key
 from blindspot.seeding import text_row_id
 from blindspot.suggest import did_you_mean
+from blindspot.text_columns import check_text_column
 
 ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
     "hypothesis": ("gold", "hypothesis", "prediction", "text"),

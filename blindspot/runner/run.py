@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tqdm.auto import tqdm
-
 from blindspot import defaults
 from blindspot.forking import check_num_proc, fit_threads_to_load
 from blindspot.judging import gold_problem, nan_error
@@ -25,6 +23,7 @@ from blindspot.paths import cache_dir
 from blindspot.perturbations.base import REGISTRY, canonical_task
 from blindspot.perturbations.catalogue import suite_tests
 from blindspot.perturbations.dataset import plan_suite, run_suite
+from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult
 from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
 from blindspot.runner.engines import (ENGINES, Engine, ScoreJob, ScoreJobError, ScorerRecipe,
@@ -295,7 +294,7 @@ def _fill_cell(run: MetricRun, cell: Cell, ids: list[Any]) -> Cell:
 
 def _progress(total: int, enabled: bool) -> Any:
     # in a log (not a terminal) every refresh is a new line: refresh rarely there
-    return tqdm(total=total, desc="scoring", unit="cell", disable=not enabled, file=sys.stderr,
+    return progress_bar(total=total, desc="scoring", unit="cell", disable=not enabled, file=sys.stderr,
                 mininterval=0.2 if sys.stderr.isatty() else 10)
 
 

@@ -55,7 +55,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
-from tqdm.auto import tqdm
 
 import blindspot.scorers  # noqa: F401  (registers every scorer)
 from blindspot import defaults
@@ -66,6 +65,7 @@ from blindspot.perturbations.base import REGISTRY
 from blindspot.perturbations.catalogue import suite_tests
 from blindspot.perturbations.dataset import (SuiteJob, SuitePlan, build_suite_tests,
                                              perturb_in_order, plan_suite, suite_state)
+from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult
 from blindspot.runner.data import (check_role_texts, describe_resources, machine_resources,
                                    resolve_columns)
@@ -386,7 +386,7 @@ def stream_dataset(source: Any, specs: Sequence[Any], settings: Any,
     folder = Path(tempfile.mkdtemp(prefix="stream-", dir=state_folder))
     try:
         spill, fingerprint = _Spill(folder), _Fingerprint(folder, roles)
-        bar = tqdm(total=count_rows(path), desc="streaming", unit="row",
+        bar = progress_bar(total=count_rows(path), desc="streaming", unit="row",
                    disable=not settings.progress, file=sys.stderr,
                    mininterval=0.2 if sys.stderr.isatty() else 10)
         rows = 0

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from blindspot.progress import progress_bar
 from blindspot.scoring.base import ScoreInput, Scorer
 from blindspot.scoring.cache import ScoreCache, default_score_cache
 
@@ -129,7 +130,4 @@ def score_corpus(scorer: Scorer, predictions: Sequence[Any], references: Sequenc
 def _progress(total: int, name: str, enabled: bool) -> Any:
     if not enabled or total == 0:
         return None
-    # imported at call time: the Space's worker swaps tqdm.auto.tqdm for its reporting bar
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=f"scoring {name}", unit="input", file=sys.stderr)
+    return progress_bar(total=total, desc=f"scoring {name}", unit="input", file=sys.stderr)

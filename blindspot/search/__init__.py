@@ -6,8 +6,7 @@ classified into patterns (article swaps, number shifts, pronoun swaps...), and t
 can become a rule-based perturbation (:func:`register_rules`) run through the rank protocol.
 """
 
-from blindspot.search.rules import (PatternRules, register_patterns, register_rules,
-                                    rules_from_results)
+from blindspot.search.rules import PatternRules, register_patterns, register_rules, rules_from_results
 from blindspot.search.run import SearchSettings, run_search
 
 __all__ = ["PatternRules", "SearchSettings", "register_patterns", "register_rules",

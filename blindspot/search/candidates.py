@@ -29,6 +29,7 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from blindspot.models import load_encoder
 from blindspot.perturbations.bert_diverge import MaskedInput, Predictor
 from blindspot.perturbations.text_utils import match_case as fit_case
 
@@ -173,7 +174,6 @@ class EmbeddingNeighbours:
     def __init__(self, model: str = "minilm", k: int = DEFAULT_K) -> None:
         import torch
 
-        from blindspot.models import load_encoder
 
         self.model_name = model
         self.k = k

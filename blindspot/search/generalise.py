@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.search.rules import register_patterns
+from blindspot.runner.run import run_blindspot
+from blindspot.search.rules import register_rules, rules_from_results
 
 
 def _top_level(result: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -42,11 +43,9 @@ def generalisation(results: Mapping[str, Any], data: Any, metrics: Sequence[Any]
                    progress: bool = True, out: Path | None = None) -> dict[str, Any]:
     """Register the rules of the ``top`` patterns and judge them with the rank protocol on all of
     ``data``; ``metrics`` are the target's and the panel's specs, target first."""
-    from blindspot.perturbations.base import REGISTRY
-    from blindspot.runner.run import run_blindspot
 
-    name = register_patterns(results, top)
-    rules: Any = REGISTRY[name].rules
+    rules = rules_from_results(results, top)
+    name = register_rules(rules, results["config"]["noise_ratio"])
     run = run_blindspot(data, list(metrics), task=task, tests=name, seeds=list(seeds),
                         columns=columns, out=out, split=split, progress=progress)
     dataset = next(iter(run["datasets"].values()))

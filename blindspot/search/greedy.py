@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blindspot.noise import noise_ratio, word_distance
+from blindspot.progress import progress_bar
 from blindspot.search.candidates import replacements
 from blindspot.search.panel import relative_change
 from blindspot.search.patterns import classify
@@ -192,10 +193,9 @@ def _apply(state: Hypothesis, op: Operation, score: float, distance: int) -> Non
 def _progress(states: Sequence[Hypothesis], target: float, enabled: bool) -> Any:
     if not enabled:
         return None
-    from tqdm.auto import tqdm
 
     total = sum(math.ceil(target * s.gold_words) for s in states if s.status == "running")
-    return tqdm(total=total, desc="search", unit="edit", file=sys.stderr)
+    return progress_bar(total=total, desc="search", unit="edit", file=sys.stderr)
 
 
 def greedy_search(states: list[Hypothesis], objective: Objective,

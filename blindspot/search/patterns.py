@@ -78,7 +78,7 @@ def _same_stem(old: str, new: str) -> bool:
     """Two forms of one word (react/reacts, drive/driver): a shared prefix of at least four
     letters covering all but at most three letters of the longer one."""
     shared = 0
-    for a, b in zip(old, new):
+    for a, b in zip(old, new, strict=False):
         if a != b:
             break
         shared += 1
@@ -159,7 +159,7 @@ def rank_patterns(edits: Iterable[Mapping[str, Any]], top_pairs: int = 5) -> lis
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for edit in edits:
         groups[edit["pattern"]].append(edit)
-    ranked = []
+    ranked: list[dict[str, Any]] = []
     for name, items in groups.items():
         changes = [float(e["score_change"]) for e in items]
         pairs = Counter(edit_label(e["old"], e["new"]) for e in items)

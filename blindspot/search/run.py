@@ -18,11 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot import __version__
+from blindspot.perturbations.base import canonical_task
+from blindspot.runner.data import load_gold_data
+from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.search.candidates import DEFAULT_K, EmbeddingNeighbours, MaskedLMCandidates
+from blindspot.search.generalise import generalisation
 from blindspot.search.greedy import Budget, Hypothesis, greedy_search
-from blindspot.search.panel import (DEFAULT_PANEL, MetricScores, judge_texts, mean,
-                                    panel_specs)
+from blindspot.search.panel import DEFAULT_PANEL, MetricScores, judge_texts, mean, panel_specs
 from blindspot.search.patterns import rank_patterns
+from blindspot.search.report import write_search_report
 
 SCHEMA_VERSION = 1
 DEFAULT_EMBEDDING_MODEL = "minilm"
@@ -82,7 +87,6 @@ def candidate_sources(settings: SearchSettings) -> list[Any]:
 
 
 def _one_metric(metric: Any, options: Any) -> Any:
-    from blindspot.runner.metric_spec import resolve_metrics
 
     specs = resolve_metrics(metric, options)
     if len(specs) != 1:
@@ -135,7 +139,7 @@ def _summary(states: list[Hypothesis], judged: Mapping[str, Any], target: str) -
     """Counts, the mean noise ratio and each metric's mean relative change, over the examples
     whose search reached the target noise ratio."""
     reached = [i for i, s in enumerate(states) if s.status == "reached"]
-    metrics = {}
+    metrics: dict[str, dict[str, Any]] = {}
     for name, views in judged.items():
         metrics[name] = {"role": "target" if name == target else "panel"}
         for view, rows in views.items():
@@ -185,9 +189,6 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
     Returns:
         the results dict (see :mod:`blindspot.search.report` for the layout).
     """
-    from blindspot import __version__
-    from blindspot.perturbations.base import canonical_task
-    from blindspot.runner.data import load_gold_data
 
     settings = SearchSettings(noise_ratio, k, mlm, embedding_model, max_calls, max_seconds, seed,
                               limit, batch_size, progress)
@@ -199,11 +200,12 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
     rows = _rows(gold, limit)
     target = MetricScores(spec, rows["golds"], batch_size)
     judges = [target] + [MetricScores(s, rows["golds"], batch_size) for s in others]
-    states = [Hypothesis(i, g, s) for i, g, s in zip(rows["ids"], rows["golds"], rows["sources"])]
+    states = [Hypothesis(i, g, s)
+              for i, g, s in zip(rows["ids"], rows["golds"], rows["sources"], strict=True)]
     live = [s for s in states if s.status != "empty"]
     for state, score in zip(live, target.against_gold([s.gold for s in live],
                                                       [s.gold for s in live],
-                                                      [s.source for s in live])):
+                                                      [s.source for s in live]), strict=True):
         state.gold_score = state.score = score
     budget = Budget(max_calls, max_seconds)
     greedy_search(states, target.against_gold, candidate_sources(settings), float(noise_ratio),
@@ -227,14 +229,12 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
     }
     results = _clean(results)
     if generalise:
-        from blindspot.search.generalise import generalisation
 
         results["generalisation"] = _clean(generalisation(
             results, data, [spec, *others], task=task, columns=columns, split=split,
             seeds=generalise_seeds, top=top_patterns, progress=progress,
             out=Path(out) / "generalisation" if out is not None else None))
     if out is not None:
-        from blindspot.search.report import write_search_report
 
         write_search_report(results, Path(out))
     return results

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE, DATA_DIR, GOLD_CONFIG, SPLIT,
-)
+import pyarrow.parquet as pq
+
+from blindspot.datasets_scripts.build_adversarial import BUILD_FILE, DATA_DIR, GOLD_CONFIG, SPLIT
 from blindspot.paths import DATASETS_ENV
 
 
@@ -94,7 +94,6 @@ def config_rows(record: dict[str, Any]) -> list[list[Any]]:
 
 def gold_vs_noised(folder: Path, config: str, limit: int = 50) -> list[dict[str, Any]]:
     """The first ``limit`` rows of a noised config beside their gold text."""
-    import pyarrow.parquet as pq
 
     record = read_build(folder)
     known = [c["config_name"] for c in record["configs"]]

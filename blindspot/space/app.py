@@ -14,8 +14,12 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
+import gradio as gr
+
 from blindspot import paths  # noqa: E402
 from blindspot.space.limits import SpaceLimits, limits_from_env  # noqa: E402
+from blindspot.space.registry import SpaceContext, tabs_in_order
+from blindspot.space.session import Workspace
 
 TITLE = "blindspot: find the blind spots of text-generation metrics"
 INTRO = ("Perturb gold texts in controlled ways and check that a metric's score drops, and drops "
@@ -33,10 +37,7 @@ EVENT_CONCURRENCY = 4
 def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path | None = None,
               limits: SpaceLimits | None = None) -> Any:
     """The Space as a ``gr.Blocks`` with its queue set up."""
-    import gradio as gr
 
-    from blindspot.space.registry import SpaceContext, tabs_in_order
-    from blindspot.space.session import Workspace
 
     limits = limits or limits_from_env()
     workspace = Workspace(workspace_root, limits)

@@ -7,13 +7,14 @@ one queue (``concurrency_id="run"``, one at a time).
 
 from typing import Any
 
+import gradio as gr
+
 #: runs of every tab and session wait in this one queue
 RUN_QUEUE = "run"
 
 
 def run_controls(label: str, run_id: str, stop_id: str, status_id: str) -> tuple[Any, Any, Any]:
     """``(run button, stop button, status markdown)``."""
-    import gradio as gr
 
     with gr.Row():
         run = gr.Button(label, variant="primary", elem_id=run_id)
@@ -25,7 +26,6 @@ def wire_run(workspace: Any, run: Any, stop: Any, status: Any, handler: Any,
              inputs: list[Any], outputs: list[Any], api_name: str) -> Any:
     """Run ``handler`` in the shared queue on click; Stop ends the session's process. The run's
     progress bar is shown once, on ``status`` (by default gradio stacks one on every output)."""
-    import gradio as gr
 
     def on_stop(request: gr.Request) -> str:
         stopped = workspace.cancel(request.session_hash)

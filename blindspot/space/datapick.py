@@ -14,9 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import gradio as gr
+
+from blindspot.demo import DEMO_TASKS
+from blindspot.space import adversarial
 from blindspot.space.forms import DATA_KINDS, check_data_kind
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
-from blindspot.space.uploads import NONE, UploadError
+from blindspot.space.tabs.perturb import TASKS
+from blindspot.space.uploads import NONE, UploadError, check_upload, read_upload
 
 ROLES = ("hypothesis", "references", "source", "id")
 
@@ -27,9 +32,6 @@ def data_source(kind: str, task: str, built: str | None, upload: str | None,
                 limits: SpaceLimits = DEFAULT_LIMITS
                 ) -> tuple[str, str, dict[str, str | None] | None, str]:
     """``(data, task, columns, label)`` of the chosen data; bad choices raise ValueError."""
-    from blindspot.demo import DEMO_TASKS
-    from blindspot.space import adversarial
-    from blindspot.space.uploads import check_upload, read_upload
 
     if kind not in DATA_KINDS:
         raise ValueError(f"unknown data choice {kind!r}; choose one of {list(DATA_KINDS)}")
@@ -70,9 +72,8 @@ def upload_message(path: str | None, protocol: str = "rank",
                    limits: SpaceLimits = DEFAULT_LIMITS
                    ) -> tuple[str, list[str], dict[str, str | None]]:
     """The status line of an upload, its mapping choices and guessed roles (for the page)."""
-    from blindspot.space.uploads import check_upload, read_upload
 
-    empty = {role: None for role in ROLES}
+    empty: dict[str, str | None] = dict.fromkeys(ROLES)
     if not path:
         return "", [NONE], empty
     try:
@@ -106,16 +107,13 @@ class DataPicker:
 
 def mapping_of(*columns: str | None) -> dict[str, str | None]:
     """The column mapping from the values of :attr:`DataPicker.mapping`, in :data:`ROLES` order."""
-    return dict(zip(ROLES, columns))
+    return dict(zip(ROLES, columns, strict=True))
 
 
 def build_picker(context: Any, prefix: str = "", task_id: str = "stress-task",
                  task: str = "summarization") -> DataPicker:
     """The data choice, task, built-dataset list and upload with its column mapping."""
-    import gradio as gr
 
-    from blindspot.space import adversarial
-    from blindspot.space.tabs.perturb import TASKS
 
     datasets_dir, limits = context.datasets_dir, context.limits
 
@@ -151,7 +149,6 @@ def show_upload(path: str | None, protocol: str = "rank",
                 options: Mapping[str, Any] | None = None,
                 limits: SpaceLimits = DEFAULT_LIMITS) -> list[Any]:
     """Updates of the status line and the mapping dropdowns after an upload."""
-    import gradio as gr
 
     message, choices, roles = upload_message(path, protocol, options, limits)
     return [message, *(gr.update(choices=choices, value=roles[role] or NONE) for role in ROLES)]

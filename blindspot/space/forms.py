@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blindspot.protocols.registry import PROTOCOLS
+
 DATA_KINDS = ("demo", "built dataset", "upload")
 
 
@@ -60,7 +62,6 @@ def form_for(protocol: str) -> ProtocolForm:
 
 def stress_protocols() -> list[str]:
     """The registered protocols the stress tab runs, rank first."""
-    from blindspot.protocols.registry import PROTOCOLS
 
     names = [n for n in PROTOCOLS if n not in OWN_TABS and n not in NOT_IN_SPACE]
     return sorted(names, key=lambda n: (n != "rank", n))

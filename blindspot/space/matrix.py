@@ -122,7 +122,7 @@ def matrix_html(matrix: Matrix) -> str:
     if not matrix.columns:
         return "<p>No runs yet: run a stress test or upload results.json files.</p>"
     failures = [f"{n} / {judged} judged" for n, judged in zip(matrix.failures(),
-                                                               matrix.judged())]
+                                                               matrix.judged(), strict=True)]
     table = cells_html(headers(matrix.columns), matrix.rows, failures, table_id="matrix")
     table += f"<p>{html.escape(FOOTER_NOTE)}</p>"
     if any(c.status == WITHIN_NOISE for _, _, cells in matrix.rows for c in cells):

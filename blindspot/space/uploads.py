@@ -19,7 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blindspot.io import FORMATS
+from blindspot.io import FORMATS, read_table
+from blindspot.perturbations.dataset import column_values
+from blindspot.protocols.preference_data import check_columns, load_preference_set
+from blindspot.protocols.preference_run import parse_options
+from blindspot.report.schema import SCHEMA_VERSION
+from blindspot.runner.data import ROLE_CANDIDATES, guess_column
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 
 #: Uploads must be smaller than this by default; the page states the Space's limit.
@@ -115,7 +120,6 @@ def check_content(data: bytes, name: str, suffix: str) -> None:
 
 def guess_roles(columns: list[str]) -> dict[str, str | None]:
     """Each role's column by the runner's conventional names (``gold``, ``references``...)."""
-    from blindspot.runner.data import ROLE_CANDIDATES, guess_column
 
     return {role: guess_column(role, columns) for role in ROLE_CANDIDATES}
 
@@ -123,7 +127,6 @@ def guess_roles(columns: list[str]) -> dict[str, str | None]:
 def read_upload(path: str | Path, name: str | None = None,
                 limits: SpaceLimits = DEFAULT_LIMITS) -> UploadedTable:
     """The rows of a gold-data upload and its guessed roles, or an :class:`UploadError`."""
-    from blindspot.io import read_table
 
     path = check_file(path, name, limits=limits)
     name = name or path.name
@@ -160,7 +163,6 @@ def chosen_roles(table: UploadedTable, chosen: Mapping[str, str | None]
 
 def check_roles(table: UploadedTable, chosen: Mapping[str, str | None]) -> dict[str, str | None]:
     """The column of every role as chosen in the page; the text column must hold text."""
-    from blindspot.perturbations.dataset import column_values
 
     roles = chosen_roles(table, chosen)
     hypothesis = roles["hypothesis"]
@@ -182,8 +184,6 @@ def check_menli_upload(table: UploadedTable, chosen: Mapping[str, str | None],
                        options: Mapping[str, Any]) -> None:
     """A preference-protocol upload: a MENLI-style set with the columns its mode compares (the
     column names are MENLI's, so there is no mapping and no hypothesis column)."""
-    from blindspot.protocols.preference_data import check_columns, load_preference_set
-    from blindspot.protocols.preference_run import parse_options
 
     try:
         settings = parse_options(dict(options))
@@ -242,7 +242,6 @@ def check_upload(table: UploadedTable, protocol: str, chosen: Mapping[str, str |
 def read_results(path: str | Path, name: str | None = None,
                  limits: SpaceLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """A rank-protocol ``results.json`` upload as a dict, or an :class:`UploadError`."""
-    from blindspot.report.schema import SCHEMA_VERSION
 
     path = check_file(path, name, suffixes=(".json",), limits=limits)
     name = name or path.name

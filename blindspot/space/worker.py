@@ -3,7 +3,8 @@
 A run goes through the protocol registry in its own process, so the Stop button ends it for good
 (the process is terminated; the report folder's ``.state`` keeps the cells already finished) and
 a crash in a metric never takes the Space down. Progress goes to stdout as one JSON event per
-line after :data:`EVENT_PREFIX` (the runner's tqdm bars are reported through a tqdm subclass);
+line after :data:`EVENT_PREFIX` (every :func:`blindspot.progress.progress_bar` of the run is a
+:class:`ReportingTqdm`);
 everything else the libraries print goes to stderr, the run's log.
 """
 
@@ -12,10 +13,14 @@ from __future__ import annotations
 import json
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any, TextIO
 
 from tqdm.std import tqdm as _StdTqdm
+
+from blindspot.progress import report_progress_with
+from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
 EVENT_PREFIX = "@@blindspot-event "
 #: Seconds between two progress events of one bar (the last update is always sent).
@@ -56,16 +61,8 @@ class ReportingTqdm(_StdTqdm):
         super().close()
 
 
-def _install_progress() -> None:
-    """Make the runner's bars (``from tqdm.auto import tqdm`` at call time) report events."""
-    import tqdm.auto
-
-    tqdm.auto.tqdm = ReportingTqdm
-
-
 def request_from_json(payload: dict[str, Any]) -> Any:
     """The protocol name and :class:`ProtocolRequest` a request file describes."""
-    from blindspot.protocols.registry import ProtocolRequest
 
     fields = dict(payload)
     fields.pop("protocol", None)
@@ -75,7 +72,6 @@ def request_from_json(payload: dict[str, Any]) -> Any:
 
 def run_file(path: Path) -> int:
     """Run the request in ``path``; 0 when the report folder was written, else 1."""
-    from blindspot.protocols.registry import get_protocol
 
     payload = json.loads(path.read_text(encoding="utf-8"))
     try:
@@ -83,7 +79,6 @@ def run_file(path: Path) -> int:
         emit("start", protocol=protocol.name)
         protocol.run(request_from_json(payload))
     except Exception as error:  # reported to the page; the log has the traceback
-        import traceback
 
         traceback.print_exc()
         emit("error", message=f"{type(error).__name__}: {str(error).strip()[:1000]}")
@@ -99,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m blindspot.space.worker REQUEST.json", file=sys.stderr)
         return 2
     _EVENTS, sys.stdout = sys.stdout, sys.stderr  # library prints go to the log, not the events
-    _install_progress()
+    report_progress_with(ReportingTqdm)
     return run_file(Path(args[0]))
 
 

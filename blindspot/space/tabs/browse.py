@@ -2,12 +2,14 @@
 
 Pick a folder under the Space's datasets folder (``--datasets-dir``, ``$BLINDSPOT_DATASETS_DIR``,
 else ``out/datasets`` in the folder the Space started from: where ``build-dataset`` writes); the
-tab names the full path it looked in: its card summary and configs table, then one config's first rows, each noised
-text shown as a word diff of its gold text.
+tab names the full path it looked in: its card summary and configs table, then one config's first rows, each
+noised text shown as a word diff of its gold text.
 """
 
 import html
 from typing import Any
+
+import gradio as gr
 
 from blindspot.space import adversarial
 from blindspot.space.worddiff import diff_html
@@ -29,7 +31,6 @@ def rows_html(rows: list[dict[str, Any]]) -> str:
 
 def build(context: Any) -> None:
     """The tab's components and events."""
-    import gradio as gr
 
     root = context.datasets_dir
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import gradio as gr
+
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, matrix_csv_rows, matrix_html
 from blindspot.space.uploads import UploadError, read_results
@@ -42,7 +44,6 @@ def write_matrix_csv(rows: list[list[str]], path: Path) -> Path:
 
 def build(context: Any) -> None:
     """The tab's components and events."""
-    import gradio as gr
 
     workspace = context.workspace
     gr.Markdown("Tick runs of this session and/or upload `results.json` files of earlier runs. "

@@ -8,7 +8,14 @@ tests that need a model or corpus this machine lacks say so instead of running.
 import html
 from typing import Any
 
+import gradio as gr
+
+from blindspot.demo import DEMO_TASKS, read_demo
+from blindspot.models import available_models
+from blindspot.perturbations import list_perturbations
+from blindspot.perturbations.base import REGISTRY, canonical_name, level_str
 from blindspot.perturbations.base import TASKS as TASK_DATA
+from blindspot.perturbations.dataset import build_perturbation
 from blindspot.space.worddiff import COLORS, changed_words, diff_html, word_diff
 
 #: the tasks with paper levels, as the perturbation registry names them
@@ -19,14 +26,12 @@ EXAMPLE = ("The council approved the new budget on Tuesday. It will fund 12 more
 
 def test_names() -> list[str]:
     """Every registered test, in catalogue order."""
-    from blindspot.perturbations import list_perturbations
 
     return [entry["name"] for entry in list_perturbations()]
 
 
 def level_choices(test: str, task: str) -> list[str]:
     """The paper's levels of ``test`` for ``task`` (any task's when that task has none)."""
-    from blindspot.perturbations.base import REGISTRY, canonical_name, level_str
 
     cls = REGISTRY[canonical_name(test)]
     levels = cls.levels.get(task) or next((v for v in cls.levels.values() if v), ())
@@ -35,7 +40,6 @@ def level_choices(test: str, task: str) -> list[str]:
 
 def _pool(task: str, text: str) -> list[str]:
     """Texts a pool-drawing test may use: the task's demo gold texts, then the text itself."""
-    from blindspot.demo import DEMO_TASKS, read_demo
 
     demo_task = task if task in DEMO_TASKS else "translation"
     return [row["gold"] for row in read_demo(demo_task)] + [text]
@@ -43,7 +47,6 @@ def _pool(task: str, text: str) -> list[str]:
 
 def _offline_lm() -> str | None:
     """The causal-LM tokenizer positioned error uses: SmolLM2 when it is installed."""
-    from blindspot.models import available_models
 
     return "smollm2" if "smollm2" in available_models() else None
 
@@ -54,7 +57,6 @@ def _resources(task: str, text: str) -> dict[str, Any]:
 
 def missing_needs(test: str, source: str | None) -> str | None:
     """Why ``test`` cannot run here (a model, corpus or source it needs), or None."""
-    from blindspot.perturbations.base import REGISTRY, canonical_name
 
     cls = REGISTRY[canonical_name(test)]
     have = {"pool"} | ({"lm"} if _offline_lm() else set())
@@ -69,7 +71,6 @@ def missing_needs(test: str, source: str | None) -> str | None:
 def perturb_text(text: str, test: str, level: str, seed: int, source: str | None = None,
                  task: str = "summarization") -> dict[str, Any]:
     """One test on one text: the perturbed text, whether it changed, its noise ratio and diff."""
-    from blindspot.perturbations.dataset import build_perturbation
 
     if not (text or "").strip():
         raise ValueError("paste a text to perturb first")
@@ -78,7 +79,7 @@ def perturb_text(text: str, test: str, level: str, seed: int, source: str | None
         raise ValueError(f"test {test!r} {why}")
     perturbation = build_perturbation(test, None, _resources(task, text), task)
     result = perturbation.apply(text, level, int(seed), source=(source or None))
-    segments = word_diff(text, result.perturbed)
+    segments = word_diff(text, result.perturbed or text)  # apply() keeps the text where nothing applied
     return {"test": result.perturbation, "level": result.level, "perturbed": result.perturbed,
             "applied": result.applied, "noise_ratio": result.noise_ratio,
             "segments": segments, "changes": changed_words(segments)}
@@ -87,7 +88,6 @@ def perturb_text(text: str, test: str, level: str, seed: int, source: str | None
 def every_test(text: str, seed: int, source: str | None = None, task: str = "summarization",
                highest: bool = True) -> list[dict[str, Any]]:
     """Every test at its highest (or lowest) paper level for ``task``; unrunnable ones say why."""
-    from blindspot.perturbations import list_perturbations
 
     rows = []
     for entry in list_perturbations(task):
@@ -123,7 +123,6 @@ def every_test_html(text: str, rows: list[dict[str, Any]]) -> str:
 
 def build(context: Any) -> None:
     """The tab's components and events."""
-    import gradio as gr
 
     tests = test_names()
     with gr.Row():

@@ -14,9 +14,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import gradio as gr
+
+from blindspot.protocols.registry import get_protocol
+from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
+from blindspot.search.report import PLOT_FILE, metric_table, pattern_table
+from blindspot.search.run import SearchSettings
+from blindspot.space.controls import run_controls, wire_run
+from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
+from blindspot.space.tabs.stress import metric_choices
+from blindspot.space.worddiff import diff_html
+
 #: Small defaults: on the demo (chrF, 5 rows) the search reaches the noise ratio on every row
 #: with about 3,000 calls, in seconds.
-DEFAULTS = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
+DEFAULTS: dict[str, Any] = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
             "max_calls": 5000, "max_seconds": 60.0, "seed": 0, "limit": 5}
 SEARCH_FILES = ("results.json", "report.md")
 
@@ -55,9 +66,6 @@ def search_request(data: str, task: str, columns: Mapping[str, str | None] | Non
     """The worker's request for a search, checked before any process starts: the target and the
     panel against the visitor's metric allow-list, the settings against the search protocol's
     visitor-safe options."""
-    from blindspot.protocols.registry import get_protocol
-    from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
-    from blindspot.search.run import SearchSettings
 
     metric = (metric or "").strip()
     if not metric:
@@ -72,7 +80,7 @@ def search_request(data: str, task: str, columns: Mapping[str, str | None] | Non
         check_visitor_metric(member, allow_hub_models)
     if panel:
         resolve_metrics(panel)
-    options = {"noise_ratio": float(noise_ratio), "panel": panel,
+    options: dict[str, Any] = {"noise_ratio": float(noise_ratio), "panel": panel,
                "max_calls": _whole("max calls", max_calls, 1) if _given(max_calls) else None,
                "max_seconds": float(max_seconds) if _given(max_seconds) else None,
                "seed": _whole("seed", seed, 0) if _given(seed) else 0,
@@ -114,7 +122,6 @@ def example_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
 def examples_html(results: Mapping[str, Any]) -> str:
     """The per-example table: gold → perturbed as a word diff, the edit trail, the target's
     relative change beside the panel's."""
-    from blindspot.space.worddiff import diff_html
 
     names = list(results["summary"]["metrics"])
     target = results["config"]["metric"]["name"]
@@ -136,7 +143,6 @@ def examples_html(results: Mapping[str, Any]) -> str:
 
 def summary_markdown(results: Mapping[str, Any]) -> str:
     """How far the search got, and each metric's mean relative change over reached examples."""
-    from blindspot.search.report import metric_table
 
     summary, budget = results["summary"], results["budget"]
     stopped = STOPPED_BY[budget["stopped_by"]].format(**budget)
@@ -152,7 +158,6 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
 
 def patterns_markdown(results: Mapping[str, Any]) -> str:
     """The ranked edit patterns (the report's table), or why there are none."""
-    from blindspot.search.report import pattern_table
 
     if not results["patterns"]:
         return "No edit was kept (raise the call or time budget, or the noise ratio)."
@@ -161,7 +166,6 @@ def patterns_markdown(results: Mapping[str, Any]) -> str:
 
 def search_outputs(folder: Path) -> tuple[dict[str, Any], str | None, list[str]]:
     """The results, the plot and the downloadable files of a finished search folder."""
-    from blindspot.search.report import PLOT_FILE
 
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     plot = folder / PLOT_FILE
@@ -171,11 +175,7 @@ def search_outputs(folder: Path) -> tuple[dict[str, Any], str | None, list[str]]
 
 def build(context: Any) -> None:
     """The tab's components and events."""
-    import gradio as gr
 
-    from blindspot.space.controls import run_controls, wire_run
-    from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
-    from blindspot.space.tabs.stress import metric_choices
 
     workspace, datasets_dir, limits = context.workspace, context.datasets_dir, context.limits
     choices = metric_choices()
