@@ -214,11 +214,19 @@ def run(
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
                                              "rank protocol, not resumable"),
+    data_format: Optional[str] = typer.Option(None, "--format", help="preference protocol: "
+                                              "read --data as a challenge set in its published "
+                                              "format, demetr or aces (default: MENLI columns)"),
     fail_on: FailOn = FAIL_ON,
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
     options = {**_engine_settings(engine, address, actors, gpus_per_actor),
                **_parse_settings(protocol_option)}
+    if data_format is not None:
+        if protocol != "preference":
+            fail(f"--format reads challenge sets for the preference protocol, not {protocol!r}; "
+                 f"add --protocol preference")
+        options["format"] = data_format
     if chunk_size is not None:
         if protocol != "rank":
             fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
@@ -369,6 +377,15 @@ def build_menli(ctx: typer.Context) -> None:
     from blindspot.datasets_scripts.menli_builder import main as menli_main
 
     raise typer.Exit(code=menli_main(list(ctx.args)) or 0)
+
+
+@app.command("build-challenge", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def build_challenge(ctx: typer.Context) -> None:
+    """Build a DEMETR or ACES challenge set folder (see `blindspot build-challenge --help`)."""
+    from blindspot.datasets_scripts.challenge_builder import main as challenge_main
+
+    raise typer.Exit(code=challenge_main(list(ctx.args)) or 0)
 
 
 app.command("self-bias")(self_bias)

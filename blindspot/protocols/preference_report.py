@@ -57,6 +57,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from blindspot.challenge_sets.report import print_summary as challenge_summary
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
 from blindspot.report import markdown as md
@@ -245,6 +246,9 @@ def print_summary(results: dict[str, Any], console: Any = None) -> None:
     from rich.table import Table
 
     console = console or Console()
+    if results.get("format", "menli") != "menli":
+        challenge_summary(results, console)
+        return
     for line in config_lines(results):
         console.print(line)
     for name, data in results["datasets"].items():

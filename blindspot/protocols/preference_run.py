@@ -33,6 +33,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from blindspot.challenge_sets.run import run_challenge
 from blindspot.protocols.preference import (
     ADEQUACY_TYPES, ERROR_TYPES, FLUENCY_TYPES, Mode, check_error_types, combine_pairs, get_mode,
     preference_accuracy,
@@ -292,6 +293,9 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     from blindspot.runner.run import _tool
 
     settings = parse_options(options)
+    if settings["format"] != "menli":  # DEMETR, ACES: read as published, reported per phenomenon
+        return run_challenge(data, metrics, settings, out=out, metric_options=metric_options,
+                             progress=progress)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])
     sets = [(dataset_name(d), load_preference_set(d, settings["fixed"])) for d in
             _as_sources(data)]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
 from blindspot.protocols.options import MAX_SEED, OptionSpec, validate_options
 from blindspot.protocols.preference import ERROR_TYPES, MODES
 from blindspot.seeding import parse_seeds
@@ -156,6 +157,12 @@ PREFERENCE_OPTIONS = (
                minimum=0, maximum=1, visitor_safe=True),
     OptionSpec("examples", "int", "failed pairs kept per error type and metric", default=1,
                minimum=0, maximum=1000, visitor_safe=True),
+    OptionSpec("format", "choice", "the set's file format: MENLI-style columns, or a challenge "
+               "set as published (blindspot run --format)", default="menli",
+               choices=("menli", *FORMAT_NAMES)),
+    OptionSpec("ties", "choice", "how the Kendall-like tau counts a tie: left out (MENLI) or "
+               "against the metric (ACES); challenge-set formats", default="excluded",
+               choices=TIES_POLICIES, visitor_safe=True),
     BATCH_SIZE,
 )
 
