@@ -34,6 +34,12 @@ FAIL_ON = typer.Option(FailOn.error, "--fail-on", case_sensitive=False,
                             "exit 2 only when a test ends in error")
 
 
+#: ``--split`` and ``--option``, shared by ``run`` and ``checkup``
+SPLIT = typer.Option("test", help="split of a Hub dataset")
+METRIC_OPTION = typer.Option([], "--option", help="metric option metric.key=value "
+                             "(repeatable), e.g. bertscore.idf=true")
+
+
 def _parse_seeds(text: str) -> list[int]:
     from blindspot.seeding import parse_seeds
 
@@ -187,9 +193,8 @@ def run(
     references_column: Optional[str] = REFERENCES_COLUMN,
     source_column: Optional[str] = SOURCE_COLUMN,
     id_column: Optional[str] = ID_COLUMN,
-    split: str = typer.Option("test", help="split of a Hub dataset"),
-    option: list[str] = typer.Option([], "--option", help="metric option metric.key=value "
-                                     "(repeatable), e.g. bertscore.idf=true"),
+    split: str = SPLIT,
+    option: list[str] = METRIC_OPTION,
     mlm: Optional[str] = typer.Option(None, help="masked LM for BERT-diverge"),
     lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error "
                                      "(default: smollm2 when installed)"),
@@ -240,6 +245,43 @@ def run(
              seeds=_parse_seeds(seeds), columns=columns, split=split,
              metric_options=_parse_options(option), resources=_resources(mlm, lm, ngram_corpus),
              noise_cap=noise_cap, num_proc=num_proc, options=options, fail_on=fail_on)
+
+
+@app.command()
+def checkup(
+    metric: str = typer.Argument(..., help="one metric spec (rouge, bertscore.f1@minilm), "
+                                 "my_metric.py:function, ./module_folder/ or org/hub_module"),
+    data: str = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'"),
+    task: str = typer.Option("summarization", help="summarization|translation|"
+                             "translation_paragraph|open_ended"),
+    out: Path = typer.Option(Path("checkup"), "--out", help="report folder"),
+    option: list[str] = METRIC_OPTION,
+    split: str = SPLIT,
+    hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
+    references_column: Optional[str] = REFERENCES_COLUMN,
+    source_column: Optional[str] = SOURCE_COLUMN,
+    id_column: Optional[str] = ID_COLUMN,
+    rows: int = typer.Option(64, help="check the first N rows"),
+    seed: int = typer.Option(0, help="seed of the shuffled-word and random-character anchors "
+                             "and of the appended text"),
+    max_words: int = typer.Option(2048, help="truncation check: append at most this many "
+                                  "words before reporting no limit"),
+) -> None:
+    """A metric's check-up: batch/order invariance, determinism, the input length it is blind
+    past, normalisation, reference handling and sanity anchors in score units."""
+    from blindspot.checkup.run import checkup_exit_code, print_summary, run_checkup
+
+    columns = {"hypothesis": hypothesis_column, "references": references_column,
+               "source": source_column, "id": id_column}
+    try:
+        results = run_checkup(metric, data, task=task, columns=columns, split=split,
+                              metric_options=_parse_options(option), rows=rows, seed=seed,
+                              max_words=max_words, out=out)
+    except (ValueError, KeyError, FileNotFoundError) as error:
+        fail(str(error).strip("'\""))
+    print_summary(results, console)
+    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+    raise typer.Exit(code=checkup_exit_code(results))
 
 
 def _run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:

@@ -25,6 +25,9 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
               "corpus_level": false,
               "error": null,                     # a message when the metric could not run at all
               "gold": {"score_mean": .., "score_std": .., "n": .., "n_nan": ..},
+              "anchors": {"reference": .., "gold": .., "unrelated_gold": .., "copied_source": ..,
+                          "empty": .., "shuffled_words": .., "random_characters": ..} | null,
+                          # mean scores over the first 8 gold rows (blindspot.checkup.anchors)
               "tests": {
                 "<canonical test name>": {
                   "test": "truncation", "category": "fluency",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from blindspot.checkup.anchors import sanity_anchors
 from blindspot.forking import check_num_proc, fit_threads_to_load
 from blindspot.report.schema import SCHEMA_VERSION
 from blindspot.runner.data import GoldData, load_gold_data
@@ -339,7 +340,7 @@ def metric_entry(spec: MetricSpec, scorer: Any | None) -> dict[str, Any]:
     return {"metric": spec.metric, "output": spec.output or (scorer.outputs[0] if scorer else ""),
             "options": spec.as_json()["options"], "higher_is_better": spec.higher_is_better,
             "corpus_level": bool(scorer.corpus_level) if scorer else False, "error": None,
-            "gold": None, "tests": {}}
+            "gold": None, "anchors": None, "tests": {}}
 
 
 def gold_summary(gold: Gold) -> dict[str, Any]:
@@ -423,6 +424,8 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
     entry["gold"] = gold_summary(gold)
+    entry["anchors"] = sanity_anchors(run.scorer, spec, texts, gold_data.column("references"),
+                                      gold_data.column("source"))
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)
