@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.table import Table
+
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 
@@ -64,8 +66,6 @@ def write_challenge_report(results: dict[str, Any], out: Path) -> dict[str, Path
 
 def print_summary(results: dict[str, Any], console: Any) -> None:
     """The terminal view: one table per set and metric."""
-    from rich.table import Table
-
     for name, data in results["datasets"].items():
         for metric, entry in data["metrics"].items():
             if entry["error"]:

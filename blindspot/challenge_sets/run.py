@@ -21,14 +21,16 @@ name (``detection_rate`` or ``aces_tau``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from blindspot.challenge_sets.formats import ChallengeFormat, ChallengeSet, get_format, \
     read_challenge_set
+from blindspot.challenge_sets.report import write_challenge_report
 from blindspot.protocols.preference import Mode, kendall_like, tally
 from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.runner.run import _tool, error_text
 from blindspot.runner.scorers import scorer_for
 
 SCHEMA_VERSION = 1
@@ -99,12 +101,15 @@ def metric_figures(challenge: ChallengeSet, good: list[float], bad: list[float],
             "by_group": {g: mean_figures(e, form.statistic) for g, e in groups.items()}}
 
 
-def run_set(challenge: ChallengeSet, specs: list[Any], settings: dict[str, Any],
-            form: ChallengeFormat, progress: bool) -> dict[str, Any]:
-    """One set's entry: every metric's figures; a metric that fails gets an ``error``."""
-    from blindspot.protocols.preference_run import score_pairs
-    from blindspot.runner.run import error_text
+#: ``(scorer, spec, mode, dataset, batch_size, progress) -> (good scores, bad scores)``, higher
+#: = better: the preference protocol's :func:`~blindspot.protocols.preference_run.score_pairs`,
+#: passed in by the protocol (which imports this module).
+PairScorer = Callable[[Any, Any, Mode, Any, int | None, bool], tuple[list[float], list[float]]]
 
+
+def run_set(challenge: ChallengeSet, specs: list[Any], settings: dict[str, Any],
+            form: ChallengeFormat, score_pairs: PairScorer, progress: bool) -> dict[str, Any]:
+    """One set's entry: every metric's figures; a metric that fails gets an ``error``."""
     mode = CHALLENGE_MODES[settings["mode"].name]
     dataset = challenge.as_dataset()
     idf = list(dict.fromkeys(dataset[mode.anchor]))
@@ -141,13 +146,12 @@ def check_settings(settings: dict[str, Any]) -> None:
                          f"sets only, not to --format {settings['format']}; leave it out")
 
 
-def run_challenge(data: Any, metrics: Any, settings: dict[str, Any], *,
-                  out: str | Path | None = None, metric_options: Any = None,
+def run_challenge(data: Any, metrics: Any, settings: dict[str, Any], score_pairs: PairScorer,
+                  *, out: str | Path | None = None, metric_options: Any = None,
                   progress: bool = True) -> dict[str, Any]:
     """Judge ``metrics`` on challenge-set files in ``settings["format"]``; write the report
-    folder with ``out``. ``settings`` are the preference protocol's parsed options."""
-    from blindspot.runner.run import _tool
-
+    folder with ``out``. ``settings`` are the preference protocol's parsed options and
+    ``score_pairs`` its pair scoring."""
     check_settings(settings)
     form = get_format(settings["format"])
     mode = CHALLENGE_MODES[settings["mode"].name]
@@ -165,10 +169,9 @@ def run_challenge(data: Any, metrics: Any, settings: dict[str, Any], *,
     for index, challenge in enumerate(sets):
         key = challenge.name if challenge.name not in results["datasets"] else \
             f"{challenge.name}#{index + 1}"
-        results["datasets"][key] = run_set(challenge, specs, settings, form, progress)
+        results["datasets"][key] = run_set(challenge, specs, settings, form, score_pairs,
+                                           progress)
     if out is not None:
-        from blindspot.challenge_sets.report import write_challenge_report
-
         write_challenge_report(results, Path(out))
     return results
 

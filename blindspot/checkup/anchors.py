@@ -27,8 +27,8 @@ def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
                    sources: Sequence[str] | None = None, *, rows: int = ANCHOR_ROWS,
                    seed: int = ANCHOR_SEED) -> dict[str, float | None] | None:
     """Each anchor's mean score over the first ``rows`` rows (None where the data lacks what the
-    anchor needs, or the metric cannot score it); None for a corpus-level metric or fewer than
-    two rows."""
+    anchor needs, or the metric cannot score it, or, for a metric that reads only the hypothesis,
+    for the unrelated gold); None for a corpus-level metric or fewer than two rows."""
     keep = min(rows, len(hypotheses))
     if scorer.corpus_level or keep < 2:
         return None
@@ -36,7 +36,10 @@ def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
                         as_reference_lists(None if references is None else references[:keep]),
                         None if sources is None else list(sources[:keep]))
     means: dict[str, float | None] = {}
-    for name, texts in anchor_hypotheses(checked, seed).items():
+    texts_of = anchor_hypotheses(checked, seed)
+    if scorer.uses_references == "none" and scorer.uses_source == "none":
+        texts_of["unrelated_gold"] = None  # nothing to be unrelated to: the golds reshuffled
+    for name, texts in texts_of.items():
         try:
             scores = None if texts is None else direct_scores(
                 scorer, spec, checked.with_hypotheses(texts), batch_size=keep)

@@ -14,12 +14,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rich.table import Table
+
 from blindspot.checkup.checks import CHECKS, TOLERANCE, CheckContext, run_check
 from blindspot.checkup.probe import CheckRows, as_reference_lists
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.runner.run import _tool
 
 SCHEMA_VERSION = 1
 DEFAULT_ROWS = 64
@@ -55,8 +58,6 @@ def run_checkup(metric: Any, data: Any, *, task: str = "summarization",
                 out: str | Path | None = None) -> dict[str, Any]:
     """Every check of :data:`~blindspot.checkup.checks.CHECKS` on ``metric`` (one spec, a
     module or a function); writes ``out`` when given. Returns the results dict."""
-    from blindspot.runner.run import _tool
-
     specs = resolve_metrics(metric, metric_options)
     if len(specs) != 1:
         raise ValueError(f"checkup examines one metric at a time; got {len(specs)} "
@@ -127,8 +128,6 @@ def write_checkup_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
 
 
 def print_summary(results: dict[str, Any], console: Any) -> None:
-    from rich.table import Table
-
     table = Table(title=f"check-up of {results['metric']['name']} on {results['data']['name']}")
     for column in ("check", "verdict", "summary"):
         table.add_column(column, overflow="fold")

@@ -294,8 +294,8 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
 
     settings = parse_options(options)
     if settings["format"] != "menli":  # DEMETR, ACES: read as published, reported per phenomenon
-        return run_challenge(data, metrics, settings, out=out, metric_options=metric_options,
-                             progress=progress)
+        return run_challenge(data, metrics, settings, score_pairs, out=out,
+                             metric_options=metric_options, progress=progress)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])
     sets = [(dataset_name(d), load_preference_set(d, settings["fixed"])) for d in
             _as_sources(data)]
