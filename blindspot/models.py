@@ -8,6 +8,7 @@ not available fails at once with an error that lists the ones that are.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -84,6 +85,57 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> str:
                 f"Available: {available_models() or 'none'}")
         return str(path)
     return text
+
+
+def folder_revision(path: str | Path) -> str:
+    """A revision id for a local model folder: hash of its config and weight files' names and sizes.
+
+    Hub snapshots are named by their commit, which is part of the path and so of the hash.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        return str(path)
+    digest = hashlib.sha256(str(folder.resolve()).encode())
+    for file in sorted(folder.iterdir()):
+        if file.is_file():
+            digest.update(f"{file.name}:{file.stat().st_size}".encode())
+            if file.suffix == ".json" and file.stat().st_size < 1_000_000:
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _checkpoint_file_revision(path: Path) -> str:
+    """A revision id for a checkpoint file (COMET's ``checkpoints/model.ckpt``): hash of its
+    resolved path and size, and of its run's ``hparams.yaml`` (two folders up) when there is one."""
+    resolved = path.resolve()
+    digest = hashlib.sha256(f"{resolved}:{resolved.stat().st_size}".encode())
+    hparams = resolved.parents[1] / "hparams.yaml"
+    if hparams.is_file():
+        digest.update(hparams.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def model_revision(name_or_path: str | os.PathLike[str]) -> str:
+    """The identity of the weights ``name_or_path`` stands for, without loading them: part of
+    the cache key of every score a model computes, so other weights never reuse its scores.
+
+    A local folder (an offline short name resolves to one) is hashed by :func:`folder_revision`;
+    a checkpoint file by its path, size and run settings; a Hub id already in the local Hub cache
+    by its snapshot folder (named by the commit); any other id is its own identity. Short names
+    that are not installed raise :class:`ModelNotAvailableError` at once.
+    """
+    path = resolve_model(name_or_path)
+    if Path(path).is_dir():
+        return folder_revision(path)
+    if Path(path).is_file():
+        return _checkpoint_file_revision(Path(path))
+    try:
+        from huggingface_hub import try_to_load_from_cache  # lazy: the Hub client, model edge
+
+        hit = try_to_load_from_cache(path, "config.json")
+    except (ImportError, ValueError, OSError):  # an id the Hub client rejects: not cached
+        return path
+    return folder_revision(Path(hit).parent) if isinstance(hit, str) else path
 
 
 def _not_available(name: str, error: Exception) -> ModelNotAvailableError:

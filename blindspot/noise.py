@@ -2,12 +2,10 @@
 
 Per row: word-level Levenshtein distance between the whitespace-split noised and gold texts,
 divided by the gold's word count; swap-type perturbations count a swap as one edit instead of
-two, so their ratio is halved. The dataset figure is the mean over rows.
+two, so their ratio is halved.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 from rapidfuzz.distance import Levenshtein
 
@@ -24,9 +22,3 @@ def noise_ratio(gold: str | None, noised: str | None, swap: bool = False) -> flo
         return 0.0
     ratio = word_distance(gold, noised) / len(gold_words)
     return ratio / 2 if swap else ratio
-
-
-def mean_noise_ratio(ratios: Iterable[float]) -> float:
-    """Mean of per-row noise ratios (0.0 for no rows)."""
-    values = list(ratios)
-    return sum(values) / len(values) if values else 0.0

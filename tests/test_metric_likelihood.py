@@ -325,7 +325,7 @@ def test_bad_input_errors_name_the_argument() -> None:
     gpt = evaluate.load("metrics/gpt_ppl")
     with pytest.raises(ValueError, match=r"predictions\[1\]"):
         gpt.compute(predictions=["fine", None], model="smollm2")
-    with pytest.raises(ValueError, match="unknown option.*'modle'"):
+    with pytest.raises(ValueError, match="gpt_ppl' has no option 'modle'.*mean 'model'"):
         get_scorer("gpt_ppl", modle="smollm2")
     with pytest.raises(ValueError, match="mask_batch_size"):
         get_scorer("mlm_ppl", mask_batch_size=0)

@@ -247,7 +247,8 @@ def test_bad_outputs_name_the_argument(outputs: Any, kwargs: dict, message: str)
     ([Evaluator("x", "rep_ngram", {}, output="f1")], "has no output 'f1'; valid outputs: rep_ngram"),
     ([Evaluator("x", "chrf", {})], "evaluator 'x': metric 'chrf' needs references"),
     ([Evaluator("x", "mauve", {})], "gives only corpus-level scores"),
-    ([Evaluator("x", "gpt_ppl", {"model": "smollm2", "modle": 1})], "unknown option(s) 'modle'"),
+    ([Evaluator("x", "gpt_ppl", {"model": "smollm2", "modle": 1})],
+     "metric 'gpt_ppl' has no option 'modle'"),
 ])
 def test_bad_evaluators_name_the_evaluator(evaluators: list[Evaluator], message: str) -> None:
     with pytest.raises(ValueError) as error:

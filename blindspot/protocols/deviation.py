@@ -68,12 +68,9 @@ from typing import Any
 from blindspot.checklists import (
     Template, canonical_checklist_task, load_human_scores, templates_for,
 )
+from blindspot.scoring.facts import registered_metrics, scorer_facts
 
 SCHEMA_VERSION = 1
-#: natural ranges of metrics whose scale is fixed: (metric, output or None for all) -> (lo, hi)
-NATURAL_RANGES: dict[tuple[str, str | None], tuple[float, float]] = {
-    ("rouge", None): (0.0, 1.0), ("bleu", "bleu"): (0.0, 100.0), ("chrf", "chrf"): (0.0, 100.0),
-}
 NORMALISE = ("auto", "minmax", "none")
 
 
@@ -229,8 +226,8 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
 # -- normalisation and Eq. 1 --------------------------------------------------------------------
 
 def natural_range(metric: str, output: str) -> tuple[float, float] | None:
-    """The metric's fixed scale, if the project knows one."""
-    return NATURAL_RANGES.get((metric, output)) or NATURAL_RANGES.get((metric, None))
+    """The metric's fixed scale, if its scorer declares one."""
+    return scorer_facts(metric).natural_range(output) if metric in registered_metrics() else None
 
 
 def normaliser(method: str, spec: Any, values: Sequence[float]) -> dict[str, Any]:

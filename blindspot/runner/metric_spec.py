@@ -4,11 +4,14 @@ module, a plain function ``f(predictions, references=None, sources=None) -> list
 function in a file (``my_metric.py:score``), a local module folder (``./my_module/``) or a Hub
 module id (``org/name``).
 
-A spec string is ``metric[.output][@model]``; further options come as a mapping. Every metric in
-this project reports higher-is-better scores except TER (an edit rate), which the runner negates
-before judging, as the protocol asks (PROTOCOLS.md: "higher = better for every metric"). A
-user's metric is higher-is-better unless it declares ``higher_is_better = False`` (an attribute
-of the function or of the module).
+A spec string is ``metric[.output][@model]``; further options come as a mapping. The facts of a
+registered metric (its default output, which outputs are lower-is-better, the option that
+selects outputs) are its scorer's declared attributes
+(:func:`blindspot.scoring.facts.scorer_facts`). Every metric in this project reports
+higher-is-better scores except TER (an edit rate), which the runner negates before judging, as
+the protocol asks (PROTOCOLS.md: "higher = better for every metric"). A user's metric is
+higher-is-better unless it declares ``higher_is_better = False`` (an attribute of the function
+or of the module).
 """
 
 from __future__ import annotations
@@ -24,23 +27,15 @@ from typing import Any
 
 from blindspot.models import OFFLINE_MODELS
 from blindspot.runner.module_scorer import check_function, function_name, is_module
+from blindspot.runner.scorers import make_scorer
+from blindspot.scoring.facts import registered_metrics, scorer_facts
 from blindspot.suggest import did_you_mean
-
-#: The output judged when a spec names none: the figure the papers report for that metric.
-DEFAULT_OUTPUTS: dict[str, str] = {
-    "rouge": "rougeL", "bertscore": "f1", "bartscore": "f", "unieval": "overall",
-    "mauve": "mauve",
-}
-#: Scorers that can compute only the judged output: metric -> the option that selects outputs.
-OUTPUT_SELECTORS: dict[str, str] = {"rouge": "rouge_types"}
-#: (metric, output) pairs where a lower score is better; they are negated before judging.
-LOWER_IS_BETTER: frozenset[tuple[str, str]] = frozenset({("ter", "ter")})
-
 
 
 def lower_is_better(metric: str, output: str | None = None) -> bool:
-    """Whether a lower score of ``metric`` (its ``output``, or any output when None) is better."""
-    return any(m == metric and (output is None or o == output) for m, o in LOWER_IS_BETTER)
+    """Whether a lower score of the registered ``metric`` (its ``output``, or any output when
+    None) is better, as its scorer declares; False for a name that is not registered."""
+    return metric in registered_metrics() and not scorer_facts(metric).higher_is_better(output)
 
 
 _SPEC = re.compile(r"^(?P<metric>[A-Za-z0-9_\-]+)(?:\.(?P<output>[A-Za-z0-9_\-]+))?"
@@ -89,10 +84,7 @@ def _module_identity(module: Any) -> str:
 
 def _model_option(metric: str) -> str | None:
     """The scorer's option that names its model (``model_type`` for BERTScore...)."""
-    from blindspot.scoring.base import SCORERS
-
-    cls = SCORERS.get(metric)
-    return cls.model_option if cls is not None else None
+    return scorer_facts(metric).model_option if metric in registered_metrics() else None
 
 
 #: What else the CLI and the Python API take besides registered names (never the Space).
@@ -101,20 +93,19 @@ _YOUR_OWN = ("or your own: a function my_metric.py:score, a module folder ./my_m
 
 
 def _check_known(metric: str, others: str) -> None:
-    if metric not in _registered():
+    if metric not in registered_metrics():
         raise ValueError(f"unknown metric {metric!r}; valid metrics: "
-                         f"{', '.join(sorted(_registered()))} ({others})"
-                         f"{did_you_mean(metric, _registered())}")
+                         f"{', '.join(sorted(registered_metrics()))} ({others})"
+                         f"{did_you_mean(metric, registered_metrics())}")
 
 
 def _scorer_outputs(metric: str, options: Mapping[str, Any]) -> tuple[str, ...]:
-    from blindspot.runner.scorers import make_scorer
-
     return tuple(make_scorer(metric, options).outputs)
 
 
 def _default_output(metric: str, outputs: tuple[str, ...]) -> str:
-    preferred = DEFAULT_OUTPUTS.get(metric)
+    """The scorer's declared default output, when its options compute it."""
+    preferred = scorer_facts(metric).judged_output()
     return preferred if preferred in outputs else outputs[0]
 
 
@@ -138,7 +129,7 @@ def parse_metric_spec(text: str, options: Mapping[str, Any] | None = None) -> Me
     if output not in outputs:
         raise ValueError(f"metric {metric!r} has no output {output!r}; its outputs are "
                          f"{', '.join(outputs)}{did_you_mean(output, outputs)}")
-    selector = OUTPUT_SELECTORS.get(metric)
+    selector = scorer_facts(metric).output_selector
     if selector and selector not in chosen:  # compute only what is judged (ROUGE: 6x faster)
         chosen[selector] = [output]
     return MetricSpec(metric, output, chosen)
@@ -262,7 +253,7 @@ def custom_spec(text: str) -> MetricSpec | None:
         path = Path(function["file"]).expanduser()
         return spec_from_module(load_function(path, function["function"], text))
     match = _SPEC.match(text)
-    if match and match["metric"] in _registered():
+    if match and match["metric"] in registered_metrics():
         return None  # a registered name wins over a same-named folder in the current one
     if _looks_like_path(text):
         path = Path(text).expanduser()
@@ -276,13 +267,6 @@ def custom_spec(text: str) -> MetricSpec | None:
     if _HUB_ID.match(text) and "/" in text:
         return spec_from_module(_load_module(text, "from the Hub (offline? it must be cached)"))
     return None
-
-
-def _registered() -> dict[str, Any]:
-    import blindspot.scorers  # noqa: F401  (registers every scorer)
-    from blindspot.scoring.base import SCORERS
-
-    return SCORERS
 
 
 def resolve_metrics(metrics: Any, options: Mapping[str, Mapping[str, Any]] | None = None

@@ -1,39 +1,37 @@
 """Building the scorer behind a :class:`MetricSpec`, with what the run's data provides.
 
-Metrics whose idf weights come from a reference corpus (BERTScore with idf, MoverScore) get the
-run's references, as their evaluate modules give them the call's references.
+Metrics whose idf weights come from a reference corpus (those whose scorer declares
+``supports_idf``: BERTScore with idf, MoverScore) get the run's references, as their evaluate
+modules give them the call's references.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from blindspot.runner.module_scorer import custom_scorer
 from blindspot.scorers._encoders import reference_corpus
 from blindspot.scoring.base import Scorer, get_scorer
+from blindspot.scoring.engine import score_rows
+from blindspot.scoring.facts import registered_metrics, scorer_facts
 
 __all__ = ["make_scorer", "reference_corpus", "scorer_for", "signed_scores"]
 
 
 def _idf_on(metric: str, options: Mapping[str, Any]) -> bool:
-    """Whether the scorer would weight by idf: the option given, else its default."""
-    from blindspot.scoring.base import SCORERS
-
-    parameters = inspect.signature(SCORERS[metric].__init__).parameters
-    if "idf_references" not in parameters:
-        return False
-    default = parameters["idf"].default if "idf" in parameters else False
-    return bool(options.get("idf", default)) and options.get("idf_references") is None
+    """Whether the scorer would weight by idf and has no corpus yet: the option given, else its
+    default."""
+    facts = scorer_facts(metric)
+    return (facts.supports_idf and bool(options.get("idf", facts.idf_default()))
+            and options.get("idf_references") is None)
 
 
 def _named_model(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """Options with a generic ``model`` renamed to the scorer's own model option
     (``model_type`` for BERTScore and MoverScore, ``feature_model`` for MAUVE...)."""
-    from blindspot.scoring.base import SCORERS
-
     chosen = dict(options)
-    own = SCORERS[metric].model_option
+    own = scorer_facts(metric).model_option
     if "model" in chosen and own not in (None, "model") and own not in chosen:
         chosen[own] = chosen.pop("model")
     return chosen
@@ -46,10 +44,7 @@ def make_scorer(metric: str, options: Mapping[str, Any],
 
     Without references (only the outputs are wanted), idf is switched off: the outputs are the same.
     """
-    import blindspot.scorers  # noqa: F401  (registers every scorer)
-    from blindspot.scoring.base import SCORERS
-
-    if metric not in SCORERS:
+    if metric not in registered_metrics():
         return get_scorer(metric, **options)  # raises, listing the valid metrics
     chosen = _named_model(metric, options)
     if _idf_on(metric, chosen):
@@ -60,14 +55,11 @@ def make_scorer(metric: str, options: Mapping[str, Any],
     return get_scorer(metric, **chosen)
 
 
-
 def scorer_for(spec: Any, references: Sequence[Any] | None = None) -> Scorer:
     """The scorer behind a :class:`~blindspot.runner.metric_spec.MetricSpec`: a user's metric (a
     loaded evaluate module or a function) wrapped as a scorer, else the registered scorer (idf
     corpus from ``references``)."""
     if spec.module is not None:
-        from blindspot.runner.module_scorer import custom_scorer
-
         return custom_scorer(spec.module, spec.output, **spec.options)
     idf = reference_corpus(references) if references is not None else None
     return make_scorer(spec.metric, spec.options, idf_references=idf)
@@ -82,8 +74,6 @@ def signed_scores(spec: Any, scorer: Scorer, texts: Sequence[str],
     that compares per-row scores (preference, deviation, correlation, search, streamed runs)
     scores through here.
     """
-    from blindspot.scoring.engine import score_rows
-
     values = score_rows(scorer, list(texts),
                         references if scorer.uses_references != "none" else None,
                         sources if scorer.uses_source != "none" else None,

@@ -14,12 +14,10 @@ import hashlib
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from blindspot.models import (ModelNotAvailableError, available_models, load_bertscore_encoder,
                               resolve_model)
-from blindspot.scoring.base import folder_revision
 
 #: config attributes that hold the number of layers, by architecture family
 _LAYER_ATTRIBUTES = ("num_hidden_layers", "n_layers", "n_layer", "num_layers")
@@ -78,21 +76,6 @@ def encoder_on_device(path: str, num_layers: int, device: str | None) -> tuple[A
 
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     return load_bertscore_encoder(path, num_layers).to(device), device
-
-
-def checkpoint_revision(path: str) -> str:
-    """Identity of the weights: a folder's content hash, or a Hub id with its cached commit."""
-    if Path(path).is_dir():
-        return folder_revision(path)
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        found = try_to_load_from_cache(path, "config.json")
-    except Exception:  # an id the Hub client rejects has no cached revision
-        found = None
-    if isinstance(found, str):
-        return f"{path}@{Path(found).parent.name}"
-    return path
 
 
 def reference_corpus(references: Sequence[Any] | None) -> list[str]:

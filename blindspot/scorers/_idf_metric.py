@@ -7,19 +7,18 @@ class, so that ``evaluate.load`` finds the script's own class first.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import blindspot.scoring.module as base
 from blindspot.scorers._encoders import with_idf_corpus
 
 
 class IdfCorpusMetric(base.ScorerMetric):
-    """A :class:`~blindspot.scoring.module.ScorerMetric` that passes ``idf_references``."""
-
-    #: whether idf is on when the caller does not say
-    idf_default: ClassVar[bool] = False
+    """A :class:`~blindspot.scoring.module.ScorerMetric` that passes ``idf_references`` (idf is
+    on when the caller does not say if the scorer's ``idf`` option defaults to on)."""
 
     def _compute(self, predictions: list[str], references: list[Any] | None = None,
                  **options: Any) -> dict[str, Any]:
+        idf_default = self._scorer_class().idf_default()
         return super()._compute(predictions, references,
-                                **with_idf_corpus(options, references, self.idf_default))
+                                **with_idf_corpus(options, references, idf_default))

@@ -10,60 +10,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from blindspot.models import resolve_model
-from blindspot.scoring.base import Scorer, folder_revision
+from blindspot.models import model_revision
+from blindspot.scoring.base import Scorer
 
 #: tokenizers report a huge ``model_max_length`` when they have no limit of their own
 _NO_LIMIT = 1_000_000
 
 
-def model_revision(name: str) -> str:
-    """The identity of the weights ``name`` stands for, without loading them.
-
-    A local folder (or an offline short name) is hashed by :func:`folder_revision`; a Hub id
-    already in the local Hub cache is hashed by its snapshot folder (named by the commit);
-    otherwise the id itself. Short names that are not installed raise
-    :class:`~blindspot.models.ModelNotAvailableError` at once.
-    """
-    path = resolve_model(name)
-    if Path(path).is_dir():
-        return folder_revision(path)
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        hit = try_to_load_from_cache(path, "config.json")
-    except (ImportError, ValueError, OSError):
-        return path
-    return folder_revision(Path(hit).parent) if isinstance(hit, str) else path
-
-
 class ModelScorer(Scorer):
-    """Base of the likelihood scorers: options checked by name, the model named by
-    ``config["model"]`` (part of the cache key through its revision), and a device that is not
-    part of the cache key (it changes where, not what, is computed)."""
+    """Base of the likelihood scorers: the model named by ``config["model"]`` (part of the cache
+    key through its revision), and a device that is not part of the cache key (it changes where,
+    not what, is computed). The options are the subclass's ``__init__`` parameters."""
 
-    #: every keyword the scorer takes; anything else is a ValueError
-    options: ClassVar[tuple[str, ...]]
     default_batch_size = 8
 
-    def __init__(self, device: str | None, unknown: dict[str, Any], **config: Any) -> None:
-        check_options(self.name, unknown, self.options)
+    def __init__(self, device: str | None, **config: Any) -> None:
         super().__init__(**config)
         self._device = device
 
     def model_revision(self) -> str:
         return model_revision(self.config["model"])
-
-
-def check_options(metric: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
-    """A ValueError naming an option the metric does not have (a typo would else be cached)."""
-    unknown = sorted(set(given) - set(allowed))
-    if unknown:
-        raise ValueError(f"{metric}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                         f"valid options: {', '.join(allowed)}")
 
 
 def max_positions(tokenizer: Any, model: Any, explicit: int | None = None) -> int:

@@ -144,15 +144,14 @@ class BartScore(lm.ModelScorer):
 
     name = "bartscore"
     outputs = ("precision", "recall", "f", "faithfulness")
+    default_output = "f"
     uses_references = "optional"
     uses_source = "optional"
     version = "1"
-    options = ("model", "model_kind", "multi_ref", "prompt", "max_length", "device")
 
     def __init__(self, model: str | None = None, model_kind: str = "seq2seq",
                  multi_ref: str = "mean", prompt: str = DEFAULT_PROMPT,
-                 max_length: int | None = None, device: str | None = None,
-                 **unknown: Any) -> None:
+                 max_length: int | None = None, device: str | None = None) -> None:
         if model_kind not in DEFAULT_MODELS:
             raise ValueError(f"model_kind must be 'seq2seq' or 'causal', got {model_kind!r}")
         if multi_ref not in AGGREGATES:
@@ -163,7 +162,7 @@ class BartScore(lm.ModelScorer):
         if model_kind == "causal":  # the prompt is part of the cache key only where it is used
             split_prompt(prompt)
             config["prompt"] = prompt
-        super().__init__(device, unknown, **config)
+        super().__init__(device, **config)
 
     def _pair_scores(self, pairs: Sequence[Pair]) -> list[float]:
         causal = self.config["model_kind"] == "causal"

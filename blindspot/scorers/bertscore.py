@@ -41,14 +41,15 @@ table use their last layer unless ``num_layers`` is given.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from blindspot.models import load_bertscore_tokenizer, resolve_model
+from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
-from blindspot.scorers._encoders import (Truncation, checked_layer, checkpoint_revision,
+from blindspot.scorers._encoders import (Truncation, checked_layer,
                                          corpus_digest, encoder_on_device, idf_corpus,
                                          layer_count, truncation_of)
 
@@ -125,6 +126,9 @@ class BertScore(Scorer):
     name = "bertscore"
     model_option = "model_type"
     outputs = ("precision", "recall", "f1")
+    default_output = "f1"
+    supports_idf = True
+    search_panel = (3, "bertscore.f1@minilm")
     uses_references = "required"
     version = "1"
     #: inputs per ``score_batch`` call; the model's own batch is the ``batch_size`` option
@@ -172,10 +176,8 @@ class BertScore(Scorer):
     # -- model -----------------------------------------------------------------------------------
 
     def model_revision(self) -> str:
-        from importlib.metadata import version
-
         # bert_score's own __version__ lags its releases (0.3.13 says 0.3.12)
-        return f"{checkpoint_revision(self._path)};bert-score-{version('bert-score')}"
+        return f"{model_revision(self._path)};bert-score-{metadata.version('bert-score')}"
 
     def model(self) -> Any:
         """The shared encoder (loaded on first use, so cache hits never load it)."""
@@ -189,8 +191,6 @@ class BertScore(Scorer):
     def idf_dict(self) -> Any:
         """bert_score's token weights: idf of the corpus, or 1 with [CLS]/[SEP] at 0."""
         if self._idf_dict is None:
-            from collections import defaultdict
-
             from bert_score.utils import get_idf_dict
 
             tokenizer = self.tokenizer()

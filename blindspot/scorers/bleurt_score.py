@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from blindspot.scorers._lm_utils import check_options, length_chunks, model_revision
+from blindspot.models import load_bleurt, model_revision
+from blindspot.scorers._lm_utils import length_chunks
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 #: the citation of both BLEURT evaluate modules (bleurt_score, bleurt)
@@ -55,16 +56,13 @@ class Bleurt(Scorer):
     uses_references = "required"
     default_batch_size = 32
 
-    def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 512, **config: Any) -> None:
-        check_options(self.name, config, ("model", "max_length"))
+    def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 512) -> None:
         super().__init__(model=str(model), max_length=int(max_length))
 
     def model_revision(self) -> str:
         return model_revision(self.config["model"])
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        from blindspot.models import load_bleurt
-
         tokenizer, model = load_bleurt(self.config["model"])
         pairs = list(dict.fromkeys((ref, item.hypothesis) for item in batch
                                    for ref in item.references))

@@ -14,16 +14,14 @@ cannot serve ``comet_qe``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from statistics import fmean
 from typing import Any, ClassVar
 
-from blindspot.scorers._lm_utils import check_options
+from blindspot.models import comet_checkpoint, load_comet, model_revision
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 #: paper defaults (blind-spots paper: COMET / COMET-QE of WMT20/21); newer: Unbabel/wmt22-comet-da,
@@ -65,16 +63,6 @@ def comet_samples(item: ScoreInput, mode: str) -> list[dict[str, str]]:
     return [{"src": source, "mt": item.hypothesis, "ref": ref} for ref in item.references]
 
 
-def checkpoint_revision(checkpoint: str) -> str:
-    """Identity of a COMET checkpoint: its resolved path, size and the folder's hparams.yaml."""
-    path = Path(checkpoint).resolve()
-    digest = hashlib.sha256(f"{path}:{path.stat().st_size}".encode())
-    hparams = path.parents[1] / "hparams.yaml"
-    if hparams.is_file():
-        digest.update(hparams.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def import_comet() -> Any:
     """``import comet`` without its side effect on the root logger (it calls
     ``logging.basicConfig(level=INFO)`` at import, which would make every library chatty)."""
@@ -114,8 +102,7 @@ class _CometScorer(Scorer):
     uses_source = "required"
     default_batch_size = 16
 
-    def __init__(self, model: str | None = None, gpus: int = 0, **config: Any) -> None:
-        check_options(self.name, config, ("model", "gpus"))
+    def __init__(self, model: str | None = None, gpus: int = 0) -> None:
         super().__init__(model=str(model or self.default_model), gpus=int(gpus))
         self._model: Any = None
 
@@ -123,8 +110,6 @@ class _CometScorer(Scorer):
     def model(self) -> Any:
         """The COMET model, loaded on first use and checked to support this scorer's mode."""
         if self._model is None:
-            from blindspot.models import load_comet
-
             import_comet()
             model = load_comet(self.config["model"])
             if self.mode not in model_modes(model):
@@ -137,9 +122,7 @@ class _CometScorer(Scorer):
         return self._model
 
     def model_revision(self) -> str:
-        from blindspot.models import comet_checkpoint
-
-        return f"comet-{import_comet().__version__}:" + checkpoint_revision(
+        return f"comet-{import_comet().__version__}:" + model_revision(
             comet_checkpoint(self.config["model"]))
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:

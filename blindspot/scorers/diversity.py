@@ -25,7 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from blindspot.scoring.base import ScoreInput, Scorer, folder_revision, register_scorer
+from blindspot.models import load_tokenizer, model_revision
+from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 WHITESPACE = "whitespace"
 
@@ -62,6 +63,7 @@ class _NgramScorer(Scorer):
     uses_references = "none"
     default_batch_size = 1024
     model_option = "tokenizer"
+    kind = "lexical"  # whitespace words by default; a tokenizer only when one is named
 
     def __init__(self, n: int = 4, tokenizer: str = WHITESPACE, **config: Any) -> None:
         super().__init__(n=_check_n(n), tokenizer=str(tokenizer), **config)
@@ -76,8 +78,6 @@ class _NgramScorer(Scorer):
     def _make_split(self) -> Callable[[str], list[str]]:
         if self.config["tokenizer"] == WHITESPACE:
             return str.split
-        from blindspot.models import load_tokenizer
-
         hf = load_tokenizer(self.config["tokenizer"])
         return lambda text: hf.tokenize(text)
 
@@ -87,9 +87,7 @@ class _NgramScorer(Scorer):
     def model_revision(self) -> str:
         if self.config["tokenizer"] == WHITESPACE:
             return ""
-        from blindspot.models import resolve_model
-
-        return folder_revision(resolve_model(self.config["tokenizer"]))
+        return model_revision(self.config["tokenizer"])
 
 
 @register_scorer

@@ -51,13 +51,11 @@ class GptPpl(lm.ModelScorer):
     uses_references = "none"
     uses_source = "none"
     version = "1"
-    options = ("model", "max_length", "device", "add_start_token")
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int | None = None,
-                 device: str | None = None, add_start_token: bool = True,
-                 **unknown: Any) -> None:
+                 device: str | None = None, add_start_token: bool = True) -> None:
         # in the identity only when off, so that cached scores stay valid
-        super().__init__(device, unknown, model=str(model), max_length=max_length,
+        super().__init__(device, model=str(model), max_length=max_length,
                          **({} if add_start_token else {"add_start_token": False}))
 
     def _model(self) -> tuple[Any, Any]:

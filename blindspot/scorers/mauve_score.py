@@ -54,10 +54,11 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.models import load_causal_lm, load_config, load_encoder
+from blindspot.models import load_causal_lm, load_config, load_encoder, model_revision
 from blindspot.paths import cache_dir
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.cache import default_score_cache
 from blindspot.sqlite_utils import KeyValueStore
 
 DEFAULT_FEATURE_MODEL = "gpt2-large"
@@ -218,6 +219,8 @@ class Mauve(Scorer):
     name = "mauve"
     model_option = "feature_model"
     outputs = ("mauve", "mauve_star", "frontier_integral", "num_buckets")
+    default_output = "mauve"
+    extra_options = tuple(PAPER_HYPERPARAMETERS)
     uses_references = "required"
     uses_source = "none"
     corpus_level = True
@@ -228,10 +231,7 @@ class Mauve(Scorer):
                  max_text_length: int = DEFAULT_MAX_TEXT_LENGTH, batch_size: int | None = None,
                  device: str | None = None, feature_cache: Any = _DEFAULT,
                  **options: Any) -> None:
-        lm.check_options(self.name, {k: v for k, v in options.items()
-                                     if k not in PAPER_HYPERPARAMETERS},
-                         ("feature_model", "max_text_length", "batch_size", "device",
-                          "feature_cache", *PAPER_HYPERPARAMETERS))
+        self.check_options(options)
         if isinstance(max_text_length, bool) or not isinstance(max_text_length, int) \
                 or max_text_length < 1:
             raise ValueError(f"max_text_length must be a positive integer, got {max_text_length!r}")
@@ -241,7 +241,7 @@ class Mauve(Scorer):
         # not part of the score cache key
         super().__init__(feature_model=str(feature_model), max_text_length=max_text_length,
                          **hyper)
-        self.kind = feature_kind(load_config(self.config["feature_model"]))
+        self.feature_kind = feature_kind(load_config(self.config["feature_model"]))
         self._batch_size = batch_size or self.default_batch_size
         self._device = device
         self._feature_cache = (default_feature_cache() if feature_cache is _DEFAULT
@@ -252,7 +252,7 @@ class Mauve(Scorer):
 
     def model_revision(self) -> str:
         if self._revision is None:
-            self._revision = lm.model_revision(self.config["feature_model"])
+            self._revision = model_revision(self.config["feature_model"])
         return self._revision
 
     def hyperparameters(self) -> dict[str, Any]:
@@ -260,18 +260,19 @@ class Mauve(Scorer):
         return {key: self.config[key] for key in PAPER_HYPERPARAMETERS}
 
     def _feature_key(self, text: str) -> str:
-        payload = json.dumps([self.model_revision(), self.kind, self.config["max_text_length"],
-                              text], ensure_ascii=False)
+        payload = json.dumps([self.model_revision(), self.feature_kind,
+                              self.config["max_text_length"], text], ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     # -- features ----------------------------------------------------------------------------------
 
     def _compute_features(self, texts: Sequence[str]) -> list[np.ndarray]:
-        tokenizer, model = load_feature_model(self.config["feature_model"], self.kind)
+        tokenizer, model = load_feature_model(self.config["feature_model"], self.feature_kind)
         model = lm.place(model, self._device)
         limit = lm.max_positions(tokenizer, model, self.config["max_text_length"])
         return last_token_states(model, token_sequences(tokenizer, texts, limit),
-                                 lm.pad_id(tokenizer), self._batch_size, self.kind == "causal")
+                                 lm.pad_id(tokenizer), self._batch_size,
+                                 self.feature_kind == "causal")
 
     def text_features(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One feature per text, in order (empty for a text with no tokens); each distinct text
@@ -335,8 +336,6 @@ def mauve_sets(predictions: Sequence[str], references: Sequence[str], *, cache: 
     ``options`` are :class:`Mauve`'s. The result is cached like the engine's corpus scores
     (``cache``: a :class:`~blindspot.scoring.cache.ScoreCache`, None, or the default one).
     """
-    from blindspot.scoring.cache import default_score_cache
-
     hyps = _string_list(predictions, "predictions")
     refs = _string_list(references, "references")
     scorer = Mauve(**options)

@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from blindspot.scorers._lm_utils import check_options, length_chunks, max_positions, model_revision
+from blindspot.models import load_sequence_classifier, model_revision
+from blindspot.scorers._lm_utils import length_chunks, max_positions
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 #: the MENLI paper (also cited by the MENLI adversarial-set builder's cards)
@@ -167,9 +168,7 @@ class Menli(Scorer):
     default_batch_size = 32
 
     def __init__(self, model: str | None = None, direction: str = "ref->hyp", formula: str = "e",
-                 label_order: str | None = None, multi_reference: str = "mean",
-                 **config: Any) -> None:
-        check_options(self.name, config, ("model", "direction", "formula", "label_order", "multi_reference"))
+                 label_order: str | None = None, multi_reference: str = "mean") -> None:
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}")
         if formula not in FORMULAS:
@@ -202,8 +201,6 @@ class Menli(Scorer):
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Probabilities]:
         """Class probabilities of distinct (premise, hypothesis) pairs."""
-        from blindspot.models import load_sequence_classifier
-
         tokenizer, model = load_sequence_classifier(self.config["model"])
         indices = label_indices(model.config, self.config["model"], self.config["label_order"])
         unique = list(dict.fromkeys(pairs))

@@ -94,14 +94,13 @@ class MlmPpl(lm.ModelScorer):
     uses_references = "none"
     uses_source = "none"
     version = "1"
-    options = ("model", "max_length", "mask_batch_size", "device")
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int | None = None,
-                 mask_batch_size: int = 64, device: str | None = None, **unknown: Any) -> None:
+                 mask_batch_size: int = 64, device: str | None = None) -> None:
         if int(mask_batch_size) < 1:
             raise ValueError(f"mask_batch_size must be at least 1, got {mask_batch_size!r}")
         # how the masked copies are grouped does not change the scores: not a cache key
-        super().__init__(device, unknown, model=str(model), max_length=max_length)
+        super().__init__(device, model=str(model), max_length=max_length)
         self._mask_batch_size = int(mask_batch_size)
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:

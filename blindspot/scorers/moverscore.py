@@ -37,9 +37,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from blindspot.models import load_bertscore_tokenizer, resolve_model
+from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
-from blindspot.scorers._encoders import (Truncation, checked_layer, checkpoint_revision,
+from blindspot.scorers._encoders import (Truncation, checked_layer,
                                          corpus_digest, encoder_config, encoder_on_device,
                                          idf_corpus, layer_count, truncation_of)
 
@@ -127,6 +127,7 @@ class MoverScore(Scorer):
     name = "moverscore"
     model_option = "model_type"
     outputs = ("moverscore",)
+    supports_idf = True
     uses_references = "required"
     version = "1"
     default_batch_size = 128
@@ -155,7 +156,7 @@ class MoverScore(Scorer):
     # -- model -----------------------------------------------------------------------------------
 
     def model_revision(self) -> str:
-        return checkpoint_revision(self._path)
+        return model_revision(self._path)
 
     def model(self) -> Any:
         """The shared encoder cut after ``num_layers`` layers (loaded on first use)."""

@@ -25,7 +25,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from importlib import metadata
+from types import MappingProxyType
 from typing import Any
+
+from rapidfuzz.distance import LCSseq
+from rouge_score import scoring, tokenize
 
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
@@ -53,8 +58,7 @@ class _MemoTokenizer:
     """
 
     def __init__(self, use_stemmer: bool, max_texts: int = 65536) -> None:
-        from nltk.stem import porter
-        from rouge_score import tokenize
+        from nltk.stem import porter  # lazy: importing nltk takes seconds
 
         self._tokenize = tokenize.tokenize
         stemmer = porter.PorterStemmer() if use_stemmer else None
@@ -75,9 +79,6 @@ class _MemoTokenizer:
 
 def _lcs_score(ref_ids: list[int], hyp_ids: list[int]) -> Any:
     """rouge-score's ``_score_lcs(target_tokens, prediction_tokens)``, with a fast exact LCS."""
-    from rapidfuzz.distance import LCSseq
-    from rouge_score import scoring
-
     if not ref_ids or not hyp_ids:
         return scoring.Score(precision=0, recall=0, fmeasure=0)
     lcs_length = LCSseq.similarity(ref_ids, hyp_ids)
@@ -115,7 +116,12 @@ class Rouge(Scorer):
 
     name = "rouge"
     model_option = None
+    kind = "lexical"
     outputs = DEFAULT_ROUGE_TYPES
+    default_output = "rougeL"
+    natural_ranges = MappingProxyType({None: (0.0, 1.0)})  # every ROUGE type, every measure
+    output_selector = "rouge_types"
+    search_panel = (2, "rouge")
     uses_references = "required"
     default_batch_size = 256
 
@@ -140,7 +146,7 @@ class Rouge(Scorer):
         """rouge-score's scorer for ``types`` with the shared memoising tokenizer, built once."""
         key = tuple(types)
         if key not in self._scorers:
-            from rouge_score import rouge_scorer
+            from rouge_score import rouge_scorer  # lazy: it imports nltk (seconds)
 
             self._scorers[key] = rouge_scorer.RougeScorer(
                 list(key), use_stemmer=self.config["use_stemmer"],
@@ -193,6 +199,4 @@ class Rouge(Scorer):
                 for key in self.outputs}
 
     def model_revision(self) -> str:
-        from importlib.metadata import version
-
-        return f"rouge-score-{version('rouge-score')}"
+        return f"rouge-score-{metadata.version('rouge-score')}"

@@ -26,13 +26,13 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from blindspot.scorers._lm_utils import check_options, length_chunks, model_revision
+from blindspot.models import load_seq2seq_lm, model_revision
+from blindspot.parsing import get_parser
+from blindspot.scorers._lm_utils import length_chunks
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 DEFAULT_MODEL = "MingZhong/unieval-sum"
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
-#: dimensions UniEval scores sentence by sentence, then averages
-SENTENCE_LEVEL = frozenset({"consistency", "fluency"})
 
 
 def unieval_question(dimension: str, output: str, document: str = "", reference: str = "") -> str:
@@ -54,12 +54,10 @@ def unieval_question(dimension: str, output: str, document: str = "", reference:
 def split_sentences(texts: Sequence[str], splitter: str = "spacy") -> list[list[str]]:
     """Each text's sentences (at least one: an empty text is one empty sentence)."""
     if splitter == "spacy":
-        from blindspot.parsing import get_parser
-
         parsed = get_parser().parse_many(list(texts))
         found = [[s for s in p.sentence_texts if s] for p in parsed]
     elif splitter == "nltk":
-        import nltk
+        import nltk  # lazy: importing nltk takes seconds
 
         found = [nltk.sent_tokenize(t) for t in texts]
     else:
@@ -107,15 +105,13 @@ class UniEval(Scorer):
 
     name = "unieval"
     outputs = ("coherence", "consistency", "fluency", "relevance", "overall")
+    default_output = "overall"
     uses_references = "optional"  # required unless relevance_against="source" (set per instance)
     uses_source = "required"
     default_batch_size = 8
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 1024,
-                 relevance_against: str = "reference", sentence_splitter: str = "spacy",
-                 **config: Any) -> None:
-        check_options(self.name, config, ("model", "max_length", "relevance_against",
-                                            "sentence_splitter"))
+                 relevance_against: str = "reference", sentence_splitter: str = "spacy") -> None:
         if relevance_against not in ("reference", "source"):
             raise ValueError(f"relevance_against must be 'reference' or 'source', got "
                              f"{relevance_against!r}")
@@ -143,8 +139,6 @@ class UniEval(Scorer):
         return pairs
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        from blindspot.models import load_seq2seq_lm
-
         tokenizer, model = load_seq2seq_lm(self.config["model"])
         sentences = split_sentences([item.hypothesis for item in batch],
                                     self.config["sentence_splitter"])

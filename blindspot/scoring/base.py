@@ -11,10 +11,10 @@ import hashlib
 import inspect
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal
 
 from blindspot.suggest import did_you_mean
 
@@ -40,7 +40,11 @@ class Scorer(ABC):
     """Base class of every metric.
 
     Subclasses set the class attributes, take their options as keyword arguments (kept in
-    ``self.config``, which is part of every cache key) and implement :meth:`score_batch`.
+    ``self.config``, which is part of every cache key; the ``__init__`` parameters are the
+    options, :meth:`option_names`) and implement :meth:`score_batch`. What the rest of the
+    project knows about a metric (direction, natural range, lexical or model-based, default
+    output, idf...) is declared here as class attributes, never in a table keyed by its name;
+    read them with :func:`blindspot.scoring.facts.scorer_facts`.
     """
 
     name: ClassVar[str]
@@ -61,14 +65,74 @@ class Scorer(ABC):
     #: the option that names the model (``bertscore@minilm`` sets it); None for model-free ones
     model_option: ClassVar[str | None] = "model"
 
+    # -- facts the runner, the protocols and the Space read (through :func:`scorer_facts`) -------
+
+    #: "lexical": computed from the strings alone, it loads no model (the Space offers these on
+    #: any machine); "model": it scores with model weights
+    kind: ClassVar[Literal["lexical", "model"]] = "model"
+    #: the output judged when a spec names none (None: the first of ``outputs``): the figure the
+    #: papers report for the metric
+    default_output: ClassVar[str | None] = None
+    #: outputs where a lower score is better (an edit rate); the runner negates them before
+    #: judging, as the protocols ask for higher = better
+    lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: the fixed scale of outputs whose scale is fixed: output (None: every output) -> (low, high)
+    natural_ranges: ClassVar[Mapping[str | None, tuple[float, float]]] = MappingProxyType({})
+    #: the option that restricts which outputs are computed (ROUGE's ``rouge_types``): a spec
+    #: then computes only the judged one; None when every output is always computed
+    output_selector: ClassVar[str | None] = None
+    #: True when the scorer can weight by idf over a reference corpus (options ``idf`` and
+    #: ``idf_references``): the runner hands it the run's references
+    supports_idf: ClassVar[bool] = False
+    #: (place, spec) of this metric in the default panel of a search, None when not in it
+    search_panel: ClassVar[tuple[int, str] | None] = None
+    #: options taken through ``**options`` besides the named parameters of ``__init__`` (MAUVE's
+    #: paper hyperparameters); a scorer with ``**options`` and none declared takes any keyword
+    extra_options: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, **config: Any) -> None:
         self.config = config
 
     @classmethod
+    def judged_output(cls) -> str:
+        """The output judged when a spec names none."""
+        return cls.default_output or cls.outputs[0]
+
+    @classmethod
+    def higher_is_better(cls, output: str | None = None) -> bool:
+        """Whether a higher score of ``output`` (of every output when None) is better."""
+        return not (cls.lower_is_better if output is None else cls.lower_is_better & {output})
+
+    @classmethod
+    def natural_range(cls, output: str) -> tuple[float, float] | None:
+        """The fixed scale of ``output``, None when it has none."""
+        return cls.natural_ranges.get(output) or cls.natural_ranges.get(None)
+
+    @classmethod
+    def idf_default(cls) -> bool:
+        """Whether the scorer weights by idf when its options do not say (its ``idf`` default)."""
+        parameter = inspect.signature(cls.__init__).parameters.get("idf")
+        return cls.supports_idf and parameter is not None and bool(parameter.default)
+
+    @classmethod
     def option_names(cls) -> list[str] | None:
-        """The options this scorer accepts, from its ``__init__`` signature (None: it takes any
-        keyword and checks them itself)."""
-        return declared_options(cls.__init__)
+        """The options this scorer accepts: the named parameters of its ``__init__`` and its
+        ``extra_options`` (None: it takes any keyword)."""
+        named = declared_options(cls.__init__)
+        if named is None and not cls.extra_options:
+            return None
+        return [*(named or _named_parameters(cls.__init__)), *cls.extra_options]
+
+    @classmethod
+    def check_options(cls, given: Iterable[str]) -> None:
+        """A ValueError naming an option the scorer does not have (a typo would else be cached
+        as a different configuration), with the valid ones."""
+        accepted = cls.option_names()
+        unknown = sorted(set(given) - set(accepted)) if accepted is not None else []
+        if unknown:
+            raise ValueError(f"metric {cls.name!r} has no option {unknown[0]!r}; its options are "
+                             f"{', '.join(accepted) or 'none'} (e.g. --option {cls.name}.KEY=VALUE)"
+                             f"{did_you_mean(unknown[0], accepted)}")
 
     # -- subclass hooks --------------------------------------------------------------------------
 
@@ -77,7 +141,9 @@ class Scorer(ABC):
         """Scores of unique inputs, one dict of ``outputs`` per input, in order."""
 
     def model_revision(self) -> str:
-        """Identity of the model weights in use ("" for model-free metrics)."""
+        """Identity of the model weights in use ("" for model-free metrics): for weights,
+        :func:`blindspot.models.model_revision`, plus the version of a library that computes
+        the score when it matters."""
         return ""
 
     def score_corpus(self, inputs: Sequence[ScoreInput]) -> dict[str, float]:
@@ -101,23 +167,6 @@ class Scorer(ABC):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def folder_revision(path: str | Path) -> str:
-    """A revision id for a local model folder: hash of its config and weight files' names and sizes.
-
-    Hub snapshots are named by their commit, which is part of the path and so of the hash.
-    """
-    folder = Path(path)
-    if not folder.is_dir():
-        return str(path)
-    digest = hashlib.sha256(str(folder.resolve()).encode())
-    for file in sorted(folder.iterdir()):
-        if file.is_file():
-            digest.update(f"{file.name}:{file.stat().st_size}".encode())
-            if file.suffix == ".json" and file.stat().st_size < 1_000_000:
-                digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 SCORERS: dict[str, type[Scorer]] = {}
 
 
@@ -134,19 +183,20 @@ def get_scorer(name: str, **config: Any) -> Scorer:
     if name not in SCORERS:
         raise ValueError(f"unknown metric {name!r}; valid metrics: {', '.join(sorted(SCORERS))}"
                          f"{did_you_mean(name, SCORERS)}")
-    accepted = SCORERS[name].option_names()
-    unknown = sorted(set(config) - set(accepted)) if accepted is not None else []
-    if unknown:
-        raise ValueError(f"metric {name!r} has no option {unknown[0]!r}; its options are "
-                         f"{', '.join(accepted) or 'none'} (e.g. --option {name}.KEY=VALUE)"
-                         f"{did_you_mean(unknown[0], accepted)}")
+    SCORERS[name].check_options(config)
     return SCORERS[name](**config)
+
+
+def _named_parameters(function: Any) -> list[str]:
+    """The parameters of ``function`` (an ``__init__``) that can be given by name."""
+    return [p.name for p in inspect.signature(function).parameters.values()
+            if p.name != "self"
+            and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
 
 
 def declared_options(function: Any) -> list[str] | None:
     """The keyword options ``function`` (an ``__init__``) declares; None when it takes any."""
-    parameters = [p for p in inspect.signature(function).parameters.values() if p.name != "self"]
+    parameters = inspect.signature(function).parameters.values()
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
         return None
-    return [p.name for p in parameters
-            if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
+    return _named_parameters(function)

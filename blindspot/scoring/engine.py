@@ -129,6 +129,7 @@ def score_corpus(scorer: Scorer, predictions: Sequence[Any], references: Sequenc
 def _progress(total: int, name: str, enabled: bool) -> Any:
     if not enabled or total == 0:
         return None
+    # imported at call time: the Space's worker swaps tqdm.auto.tqdm for its reporting bar
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=f"scoring {name}", unit="input", file=sys.stderr)

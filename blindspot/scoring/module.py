@@ -14,8 +14,9 @@ from typing import Any, ClassVar
 import datasets
 import evaluate
 
-from blindspot.scoring.base import SCORERS, get_scorer
+from blindspot.scoring.base import Scorer, get_scorer
 from blindspot.scoring.engine import build_inputs, score_corpus, score_rows
+from blindspot.scoring.facts import scorer_facts
 
 
 _MISSING_KEY = "_blindspot_missing_inputs"
@@ -29,10 +30,8 @@ class ScorerMetric(evaluate.Metric):
     module_citation: ClassVar[str] = ""
     module_inputs: ClassVar[str] = ""
 
-    def _scorer_class(self) -> Any:
-        import blindspot.scorers  # noqa: F401  (registers every scorer)
-
-        return SCORERS[self.scorer_name]
+    def _scorer_class(self) -> type[Scorer]:
+        return scorer_facts(self.scorer_name)
 
     def _info(self) -> evaluate.MetricInfo:
         cls = self._scorer_class()

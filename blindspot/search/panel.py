@@ -20,9 +20,11 @@ from typing import Any
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.scoring.base import Scorer
+from blindspot.scoring.facts import default_panel
 
-#: the panel when none is given; the targeted metric's own family is left out of it
-DEFAULT_PANEL = ("chrf", "bleu", "rouge", "bertscore.f1@minilm")
+#: the panel when none is given (the scorers' declared ``search_panel`` places); the targeted
+#: metric's own family is left out of it
+DEFAULT_PANEL = default_panel()
 
 
 def panel_specs(target: MetricSpec, panel: Any = DEFAULT_PANEL,

@@ -67,4 +67,3 @@ class MoverScore(idf_base.IdfCorpusMetric):
     module_description = __doc__
     module_citation = _CITATION
     module_inputs = _INPUTS
-    idf_default = True

@@ -18,30 +18,41 @@ metrics with offline models (:func:`blindspot.runner.metric_spec.check_visitor_m
 uploads only data files within the Space's limits (:mod:`blindspot.space.limits`).
 """
 
+import html
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.space.datapick import data_source
+from blindspot import seeding
+from blindspot.models import available_models
+from blindspot.protocols.registry import get_protocol
+from blindspot.report import views
+from blindspot.report.html import esc, lines_list
+from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
+from blindspot.scoring.facts import lexical_metrics
+from blindspot.space.controls import run_controls, wire_run
+from blindspot.space.datapick import build_picker, data_source, keep_upload, mapping_of, show_upload
 from blindspot.space.forms import form_for, stress_protocols
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
+from blindspot.space.matrix import cells_html
+from blindspot.space.uploads import check_file
 
-LEXICAL_METRICS = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
+#: the model metrics the Space offers, with the offline model each needs (the lexical ones, which
+#: need none, come from the scorers' declared ``kind``)
 MODEL_METRICS = {"bertscore.f1@minilm": "minilm", "gpt_ppl@smollm2": "smollm2"}
 REPORT_FILES = ("results.json", "report.md", "report.html")
 
 
 def metric_choices() -> list[str]:
     """Metrics that run on this machine: the lexical ones and those whose model is installed."""
-    from blindspot.models import available_models
-
     installed = available_models()
-    return [*LEXICAL_METRICS, *(m for m, model in MODEL_METRICS.items() if model in installed)]
+    return [*lexical_metrics(), *(m for m, model in MODEL_METRICS.items() if model in installed)]
 
 
 def test_choices() -> list[str]:
     """Suites first, then every test."""
+    # lazy: the catalogue loads every perturbation (spaCy's pipeline among them)
     from blindspot.perturbations.catalogue import suite_names
     from blindspot.space.tabs.perturb import test_names
 
@@ -50,8 +61,6 @@ def test_choices() -> list[str]:
 
 def parse_seeds(text: str) -> list[int]:
     """The seeds field (``1, 2,3``)."""
-    from blindspot import seeding
-
     return seeding.parse_seeds(text, "seeds")
 
 
@@ -74,16 +83,12 @@ def parse_options(text: str) -> dict[str, Any]:
 def visitor_options(protocol: str, text: str, limits: SpaceLimits = DEFAULT_LIMITS
                     ) -> dict[str, Any]:
     """The options field read and checked against the protocol's visitor-safe options."""
-    from blindspot.protocols.registry import get_protocol
-
     return get_protocol(protocol).check_options(parse_options(text), visitor=True,
                                                 allow_hub_models=limits.allow_hub_models)
 
 
 def options_hint(protocol: str) -> str:
     """The options a visitor may type for ``protocol``, from its declaration."""
-    from blindspot.protocols.registry import get_protocol
-
     chosen = get_protocol(protocol)
     lines = [f"- `{s.describe()}`" for s in chosen.options if s.visitor_safe and not s.file]
     return "Options you can set (key=value per line):\n" + "\n".join(lines) if lines else ""
@@ -105,9 +110,7 @@ def make_request(protocol: str, data: str, task: str, columns: dict | None,
     """The run's request (what the worker gets), checked before any process starts; tests and
     seeds go in only for protocols that read them (:mod:`blindspot.space.forms`). Every metric
     must be one a visitor may run; ``options`` were checked by :func:`visitor_options`."""
-    from blindspot.perturbations.catalogue import suite_tests
-    from blindspot.protocols.registry import get_protocol
-    from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
+    from blindspot.perturbations.catalogue import suite_tests  # lazy: see test_choices
 
     name = get_protocol(protocol).name
     form = form_for(name)
@@ -132,9 +135,6 @@ def protocol_file_option(protocol: str, path: str | None, options: dict[str, Any
                          session_dir: Path, limits: SpaceLimits = DEFAULT_LIMITS
                          ) -> dict[str, Any]:
     """``options`` with the protocol's file option set to the kept "protocol file" upload."""
-    from blindspot.space.datapick import keep_upload
-    from blindspot.space.uploads import check_file
-
     option = form_for(protocol).file_option
     if not path or option is None:
         return options
@@ -150,10 +150,6 @@ def run_label(number: str, data_label: str, metrics: Sequence[str]) -> str:
 def expectations_html(data: dict[str, Any]) -> str:
     """The examination paper's expectation x metric table and its lines, as the report shows
     them (empty when the run checked none)."""
-    from blindspot.report import views
-    from blindspot.report.html import esc, lines_list
-    from blindspot.space.matrix import cells_html
-
     rows = [(r.test, r.category, r.cells) for r in views.expectation_rows(data)]
     if not rows:
         return ""
@@ -166,23 +162,17 @@ def expectations_html(data: dict[str, Any]) -> str:
 def verdicts_html(results: dict[str, Any]) -> str:
     """Per dataset: the test x metric verdict table, the examination paper's expectations,
     skipped tests and metric errors (the report's sections, without the details)."""
-    import html
-
-    from blindspot.report.html import lines_list
-    from blindspot.report.views import legend, metric_errors, skipped_tests, summary_rows
-    from blindspot.space.matrix import cells_html
-
     parts = []
     for name, data in results["datasets"].items():
         parts.append(f"<h4>{html.escape(name)} ({html.escape(data['task'])}, {data['rows']} rows)"
                      "</h4>")
-        rows = [(r.test, r.category, r.cells) for r in summary_rows(data)]
+        rows = [(r.test, r.category, r.cells) for r in views.summary_rows(data)]
         parts.append(cells_html(list(data["metrics"]), rows))
         parts.append(expectations_html(data))
-        notes = [f"skipped {t}: {why}" for t, why in skipped_tests(data)]
-        notes += [f"metric error {m}: {why}" for m, why in metric_errors(data)]
+        notes = [f"skipped {t}: {why}" for t, why in views.skipped_tests(data)]
+        notes += [f"metric error {m}: {why}" for m, why in views.metric_errors(data)]
         parts += [f"<p>{html.escape(n)}</p>" for n in notes]
-    parts.append(lines_list(legend(results)))  # the report's legend: the run's tolerance and cap
+    parts.append(lines_list(views.legend(results)))  # the legend: the run's tolerance and cap
     return "".join(parts)
 
 
@@ -217,10 +207,7 @@ def result_views(results: dict[str, Any], folder: Path) -> tuple[str, str]:
 
 def build(context: Any) -> None:
     """The tab's components and events."""
-    import gradio as gr
-
-    from blindspot.space.controls import run_controls, wire_run
-    from blindspot.space.datapick import build_picker, mapping_of, show_upload
+    import gradio as gr  # lazy: the UI library, only when the Space is built (as the other tabs)
 
     workspace, datasets_dir, limits = context.workspace, context.datasets_dir, context.limits
 
