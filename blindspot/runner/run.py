@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from blindspot import defaults
+from blindspot.scoring.anchors import sanity_anchors
 from blindspot.forking import check_num_proc, fit_threads_to_load
 from blindspot.judging import gold_problem, nan_error
 from blindspot.paths import cache_dir
@@ -336,6 +337,8 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
     entry.gold = gold_summary(gold)
+    entry.anchors = sanity_anchors(run.scorer, spec, texts, gold_data.column("references"),
+                                   gold_data.column("source"))
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)

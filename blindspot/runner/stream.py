@@ -56,8 +56,8 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-import blindspot.scorers  # noqa: F401  (registers every scorer)
 from blindspot import defaults
+from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
 from blindspot.io import check_readable, json_rows, unreadable
 from blindspot.judging import gold_problem, nan_message, nan_rows
 from blindspot.parsing import get_parser
@@ -244,6 +244,8 @@ class _StreamedMetric:
         self.error: str | None = None
         self.gold = _Tally()
         self.cells: dict[int, _Tally] = {}
+        #: the first gold rows (texts, references, sources), for the anchors of the report
+        self.anchor_rows: list[tuple[Any, Any, Any]] = []
         try:
             self.scorer = scorer_for(spec, None)  # idf over all references was refused before
         except Exception as error:  # reported in the metric's entry, as the in-memory run does
@@ -291,6 +293,10 @@ def _score_gold(metric: _StreamedMetric, rows: _Chunk, spill: _Spill) -> list[fl
         return None
     metric.gold.count_nan(scores, rows.ids)
     spill.append(metric.file(None), scores, np.float64)
+    missing = ANCHOR_ROWS - len(metric.anchor_rows)
+    if missing > 0:
+        metric.anchor_rows += list(zip(rows.texts, rows.references or [None] * len(rows.texts),
+                                       rows.sources or [None] * len(rows.texts)))[:missing]
     return scores
 
 
@@ -342,6 +348,10 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
         return entry
     gold = Gold([], [], spill.load(metric.file(None), np.float64))
     entry.gold = gold_summary(gold)
+    texts, references, sources = (list(c) for c in zip(*metric.anchor_rows))
+    entry.anchors = sanity_anchors(metric.scorer, metric.spec, texts,
+                                   None if references[0] is None else references,
+                                   None if sources[0] is None else sources)
 
     def cells_of(test: str) -> list[Cell]:
         cells = []
