@@ -24,6 +24,7 @@ from blindspot.space.controls import run_controls, wire_run
 from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
 from blindspot.space.tabs.stress import metric_choices
 from blindspot.space.worddiff import diff_html
+from blindspot.space.registry import SpaceTab, register_tab
 
 #: Small defaults: on the demo (chrF, 5 rows) the search reaches the noise ratio on every row
 #: with about 3,000 calls, in seconds.
@@ -250,3 +251,6 @@ def build(context: Any) -> None:
     wire_run(workspace, run, stop, status, on_run,
              [*picker.inputs, metric, panel, noise, max_calls, max_seconds, seed, limit],
              [status, summary, examples, patterns, plot, files], api_name="search")
+
+
+TAB = register_tab(SpaceTab("search", "Adversarial search", build, 25))
