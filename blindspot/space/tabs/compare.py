@@ -16,8 +16,8 @@ import gradio as gr
 
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, matrix_csv_rows, matrix_html
-from blindspot.space.uploads import UploadError, read_results
 from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.uploads import UploadError, read_results
 
 
 def collect_runs(session_runs: Sequence[dict[str, Any]], chosen: Sequence[str],

@@ -16,8 +16,8 @@ from blindspot.perturbations import list_perturbations
 from blindspot.perturbations.base import REGISTRY, canonical_name, level_str
 from blindspot.perturbations.base import TASKS as TASK_DATA
 from blindspot.perturbations.dataset import build_perturbation
-from blindspot.space.worddiff import COLORS, changed_words, diff_html, word_diff
 from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.worddiff import COLORS, changed_words, diff_html, word_diff
 
 #: the tasks with paper levels, as the perturbation registry names them
 TASKS = tuple(TASK_DATA)

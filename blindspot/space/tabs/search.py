@@ -22,9 +22,9 @@ from blindspot.search.report import PLOT_FILE, metric_table, pattern_table
 from blindspot.search.run import SearchSettings
 from blindspot.space.controls import run_controls, wire_run
 from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
+from blindspot.space.registry import SpaceTab, register_tab
 from blindspot.space.tabs.stress import metric_choices
 from blindspot.space.worddiff import diff_html
-from blindspot.space.registry import SpaceTab, register_tab
 
 #: Small defaults: on the demo (chrF, 5 rows) the search reaches the noise ratio on every row
 #: with about 3,000 calls, in seconds.

@@ -36,8 +36,8 @@ from blindspot.space.datapick import build_picker, data_source, keep_upload, map
 from blindspot.space.forms import form_for, stress_protocols
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.matrix import cells_html
-from blindspot.space.uploads import check_file
 from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.uploads import check_file
 
 #: the model metrics the Space offers, with the offline model each needs (the lexical ones, which
 #: need none, come from the scorers' declared ``kind``)
