@@ -8,12 +8,16 @@ Run this on the commit before a change and after it, and compare the printed lin
     diff <(cut -f1,2 /tmp/before/hashes.tsv) <(cut -f1,2 /tmp/after/hashes.tsv)
 
 Each example runs as ``python -m blindspot.cli ...`` in a fresh process, with a fresh cache.
+``--ignore-key anchors`` adds a third column: the hash of results.json with that key removed
+everywhere and the file written again as the tool writes it (a change that adds a key on purpose,
+like issue 21's sanity anchors, can then be shown to leave every other byte alone).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -57,10 +61,29 @@ EXAMPLES: dict[str, tuple[list[str], str]] = {
 }
 
 
+def without_key(value: object, key: str) -> object:
+    """``value`` with ``key`` removed from every JSON object in it."""
+    if isinstance(value, dict):
+        return {k: without_key(v, key) for k, v in value.items() if k != key}
+    if isinstance(value, list):
+        return [without_key(v, key) for v in value]
+    return value
+
+
+def digest_without(path: Path, key: str) -> str:
+    """The sha256 of a results.json re-written, as the tool writes it, without ``key``."""
+    if path.suffix != ".json":
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    data = without_key(json.loads(path.read_text(encoding="utf-8")), key)
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", default="", help="comma list of example names")
+    parser.add_argument("--ignore-key", default="", help="also hash results.json without this key")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -78,6 +101,8 @@ def main() -> None:
         target = out / output
         digest = hashlib.sha256(target.read_bytes()).hexdigest() if target.exists() else "missing"
         line = f"{name}\t{digest}\trc={proc.returncode}\t{seconds:.1f}s"
+        if args.ignore_key and target.exists():
+            line += f"\twithout {args.ignore_key}: {digest_without(target, args.ignore_key)}"
         if proc.returncode not in (0, 2, 3):
             line += "\t" + (proc.stderr.strip().splitlines() or ["?"])[-1]
         print(line, flush=True)

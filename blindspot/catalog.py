@@ -14,6 +14,11 @@ metric      ``blindspot.scoring.base.SCORERS``             every public module o
                                                            ``blindspot.scorers``
 protocol    ``blindspot.protocols.registry.PROTOCOLS``     ``PROTOCOL_MODULES``
 task        ``blindspot.perturbations.base.TASKS``         (declared where it is defined)
+Space tab   ``blindspot.space.registry.TABS``              every public module of
+                                                           ``blindspot.space.tabs``
+verdict     ``blindspot.judging.RULES``,                   (declared where they are defined)
+rule,       ``blindspot.runner.engines.ENGINES``
+engine
 ==========  =============================================  ========================================
 
 Providers are named as module paths and imported on first need, so listing the tests loads no
@@ -62,6 +67,7 @@ PROVIDERS: dict[str, Providers] = {
     "test": Providers(packages=("blindspot.perturbations",)),
     "metric": Providers(packages=("blindspot.scorers",)),
     "protocol": Providers(modules=PROTOCOL_MODULES),
+    "Space tab": Providers(packages=("blindspot.space.tabs",)),
 }
 
 

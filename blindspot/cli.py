@@ -43,6 +43,12 @@ FAIL_ON = typer.Option(FailOn.error, "--fail-on", case_sensitive=False,
                             "exit 2 only when a test ends in error")
 
 
+#: ``--split`` and ``--option``, shared by ``run`` and ``checkup``
+SPLIT = typer.Option("test", help="split of a Hub dataset")
+METRIC_OPTION = typer.Option([], "--option", help="metric option metric.key=value "
+                             "(repeatable), e.g. bertscore.idf=true")
+
+
 def _resources(mlm: str | None, lm: str | None, ngram_corpus: str | None) -> dict[str, Any]:
     return {"mlm": mlm, "lm": lm, "ngram_corpus": ngram_corpus}
 
@@ -180,9 +186,8 @@ def run(
     references_column: str | None = REFERENCES_COLUMN,
     source_column: str | None = SOURCE_COLUMN,
     id_column: str | None = ID_COLUMN,
-    split: str = typer.Option("test", help="split of a Hub dataset"),
-    option: list[str] = typer.Option([], "--option", help="metric option metric.key=value "
-                                     "(repeatable), e.g. bertscore.idf=true"),
+    split: str = SPLIT,
+    option: list[str] = METRIC_OPTION,
     mlm: str | None = typer.Option(None, help="masked LM for BERT-diverge"),
     lm: str | None = typer.Option(None, help="causal-LM tokenizer for positioned error "
                                      "(default: smollm2 when installed)"),
@@ -207,11 +212,19 @@ def run(
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
                                              "rank protocol, not resumable"),
+    data_format: str | None = typer.Option(None, "--format", help="preference protocol: "
+                                              "read --data as a challenge set in its published "
+                                              "format, demetr or aces (default: MENLI columns)"),
     fail_on: FailOn = FAIL_ON,
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
     options = {**_engine_settings(engine, address, actors, gpus_per_actor),
                **_parse_settings(protocol_option)}
+    if data_format is not None:
+        if protocol != "preference":
+            fail(f"--format reads challenge sets for the preference protocol, not {protocol!r}; "
+                 f"add --protocol preference")
+        options["format"] = data_format
     if chunk_size is not None:
         if protocol != "rank":
             fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
@@ -225,6 +238,43 @@ def run(
              seeds=seeds_option(seeds), columns=columns, split=split,
              metric_options=_parse_options(option), resources=_resources(mlm, lm, ngram_corpus),
              noise_cap=noise_cap, num_proc=num_proc, options=options, fail_on=fail_on)
+
+
+@app.command()
+def checkup(
+    metric: str = typer.Argument(..., help="one metric spec (rouge, bertscore.f1@minilm), "
+                                 "my_metric.py:function, ./module_folder/ or org/hub_module"),
+    data: str = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'"),
+    task: str = typer.Option("summarization", help="summarization|translation|"
+                             "translation_paragraph|open_ended"),
+    out: Path = typer.Option(Path("checkup"), "--out", help="report folder"),
+    option: list[str] = METRIC_OPTION,
+    split: str = SPLIT,
+    hypothesis_column: str | None = HYPOTHESIS_COLUMN,
+    references_column: str | None = REFERENCES_COLUMN,
+    source_column: str | None = SOURCE_COLUMN,
+    id_column: str | None = ID_COLUMN,
+    rows: int = typer.Option(64, help="check the first N rows"),
+    seed: int = typer.Option(0, help="seed of the shuffled-word and random-character anchors "
+                             "and of the appended text"),
+    max_words: int = typer.Option(2048, help="truncation check: append at most this many "
+                                  "words before reporting no limit"),
+) -> None:
+    """A metric's check-up: batch/order invariance, determinism, the input length it is blind
+    past, normalisation, reference handling and sanity anchors in score units."""
+    from blindspot.checkup.run import checkup_exit_code, print_summary, run_checkup
+
+    columns = {"hypothesis": hypothesis_column, "references": references_column,
+               "source": source_column, "id": id_column}
+    try:
+        results = run_checkup(metric, data, task=task, columns=columns, split=split,
+                              metric_options=_parse_options(option), rows=rows, seed=seed,
+                              max_words=max_words, out=out)
+    except (ValueError, KeyError, FileNotFoundError) as error:
+        fail(str(error).strip("'\""))
+    print_summary(results, console)
+    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+    raise typer.Exit(code=checkup_exit_code(results))
 
 
 def _engine_settings(engine: str, address: str | None, actors: int | None,
@@ -329,6 +379,15 @@ def build_menli(ctx: typer.Context) -> None:
     from blindspot.datasets_scripts.menli_builder import main as menli_main
 
     raise typer.Exit(code=menli_main(list(ctx.args)) or 0)
+
+
+@app.command("build-challenge", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def build_challenge(ctx: typer.Context) -> None:
+    """Build a DEMETR or ACES challenge set folder (see `blindspot build-challenge --help`)."""
+    from blindspot.datasets_scripts.challenge_builder import main as challenge_main
+
+    raise typer.Exit(code=challenge_main(list(ctx.args)) or 0)
 
 
 app.command("self-bias")(self_bias)

@@ -349,13 +349,8 @@ def build_adversarial_dataset(
         name or _default_name(given), version, task, tests, plan, seeds, column, id_column,
         source_column, bulky, resources, given, input_sha, ds.num_rows, limit,
         ds.column_names)
-    fingerprint = content_fingerprint(params, files)
-    record = {**params, "fingerprint": fingerprint, "full_version": full_version(version,
-                                                                              fingerprint),
-              "files": files, "configs": [c.as_dict() for c in configs],
-              "software": software_versions()}
-    (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True,
-                                             ensure_ascii=False) + "\n", encoding="utf-8")
+    record = write_build_record(out, params, files, version,
+                                configs=[c.as_dict() for c in configs])
     card = render_card(record, source, choose_license(given, license))
     (out / CARD_FILE).write_text(card, encoding="utf-8")
     return out
@@ -432,6 +427,19 @@ def content_fingerprint(params: Mapping[str, Any], files: Mapping[str, Mapping[s
     for rel in sorted(files):
         digest.update(f"\n{rel}\0{files[rel]['sha256']}".encode())
     return digest.hexdigest()
+
+
+def write_build_record(out: Path, params: Mapping[str, Any], files: Mapping[str, Any],
+                       version: str, **extra: Any) -> dict[str, Any]:
+    """Write ``blindspot_build.json`` (the parameters, fingerprint, full version, files and
+    software versions, plus ``extra``) into ``out``; returns the record."""
+    fingerprint = content_fingerprint(params, files)
+    record = {**params, "fingerprint": fingerprint,
+              "full_version": full_version(version, fingerprint), "files": files, **extra,
+              "software": software_versions()}
+    (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True,
+                                             ensure_ascii=False) + "\n", encoding="utf-8")
+    return record
 
 
 def full_version(version: str, fingerprint: str) -> str:

@@ -59,13 +59,11 @@ from blindspot.datasets_scripts.build_adversarial import (
     PushError,
     check_version,
     choose_license,
-    content_fingerprint,
-    full_version,
     prepare_out_dir,
     push_adversarial_dataset,
     resolve_gold,
     size_category,
-    software_versions,
+    write_build_record,
     write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
@@ -281,12 +279,7 @@ def build_menli_dataset(
         write_config_file(out, table.error, pa.table(columns), features, files)
     params = _build_params(name or _default_name(given), version, given, roles, chosen, tables,
                            seed, per_error, limit, ds.num_rows, number_paraphrase)
-    fingerprint = content_fingerprint(params, files)
-    record = {**params, "fingerprint": fingerprint,
-              "full_version": full_version(version, fingerprint), "files": files,
-              "software": software_versions()}
-    (out / BUILD_FILE).write_text(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False)
-                                  + "\n", encoding="utf-8")
+    record = write_build_record(out, params, files, version)
     source = given.source
     (out / CARD_FILE).write_text(render_menli_card(record, source,
                                                    choose_license(given, license)),

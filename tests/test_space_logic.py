@@ -456,9 +456,9 @@ def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
 
     assert [t.name for t in tabs_in_order()][:5] == ["perturb", "stress", "search", "compare",
                                                      "browse"]
-    with pytest.raises(ValueError, match="already registered"):
-        register_tab(SpaceTab("perturb", "Again", "x:y"))
-    extra = register_tab(SpaceTab("extra", "Extra", "test_space_logic:_extra_tab", 35))
+    with pytest.raises(ValueError, match="already names the Space tab 'perturb'"):
+        register_tab(SpaceTab("perturb", "Again", _extra_tab))
+    extra = register_tab(SpaceTab("extra", "Extra", _extra_tab, 35))
     try:
         from blindspot.space.app import build_app
 
@@ -469,7 +469,7 @@ def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
         assert order == ["tab-perturb", "tab-stress", "tab-search", "tab-compare", "tab-extra",
                          "tab-browse"]
     finally:
-        TABS.pop(extra.name)
+        TABS.unregister(extra.name)
 
 
 def _extra_tab(context) -> None:

@@ -59,6 +59,7 @@ from matplotlib.figure import Figure
 from rich.console import Console
 from rich.table import Table
 
+from blindspot.challenge_sets.report import print_summary as challenge_summary
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report import html
 from blindspot.report import markdown as md
@@ -241,6 +242,9 @@ def write_preference_report(results: dict[str, Any], out: Path) -> dict[str, Pat
 def print_summary(results: dict[str, Any], console: Any = None) -> None:
     """The terminal view: per set, the accuracy table and the counts."""
     console = console or Console()
+    if results.get("format", "menli") != "menli":
+        challenge_summary(results, console)
+        return
     for line in config_lines(results):
         console.print(line)
     for name, data in results["datasets"].items():

@@ -38,6 +38,8 @@ from typing import Any
 
 from rich.console import Console
 
+from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
+from blindspot.challenge_sets.run import run_challenge
 from blindspot.progress import progress_bar
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.preference import (
@@ -100,6 +102,12 @@ PREFERENCE_OPTIONS = (
                minimum=0, maximum=1, visitor_safe=True),
     OptionSpec("examples", "int", "failed pairs kept per error type and metric", default=1,
                minimum=0, maximum=1000, visitor_safe=True),
+    OptionSpec("format", "choice", "the set's file format: MENLI-style columns, or a challenge "
+               "set as published (blindspot run --format)", default="menli",
+               choices=("menli", *FORMAT_NAMES)),
+    OptionSpec("ties", "choice", "how the Kendall-like tau counts a tie: left out (MENLI) or "
+               "against the metric (ACES); challenge-set formats", default="excluded",
+               choices=TIES_POLICIES, visitor_safe=True),
     BATCH_SIZE,
 )
 
@@ -367,6 +375,9 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     (layout: :mod:`blindspot.protocols.preference_report`).
     """
     settings = parse_options(options)
+    if settings["format"] != "menli":  # DEMETR, ACES: read as published, reported per phenomenon
+        return run_challenge(data, metrics, settings, score_pairs, out=out,
+                             metric_options=metric_options, progress=progress)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])
     sets = [(dataset_name(d), load_preference_set(d, settings["fixed"])) for d in
             _as_sources(data)]

@@ -47,6 +47,23 @@ def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> list[str]:
     return [*table(header, rows), "", *(f"- {escape(line)}" for line in views.legend(results)), ""]
 
 
+def anchors(data: Mapping[str, Any]) -> list[str]:
+    """Each metric's sanity anchors (mean scores of reference texts over the first gold rows),
+    so a verdict's change reads against what, say, an unrelated text scores."""
+    found = {metric: entry["anchors"] for metric, entry in data.get("metrics", {}).items()
+             if entry.get("anchors")}
+    if not found:
+        return []
+    names = list(dict.fromkeys(name for means in found.values() for name in means))
+    rows = [[escape(name), *(views.number(means.get(name)) for means in found.values())]
+            for name in names]
+    return ["### Sanity anchors (score units)", "",
+            "Mean score over the first gold rows of the reference as hypothesis, the gold, "
+            "another row's gold, the copied source, an empty text, the gold's words shuffled "
+            "and random characters: the scale to read each verdict's change against.", "",
+            *table(["anchor", *map(escape, found)], rows), ""]
+
+
 def problems(data: Mapping[str, Any]) -> list[str]:
     """The tests the plan skipped and the metrics that could not run, with why."""
     lines: list[str] = []
@@ -111,7 +128,7 @@ def dataset_section(results: Mapping[str, Any], name: str, data: Mapping[str, An
                     plots: Mapping[str, str] | None) -> list[str]:
     """Everything about one dataset."""
     lines = [f"## Dataset {escape(name)}", "", *bullets(views.dataset_items(data)), "",
-             *summary(results, data), *expectations(data), *problems(data)]
+             *summary(results, data), *anchors(data), *expectations(data), *problems(data)]
     for test in views.dataset_tests(data):
         lines += test_details(name, data, test, plots)
     return lines

@@ -27,6 +27,9 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
               "corpus_level": false,
               "error": null,                     # a message when the metric could not run at all
               "gold": {"score_mean": .., "score_std": .., "n": .., "n_nan": ..},
+              "anchors": {"reference": .., "gold": .., "unrelated_gold": .., "copied_source": ..,
+                          "empty": .., "shuffled_words": .., "random_characters": ..} | null,
+                          # mean scores over the first 8 gold rows (blindspot.scoring.anchors)
               "tests": {
                 "<canonical test name>": {
                   "test": "truncation", "category": "fluency",
@@ -229,6 +232,8 @@ class MetricResult(_Entry):
     corpus_level: bool
     error: str | None = None
     gold: GoldSummary | None = None
+    #: each sanity anchor's mean score (blindspot.scoring.anchors); None for a corpus-level metric
+    anchors: dict[str, float | None] | None = None
     tests: dict[str, TestResult] = field(default_factory=dict)
     expectations: list[dict[str, Any]] | None = None  # absent unless examination tests ran
 

@@ -51,6 +51,7 @@ from blindspot.runner.judge import Cell, Gold, JudgeSettings
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.state import RunState, content_key
 from blindspot.runner.stream import check_chunk_size, check_streamable, stream_dataset, stream_path
+from blindspot.scoring.anchors import sanity_anchors
 from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
 from blindspot.scoring.engine import (
     build_inputs,
@@ -358,6 +359,8 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
     entry.gold = gold_summary(gold)
+    entry.anchors = sanity_anchors(run.scorer, spec, texts, gold_data.column("references"),
+                                   gold_data.column("source"))
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)

@@ -56,7 +56,6 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-import blindspot.scorers  # noqa: F401  (registers every scorer)
 from blindspot import defaults
 from blindspot.io import check_readable, json_rows, unreadable
 from blindspot.judging import gold_problem, nan_message, nan_rows
@@ -85,6 +84,7 @@ from blindspot.runner.entries import (
 )
 from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, worst_candidates
 from blindspot.runner.scorers import _idf_on, _named_model, scorer_for, signed_scores
+from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
 from blindspot.scoring.base import SCORERS
 from blindspot.seeding import text_row_id
 
@@ -256,6 +256,8 @@ class _StreamedMetric:
         self.error: str | None = None
         self.gold = _Tally()
         self.cells: dict[int, _Tally] = {}
+        #: the first gold rows (texts, references, sources), for the anchors of the report
+        self.anchor_rows: list[tuple[Any, Any, Any]] = []
         try:
             self.scorer = scorer_for(spec, None)  # idf over all references was refused before
         except Exception as error:  # reported in the metric's entry, as the in-memory run does
@@ -303,6 +305,10 @@ def _score_gold(metric: _StreamedMetric, rows: _Chunk, spill: _Spill) -> list[fl
         return None
     metric.gold.count_nan(scores, rows.ids)
     spill.append(metric.file(None), scores, np.float64)
+    missing = ANCHOR_ROWS - len(metric.anchor_rows)
+    if missing > 0:
+        metric.anchor_rows += list(zip(rows.texts, rows.references or [None] * len(rows.texts),
+                                       rows.sources or [None] * len(rows.texts), strict=True))[:missing]
     return scores
 
 
@@ -356,6 +362,10 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
         return entry
     gold = Gold([], [], spill.load(metric.file(None), np.float64))
     entry.gold = gold_summary(gold)
+    texts, references, sources = (list(c) for c in zip(*metric.anchor_rows, strict=True))
+    entry.anchors = sanity_anchors(metric.scorer, metric.spec, texts,
+                                   None if references[0] is None else references,
+                                   None if sources[0] is None else sources)
 
     def cells_of(test: str) -> list[Cell]:
         cells = []

@@ -12,6 +12,7 @@ from typing import Any
 import gradio as gr
 
 from blindspot.space import adversarial
+from blindspot.space.registry import SpaceTab, register_tab
 from blindspot.space.worddiff import diff_html
 
 ROW_LIMIT = 50
@@ -78,3 +79,6 @@ def build(context: Any) -> None:
     context.demo.load(on_folder, folder, [summary, configs, config])
     folder.change(on_folder, folder, [summary, configs, config])
     config.change(on_config, [folder, config], rows)
+
+
+TAB = register_tab(SpaceTab("browse", "Browse adversarial datasets", build, 40))

@@ -16,6 +16,7 @@ import gradio as gr
 
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, matrix_csv_rows, matrix_html
+from blindspot.space.registry import SpaceTab, register_tab
 from blindspot.space.uploads import UploadError, read_results
 
 
@@ -74,3 +75,6 @@ def build(context: Any) -> None:
     context.runs.change(on_runs, context.runs, chosen)
     show.click(on_show, [context.runs, chosen, uploads], [errors, table, download],
                api_name="compare")
+
+
+TAB = register_tab(SpaceTab("compare", "Compare metrics", build, 30))

@@ -16,6 +16,7 @@ from blindspot.perturbations import list_perturbations
 from blindspot.perturbations.base import REGISTRY, canonical_name, level_str
 from blindspot.perturbations.base import TASKS as TASK_DATA
 from blindspot.perturbations.dataset import build_perturbation
+from blindspot.space.registry import SpaceTab, register_tab
 from blindspot.space.worddiff import COLORS, changed_words, diff_html, word_diff
 
 #: the tasks with paper levels, as the perturbation registry names them
@@ -179,3 +180,6 @@ def build(context: Any) -> None:
     one.click(on_perturb, [text, source, task, test, level, seed], [diff, summary, perturbed],
               api_name="perturb")
     every.click(on_every, [text, source, task, seed, highest], table, api_name="every_test")
+
+
+TAB = register_tab(SpaceTab("perturb", "Perturb", build, 10))

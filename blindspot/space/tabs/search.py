@@ -22,6 +22,7 @@ from blindspot.search.report import PLOT_FILE, metric_table, pattern_table
 from blindspot.search.run import SearchSettings
 from blindspot.space.controls import run_controls, wire_run
 from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
+from blindspot.space.registry import SpaceTab, register_tab
 from blindspot.space.tabs.stress import metric_choices
 from blindspot.space.worddiff import diff_html
 
@@ -250,3 +251,6 @@ def build(context: Any) -> None:
     wire_run(workspace, run, stop, status, on_run,
              [*picker.inputs, metric, panel, noise, max_calls, max_seconds, seed, limit],
              [status, summary, examples, patterns, plot, files], api_name="search")
+
+
+TAB = register_tab(SpaceTab("search", "Adversarial search", build, 25))

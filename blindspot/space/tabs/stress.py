@@ -36,6 +36,7 @@ from blindspot.space.datapick import build_picker, data_source, keep_upload, map
 from blindspot.space.forms import form_for, stress_protocols
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.matrix import cells_html
+from blindspot.space.registry import SpaceTab, register_tab
 from blindspot.space.uploads import check_file
 
 #: the model metrics the Space offers, with the offline model each needs (the lexical ones, which
@@ -308,3 +309,6 @@ def build(context: Any) -> None:
              [*picker.inputs, metrics, extra, tests, seeds, protocol, options, protocol_file,
               context.runs], [status, verdicts, report, plots, files, context.runs],
              api_name="stress_test")
+
+
+TAB = register_tab(SpaceTab("stress", "Stress-test a metric", build, 20))

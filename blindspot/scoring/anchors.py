@@ -1,0 +1,52 @@
+"""Sanity anchors beside a blind-spot report's verdicts: what a few reference texts score.
+
+A verdict says "truncation costs 2 points"; the anchors say what 2 points are for this metric:
+the score of the reference as hypothesis, of the gold, of an unrelated gold (another row's), of
+the copied source, of an empty string, of the gold's words shuffled and of random characters,
+each the mean over the first :data:`ANCHOR_ROWS` gold rows, in the metric's own units.
+:func:`sanity_anchors` takes the gold rows and a scorer; the rank run calls it once per metric
+and dataset (``results.json``: ``datasets.<name>.metrics.<metric>.anchors``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from blindspot.scoring.probe import CheckRows, anchor_hypotheses, as_reference_lists, direct_scores
+
+#: Rows the anchors are averaged over: a handful, so a run's cost barely changes.
+ANCHOR_ROWS = 8
+ANCHOR_SEED = 0
+
+
+def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
+                   references: Sequence[Any] | None = None,
+                   sources: Sequence[str] | None = None, *, rows: int = ANCHOR_ROWS,
+                   seed: int = ANCHOR_SEED) -> dict[str, float | None] | None:
+    """Each anchor's mean score over the first ``rows`` rows (None where the data lacks what the
+    anchor needs, or the metric cannot score it, or, for a metric that reads only the hypothesis,
+    for the unrelated gold); None for a corpus-level metric or fewer than two rows."""
+    keep = min(rows, len(hypotheses))
+    if scorer.corpus_level or keep < 2:
+        return None
+    checked = CheckRows(list(hypotheses[:keep]),
+                        as_reference_lists(None if references is None else references[:keep]),
+                        None if sources is None else list(sources[:keep]))
+    means: dict[str, float | None] = {}
+    texts_of = anchor_hypotheses(checked, seed)
+    if scorer.uses_references == "none" and scorer.uses_source == "none":
+        texts_of["unrelated_gold"] = None  # nothing to be unrelated to: the golds reshuffled
+    for name, texts in texts_of.items():
+        try:
+            scores = None if texts is None else direct_scores(
+                scorer, spec, checked.with_hypotheses(texts), batch_size=keep)
+        except Exception:  # an anchor the metric cannot score (an empty text) is left out
+            scores = None
+        mean = None if scores is None else sum(scores) / len(scores)
+        means[name] = mean if mean is not None and math.isfinite(mean) else None
+    return means
+
+
+__all__ = ["ANCHOR_ROWS", "sanity_anchors"]
