@@ -454,8 +454,8 @@ def test_a_failing_run_reports_its_error(tmp_path: Path) -> None:
 def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
     from blindspot.space.registry import TABS, SpaceTab, register_tab, tabs_in_order
 
-    assert [t.name for t in tabs_in_order()][:5] == ["perturb", "stress", "search", "compare",
-                                                     "browse"]
+    assert [t.name for t in tabs_in_order()][:6] == ["perturb", "stress", "search", "compare",
+                                                     "checkup", "browse"]
     with pytest.raises(ValueError, match="already names the Space tab 'perturb'"):
         register_tab(SpaceTab("perturb", "Again", _extra_tab))
     extra = register_tab(SpaceTab("extra", "Extra", _extra_tab, 35))
@@ -466,8 +466,11 @@ def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
         ids = [c.get("props", {}).get("elem_id") for c in demo.config["components"]]
         assert "tab-extra" in ids and "extra-marker" in ids
         order = [i for i in ids if i and i.startswith("tab-")]
-        assert order == ["tab-perturb", "tab-stress", "tab-search", "tab-compare", "tab-extra",
-                         "tab-browse"]
+        # order 35 twice: by name, the check-up tab first
+        assert order == ["tab-perturb", "tab-stress", "tab-search", "tab-compare", "tab-checkup",
+                         "tab-extra", "tab-browse"]
+        assert {"checkup-metric", "checkup-rows", "checkup-verdicts", "checkup-anchors",
+                "checkup-data-upload"} <= set(ids)
     finally:
         TABS.unregister(extra.name)
 

@@ -37,6 +37,9 @@ SEARCH = {"kind_in": "demo", "task_in": "translation", "built_in": None, "upload
           "metric_in": "chrf", "panel_in": ["bleu"], "noise_in": 0.1, "calls_in": 300,
           "seconds_in": 30, "seed_in": 0, "limit_in": 1}
 
+CHECKUP = {"kind_in": "demo", "task_in": "translation", "built_in": None, "upload_in": None,
+           "metric_in": "chrf", "rows_in": 4}
+
 
 @dataclass
 class Space:
@@ -171,8 +174,22 @@ SPACE_TABLE = [
      "Hub models and local paths are off on this Space"),
     ("search data upload", {"kind_in": "upload", "upload_in": "script.csv"},
      "script.csv is a script, not a data file"),
+    ("checkup metric", {"metric_in": "rouge@/etc"},
+     "model '/etc' of metric spec 'rouge@/etc' is not allowed here"),
+    ("checkup metric", {"metric_in": "./my_metric/"}, "bad metric spec './my_metric/'"),
+    ("checkup metric", {"metric_in": "bertscore.f1@roberta-large"},
+     "Hub models and local paths are off on this Space"),
+    ("checkup rows", {"rows_in": MAX_ROWS + 1},
+     f"Value {MAX_ROWS + 1} is greater than maximum value {MAX_ROWS}"),
+    ("checkup data upload", {"kind_in": "upload", "upload_in": "script.csv"},
+     "script.csv is a script, not a data file"),
+    ("checkup data upload", {"kind_in": "upload", "upload_in": "rows.jsonl"},
+     f"rows.jsonl has {MAX_ROWS + 1} rows; this Space reads at most {MAX_ROWS} rows per upload"),
+    ("checkup built dataset", {"kind_in": "built dataset", "built_in": "../../etc"},
+     "not in the list of choices"),
 ]
-ENDPOINTS = {"stress": ("/stress_test", STRESS), "search": ("/search", SEARCH)}
+ENDPOINTS = {"stress": ("/stress_test", STRESS), "search": ("/search", SEARCH),
+             "checkup": ("/checkup", CHECKUP)}
 
 
 @pytest.mark.parametrize("entry, hostile, message", SPACE_TABLE,
@@ -248,6 +265,23 @@ def test_a_session_runs_its_limit_while_the_queue_serves_other_visitors(space: S
     finally:
         first.close()
         second.close()
+
+
+def test_a_checkup_through_the_page_shows_verdicts_and_anchors_and_counts_as_a_run(
+        space: Space, client: Client) -> None:
+    status, verdicts, anchors, report, files = client.predict(**CHECKUP, api_name="/checkup")
+    assert status == "Check-up of **chrf** (done)."
+    assert [row[:2] for row in verdicts["data"]] == [
+        ["Batch and order invariance", "pass"], ["Determinism across processes", "pass"],
+        ["Long-input truncation", "pass"], ["Normalisation invariance", "fail"],
+        ["Reference handling", "pass"], ["Sanity anchors (score units)", "info"]]
+    means = {row[0]: row[1] for row in anchors["data"]}
+    assert means["reference"] == 100.0 and means["empty"] == 0.0
+    assert "## Sanity anchors (score units): **info**" in report
+    assert sorted(Path(f).name for f in files) == ["report.md", "results.json"]
+    assert (space.session_folder(client) / "runs" / "1" / "results.json").is_file()
+    with pytest.raises(AppError, match=f"has used its {MAX_RUNS} run"):
+        client.predict(**CHECKUP, api_name="/checkup")
 
 
 def test_the_page_states_the_operators_limits(space: Space) -> None:

@@ -1,4 +1,7 @@
-"""The child process of one stress-test run: ``python -m blindspot.space.worker request.json``.
+"""The child process of one Space run: ``python -m blindspot.space.worker request.json``.
+
+The request's ``job`` names what runs (:data:`JOBS`): a registered protocol (the default; the
+stress and search tabs) or a metric check-up (the check-up tab, :mod:`blindspot.checkup.run`).
 
 A run goes through the protocol registry in its own process, so the Stop button ends it for good
 (the process is terminated; the report folder's ``.state`` keeps the cells already finished) and
@@ -19,6 +22,7 @@ from typing import Any, TextIO
 
 from tqdm.std import tqdm as _StdTqdm
 
+from blindspot.checkup.run import run_checkup
 from blindspot.progress import report_progress_with
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
@@ -70,14 +74,30 @@ def request_from_json(payload: dict[str, Any]) -> Any:
     return ProtocolRequest(**fields)
 
 
+def run_protocol(payload: dict[str, Any]) -> None:
+    """A protocol request: its report folder is written to ``out``."""
+    protocol = get_protocol(payload.get("protocol", "rank"))
+    emit("start", protocol=protocol.name)
+    protocol.run(request_from_json(payload))
+
+
+def run_checkup_request(payload: dict[str, Any]) -> None:
+    """A check-up request (``metric``, ``data``, ``task``, ``columns``, ``rows``, ``out``)."""
+    emit("start", protocol="checkup")
+    run_checkup(payload["metric"], payload["data"], task=payload["task"],
+                columns=payload.get("columns"), rows=payload["rows"], out=payload["out"])
+
+
+#: what a request's ``job`` runs
+JOBS = {"protocol": run_protocol, "checkup": run_checkup_request}
+
+
 def run_file(path: Path) -> int:
     """Run the request in ``path``; 0 when the report folder was written, else 1."""
 
     payload = json.loads(path.read_text(encoding="utf-8"))
     try:
-        protocol = get_protocol(payload.get("protocol", "rank"))
-        emit("start", protocol=protocol.name)
-        protocol.run(request_from_json(payload))
+        JOBS[payload.pop("job", "protocol")](payload)
     except Exception as error:  # reported to the page; the log has the traceback
 
         traceback.print_exc()
