@@ -4,17 +4,15 @@ serve the Space."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from blindspot import defaults
-from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
-                                   SOURCE_COLUMN)
+from blindspot.cli_columns import HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN, SOURCE_COLUMN
 from blindspot.cli_protocol import console, run_job, seeds_option
 from blindspot.demo_job import run_demo
 from blindspot.errors import BlindspotInputError
@@ -56,7 +54,7 @@ def _resources(mlm: str | None, lm: str | None, ngram_corpus: str | None) -> dic
 
 
 @app.command("list")
-def list_tests(task: Optional[str] = typer.Option(None, help="only tests the paper runs on this task"),
+def list_tests(task: str | None = typer.Option(None, help="only tests the paper runs on this task"),
                as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table")
                ) -> None:
     """List every perturbation with its category, paper levels per task and needs."""
@@ -100,17 +98,18 @@ def perturb(
     input: Path = typer.Argument(..., help="jsonl, csv or parquet file"),
     output: Path = typer.Option(..., "-o", "--output", help="output file (format from extension)"),
     test: str = typer.Option(..., "--test", help="a test name, or fluency|consistency|targeted|all"),
-    level: Optional[str] = typer.Option(None, help="level of a single test; omit for the paper levels"),
-    seed: Optional[int] = typer.Option(None, help="seed for a single level (default 1)"),
+    level: str | None = typer.Option(None, help="level of a single test; omit for the paper levels"),
+    seed: int | None = typer.Option(None, help="seed for a single level (default 1)"),
     seeds: str = typer.Option(SEEDS_TEXT, help="seeds of a suite run"),
-    task: str = typer.Option("summarization", help="summarization|translation|translation_paragraph|open_ended"),
+    task: str = typer.Option("summarization",
+                             help="summarization|translation|translation_paragraph|open_ended"),
     column: str = typer.Option("gold", help="the text column to perturb"),
     id_column: str = typer.Option("id", help="row-id column (a text hash when absent)"),
-    source_column: Optional[str] = typer.Option(None, help="source column (copy-source)"),
-    mlm: Optional[str] = typer.Option(None, help="masked LM for BERT-diverge (Hub id or folder)"),
-    lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
-    ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
-    num_proc: Optional[int] = typer.Option(None, help="worker processes"),
+    source_column: str | None = typer.Option(None, help="source column (copy-source)"),
+    mlm: str | None = typer.Option(None, help="masked LM for BERT-diverge (Hub id or folder)"),
+    lm: str | None = typer.Option(None, help="causal-LM tokenizer for positioned error"),
+    ngram_corpus: str | None = typer.Option(None, help="corpus file for frequent n-gram"),
+    num_proc: int | None = typer.Option(None, help="worker processes"),
 ) -> None:
     """Perturb a file: one test at one level, or a whole suite at the task's paper levels."""
     from blindspot.perturbations.catalogue import suite_names  # every test module
@@ -143,7 +142,7 @@ def perturb(
 @app.command()
 def demo(out: Path = typer.Option(Path("out/demo"), help="output folder (one report per task)"),
          seeds: str = typer.Option("1,2,3", help="seeds of the random tests"),
-         num_proc: Optional[int] = typer.Option(None, help="worker processes")) -> None:
+         num_proc: int | None = typer.Option(None, help="worker processes")) -> None:
     """The main job on the embedded demo corpus: offline metrics judged on every test, reported."""
     run_demo(out, seeds_option(seeds), num_proc=num_proc, console=console)
 
@@ -172,7 +171,8 @@ def _json_or_text(value: str) -> Any:
 def run(
     data: list[str] = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'; "
                                    "repeat for several datasets"),
-    metrics: str = typer.Option(..., "--metrics", help="comma-separated metric.output@model (.output and @model optional), "
+    metrics: str = typer.Option(..., "--metrics", help="comma-separated metric.output@model "
+                                "(.output and @model optional), "
                                 "e.g. rouge,bertscore@minilm,gpt_ppl@smollm2; your own: "
                                 "my_metric.py:function, ./module_folder/, org/hub_module"),
     task: str = typer.Option("summarization", help="summarization|translation|"
@@ -182,37 +182,37 @@ def run(
     out: Path = typer.Option(Path("report"), "--out", help="report folder (keeps the run's state "
                              "in .state: rerun the same command to resume)"),
     seeds: str = typer.Option(SEEDS_TEXT, help="seeds of the random tests"),
-    hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
-    references_column: Optional[str] = REFERENCES_COLUMN,
-    source_column: Optional[str] = SOURCE_COLUMN,
-    id_column: Optional[str] = ID_COLUMN,
+    hypothesis_column: str | None = HYPOTHESIS_COLUMN,
+    references_column: str | None = REFERENCES_COLUMN,
+    source_column: str | None = SOURCE_COLUMN,
+    id_column: str | None = ID_COLUMN,
     split: str = SPLIT,
     option: list[str] = METRIC_OPTION,
-    mlm: Optional[str] = typer.Option(None, help="masked LM for BERT-diverge"),
-    lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error "
+    mlm: str | None = typer.Option(None, help="masked LM for BERT-diverge"),
+    lm: str | None = typer.Option(None, help="causal-LM tokenizer for positioned error "
                                      "(default: smollm2 when installed)"),
-    ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
+    ngram_corpus: str | None = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(defaults.NOISE_CAP, help="judge only points below this noise ratio"),
-    num_proc: Optional[int] = typer.Option(None, help="worker processes for parsing and perturbing"),
+    num_proc: int | None = typer.Option(None, help="worker processes for parsing and perturbing"),
     engine: str = typer.Option("local", help="where perturbation and scoring run: local (this "
                                "machine) or ray (a Ray cluster; rank protocol)"),
-    address: Optional[str] = typer.Option(None, help="Ray cluster to join with --engine ray: "
+    address: str | None = typer.Option(None, help="Ray cluster to join with --engine ray: "
                                           "auto or HOST:PORT from a node of it, ray://HOST:PORT "
                                           "(Ray Client) from elsewhere (default: start one here)"),
-    actors: Optional[int] = typer.Option(None, help="--engine ray: scoring actors (default: one "
+    actors: int | None = typer.Option(None, help="--engine ray: scoring actors (default: one "
                                          "per GPU, else one per CPU)"),
-    gpus_per_actor: Optional[float] = typer.Option(None, help="--engine ray: GPUs per scoring "
+    gpus_per_actor: float | None = typer.Option(None, help="--engine ray: GPUs per scoring "
                                                    "actor (default: 1 when the cluster has GPUs)"),
     protocol: str = typer.Option("rank", help="meta-evaluation protocol: "
                                  "rank (default) or another registered one"),
     protocol_option: list[str] = typer.Option([], "--protocol-option", help="a setting of the "
                                               "protocol, key=value (repeatable); `blindspot "
                                               "protocols` lists each protocol's options"),
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="stream each data file "
+    chunk_size: int | None = typer.Option(None, "--chunk-size", help="stream each data file "
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
                                              "rank protocol, not resumable"),
-    data_format: Optional[str] = typer.Option(None, "--format", help="preference protocol: "
+    data_format: str | None = typer.Option(None, "--format", help="preference protocol: "
                                               "read --data as a challenge set in its published "
                                               "format, demetr or aces (default: MENLI columns)"),
     fail_on: FailOn = FAIL_ON,
@@ -250,10 +250,10 @@ def checkup(
     out: Path = typer.Option(Path("checkup"), "--out", help="report folder"),
     option: list[str] = METRIC_OPTION,
     split: str = SPLIT,
-    hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
-    references_column: Optional[str] = REFERENCES_COLUMN,
-    source_column: Optional[str] = SOURCE_COLUMN,
-    id_column: Optional[str] = ID_COLUMN,
+    hypothesis_column: str | None = HYPOTHESIS_COLUMN,
+    references_column: str | None = REFERENCES_COLUMN,
+    source_column: str | None = SOURCE_COLUMN,
+    id_column: str | None = ID_COLUMN,
     rows: int = typer.Option(64, help="check the first N rows"),
     seed: int = typer.Option(0, help="seed of the shuffled-word and random-character anchors "
                              "and of the appended text"),
@@ -308,12 +308,12 @@ def stream(
     out: Path = typer.Option(Path("stream"), "--out", help="report folder"),
     seeds: str = typer.Option(SEEDS_TEXT, help="seeds of the random tests"),
     chunk_size: int = typer.Option(2000, help="rows in memory at a time"),
-    hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
-    references_column: Optional[str] = REFERENCES_COLUMN,
-    source_column: Optional[str] = SOURCE_COLUMN,
-    id_column: Optional[str] = ID_COLUMN,
-    lm: Optional[str] = typer.Option(None, help="causal-LM tokenizer for positioned error"),
-    ngram_corpus: Optional[str] = typer.Option(None, help="corpus file for frequent n-gram"),
+    hypothesis_column: str | None = HYPOTHESIS_COLUMN,
+    references_column: str | None = REFERENCES_COLUMN,
+    source_column: str | None = SOURCE_COLUMN,
+    id_column: str | None = ID_COLUMN,
+    lm: str | None = typer.Option(None, help="causal-LM tokenizer for positioned error"),
+    ngram_corpus: str | None = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(defaults.NOISE_CAP, help="judge only points below this noise ratio"),
     fail_on: FailOn = FAIL_ON,
 ) -> None:
@@ -330,7 +330,7 @@ def stream(
 def report_table(
     results: Path = typer.Argument(..., help="a run's results.json (or its report folder)"),
     format: str = typer.Option("markdown", "--format", help="csv, latex or markdown"),
-    out: Optional[Path] = typer.Option(None, "--out", help="write the table to this file "
+    out: Path | None = typer.Option(None, "--out", help="write the table to this file "
                                        "(default: print it)"),
 ) -> None:
     """Table 1 of a finished run for a paper: tests as rows, metrics as columns, each verdict
@@ -397,19 +397,19 @@ app.command("search")(search)
 @app.command()
 def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0.0: every "
                                    "interface, e.g. in a container)"),
-          port: Optional[int] = typer.Option(None, help="port (default: 7860, or the next free)"),
-          datasets_dir: Optional[Path] = typer.Option(None, help="folder of built adversarial "
+          port: int | None = typer.Option(None, help="port (default: 7860, or the next free)"),
+          datasets_dir: Path | None = typer.Option(None, help="folder of built adversarial "
                                                       "datasets (default: out/datasets)"),
           allow_hub_models: bool = typer.Option(False, "--allow-hub-models", help="let visitors "
                                                 "name Hub models in metric specs (@org/name); "
                                                 "local paths stay refused"),
-          max_upload_mb: Optional[float] = typer.Option(None, min=0.001, help="upload size "
+          max_upload_mb: float | None = typer.Option(None, min=0.001, help="upload size "
                                                         "limit in MB (default 20)"),
-          max_rows: Optional[int] = typer.Option(None, min=1, help="rows per uploaded data file "
+          max_rows: int | None = typer.Option(None, min=1, help="rows per uploaded data file "
                                                  "(default 5000)"),
-          max_runs: Optional[int] = typer.Option(None, min=1, help="runs per browser session "
+          max_runs: int | None = typer.Option(None, min=1, help="runs per browser session "
                                                  "(default 20)"),
-          run_seconds: Optional[float] = typer.Option(None, min=1, help="a run still going "
+          run_seconds: float | None = typer.Option(None, min=1, help="a run still going "
                                                       "after this many seconds is stopped "
                                                       "(default 900)"),
           ) -> None:
@@ -434,4 +434,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -38,7 +38,8 @@ class BlindspotArgumentParser(argparse.ArgumentParser):
                        f"{did_you_mean(extra[0].split('=')[0], options)}")
         return parsed
 
-    def print_help(self, file: IO[str] | None = None) -> None:
+    # argparse accepts any writer; rich's Console takes a text file, which every caller passes
+    def print_help(self, file: IO[str] | None = None) -> None:  # type: ignore[override]
         console = Console(file=file or sys.stdout)
         console.print(Text(f"\n Usage: {self.prog} [OPTIONS]\n"))
         if self.description:
@@ -56,7 +57,8 @@ class BlindspotArgumentParser(argparse.ArgumentParser):
 def _row(action: argparse.Action) -> tuple[str, str, str, str]:
     """One option of the help panel: ``*`` if required, its names, value kind and help."""
     takes_value = action.nargs != 0
-    value = f"<{(action.metavar or action.dest).lower()}>" if takes_value else ""
+    name = action.metavar if isinstance(action.metavar, str) and action.metavar else action.dest
+    value = f"<{name.lower()}>" if takes_value else ""
     help_text = action.help or ""
     if takes_value and action.default not in (None, argparse.SUPPRESS):
         help_text += f" [default: {action.default}]"

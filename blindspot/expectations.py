@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.judging import TOLERANCE, judge_curve
+from blindspot.judging import TOLERANCE, RowScores, judge_curve
 
 #: the impairments whose scores must fall with each intensity step
 INTENSITY_TESTS = ("word_swap", "word_drop", "phrase_repetition")
@@ -106,12 +106,14 @@ def det_drop_hurts_least(drops: Mapping[str, float | None],
     """Whether dropping determiners lowers the score less than dropping each content tag."""
     name = "det_drop_hurts_least"
     values = {f"{tag}_drop": drops.get(tag) for tag in (MILD_TAG, *CONTENT_TAGS)}
-    compared = [tag for tag in CONTENT_TAGS if drops.get(tag) is not None]
-    if drops.get(MILD_TAG) is None or not compared:
+    compared_drops = {tag: drop for tag in CONTENT_TAGS if (drop := drops.get(tag)) is not None}
+    compared = list(compared_drops)
+    mild = drops.get(MILD_TAG)
+    if mild is None or not compared:
         missing = [t for t in (MILD_TAG, *CONTENT_TAGS) if drops.get(t) is None]
         return _check(name, [POS_TEST], None, f"no score drop for {POS_TEST} at "
                                               f"{', '.join(missing)}", values)
-    worse = [tag for tag in compared if not drops[MILD_TAG] + tolerance < drops[tag]]
+    worse = [tag for tag, drop in compared_drops.items() if not mild + tolerance < drop]
     reason = None
     if worse:
         reason = f"DET drop is not smaller than the drop at {', '.join(worse)}"
@@ -120,7 +122,7 @@ def det_drop_hurts_least(drops: Mapping[str, float | None],
     return _check(name, [POS_TEST], not worse, reason, values)
 
 
-def applied_drops(cells: Iterable[Any], gold_scores: Sequence[float] | None,
+def applied_drops(cells: Iterable[Any], gold_scores: RowScores | None,
                   gold_corpus: float | None) -> dict[tuple[str, str], float | None]:
     """Mean (gold - impaired) score per (test, level) over the changed rows of all seeds.
 

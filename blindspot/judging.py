@@ -44,6 +44,9 @@ from scipy import stats
 from blindspot.defaults import BOOTSTRAP_SEED, N_BOOT, NOISE_CAP, TOLERANCE
 from blindspot.registry import Registry, snake
 
+#: per-row scores: a list or a numpy array
+RowScores = Sequence[float] | np.ndarray
+
 DEFAULT_RULE = "monotone_decrease"  # the verdict rule of a test that names none
 GOLD = "gold"  # the gold point's level
 
@@ -71,7 +74,7 @@ def summarise_point(level: Any, noise_ratio: float, scores: Sequence[float],
 
 def judge_curve(points: Sequence[Point], gold: float | Sequence[float],
                 tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
-                rule: str = DEFAULT_RULE, rows: Mapping[Any, Sequence[float]] | None = None,
+                rule: str = DEFAULT_RULE, rows: Mapping[Any, RowScores] | None = None,
                 bootstrap_seed: int = BOOTSTRAP_SEED, n_boot: int = N_BOOT,
                 name: str | None = None) -> dict[str, Any]:
     """Judge one test's points by its verdict rule (:data:`RULES`), and say why.
@@ -158,7 +161,8 @@ class Noise:
 
         by_seeds = self.spread > 0 and straddles(self.change - self.spread,
                                                  self.change + self.spread)
-        by_rows = self.ci_low is not None and straddles(self.ci_low, self.ci_high)
+        by_rows = (self.ci_low is not None and self.ci_high is not None
+                   and straddles(self.ci_low, self.ci_high))
         return by_seeds or by_rows
 
 
@@ -176,7 +180,7 @@ class Ruling:
 class Evidence:
     """The judged points (gold first) of one test and what a rule needs to read them."""
 
-    def __init__(self, points: list[dict[str, Any]], rows: Mapping[Any, Sequence[float]] | None,
+    def __init__(self, points: list[dict[str, Any]], rows: Mapping[Any, RowScores] | None,
                  tolerance: float, seed: int, n_boot: int, name: str | None) -> None:
         self.points, self.rows, self.tolerance = points, rows, tolerance
         self.seed, self.n_boot, self.name = seed, n_boot, name
@@ -390,7 +394,7 @@ def _bootstrap_ci(diffs: np.ndarray, seed: int, n_boot: int) -> tuple[float, flo
     return float(low), float(high)
 
 
-def per_sample(gold_scores: Sequence[float], noised_scores: Sequence[float],
+def per_sample(gold_scores: RowScores, noised_scores: RowScores,
                seed: int = BOOTSTRAP_SEED,
                n_boot: int = N_BOOT) -> dict[str, Any]:
     """Paired per-row view of gold vs. noised scores, so a verdict comes with its uncertainty.
@@ -420,7 +424,7 @@ def per_sample(gold_scores: Sequence[float], noised_scores: Sequence[float],
 
 # -- the NaN policy -------------------------------------------------------------------------------
 
-def nan_rows(scores: Sequence[float | None]) -> list[int]:
+def nan_rows(scores: Sequence[float | None] | np.ndarray) -> list[int]:
     """The positions of the NaN (or missing) scores."""
     return np.flatnonzero(np.isnan(np.asarray(scores, dtype=float))).tolist()
 
@@ -431,7 +435,7 @@ def nan_message(first_ids: Sequence[Any], bad: int, rows: int) -> str:
     return f"the metric returned NaN on {bad} of {rows} rows (ids {shown})"
 
 
-def nan_error(scores: Sequence[float | None], ids: Sequence[Any]) -> str | None:
+def nan_error(scores: Sequence[float | None] | np.ndarray, ids: Sequence[Any]) -> str | None:
     """A message naming the rows whose score is NaN, or None when every score is a number."""
     bad = nan_rows(scores)
     return nan_message([ids[i] for i in bad[:5]], len(bad), len(scores)) if bad else None

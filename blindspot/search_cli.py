@@ -10,12 +10,10 @@ errors, summary and report line).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from blindspot.cli_columns import (HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN,
-                                   SOURCE_COLUMN)
+from blindspot.cli_columns import HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN, SOURCE_COLUMN
 from blindspot.cli_protocol import run_job, seeds_option
 
 
@@ -29,17 +27,17 @@ def search(
     panel: str = typer.Option(",".join(("chrf", "bleu", "rouge", "bertscore.f1@minilm")),
                               "--panel", help="other metrics judging the perturbed texts "
                               "(the target's family is left out); '' for none"),
-    mlm: Optional[str] = typer.Option(None, "--mlm", help="masked LM for top-k candidates (Hub id "
+    mlm: str | None = typer.Option(None, "--mlm", help="masked LM for top-k candidates (Hub id "
                                       "or folder); without it, embedding neighbours only"),
     embedding_model: str = typer.Option("minilm", "--embedding-model", help="model whose input "
                                         "embeddings give nearest-word candidates ('' for none)"),
     k: int = typer.Option(8, "--k", help="candidates per source and word"),
-    max_calls: Optional[int] = typer.Option(None, "--max-calls", help="budget: scored candidate "
+    max_calls: int | None = typer.Option(None, "--max-calls", help="budget: scored candidate "
                                             "texts (deterministic)"),
-    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help="budget: wall time "
+    max_seconds: float | None = typer.Option(None, "--max-seconds", help="budget: wall time "
                                                 "(output then depends on machine speed)"),
     seed: int = typer.Option(0, "--seed", help="breaks exact ties between edits"),
-    limit: Optional[int] = typer.Option(None, "--limit", help="search only the first N rows"),
+    limit: int | None = typer.Option(None, "--limit", help="search only the first N rows"),
     task: str = typer.Option("translation", help="summarization|translation|"
                              "translation_paragraph|open_ended"),
     generalise: bool = typer.Option(False, "--generalise/--no-generalise", help="turn the top "
@@ -47,10 +45,10 @@ def search(
                                     "it on the whole dataset"),
     top_patterns: int = typer.Option(3, "--top-patterns", help="patterns the rules are made of"),
     seeds: str = typer.Option("1,2,3", "--seeds", help="seeds of the generalisation run"),
-    hypothesis_column: Optional[str] = HYPOTHESIS_COLUMN,
-    references_column: Optional[str] = REFERENCES_COLUMN,
-    source_column: Optional[str] = SOURCE_COLUMN,
-    id_column: Optional[str] = ID_COLUMN,
+    hypothesis_column: str | None = HYPOTHESIS_COLUMN,
+    references_column: str | None = REFERENCES_COLUMN,
+    source_column: str | None = SOURCE_COLUMN,
+    id_column: str | None = ID_COLUMN,
 ) -> None:
     """Greedy adversarial search: perturb each gold text word by word, keeping the edits the
     metric penalises least, until the noise ratio; a panel of other metrics judges the result."""

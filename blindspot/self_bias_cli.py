@@ -11,7 +11,6 @@ it with ``app.command("self-bias")(self_bias)``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -31,18 +30,23 @@ def self_bias(
     evaluators: str = typer.Option(..., "--evaluators", "-e", help=EVALUATORS_HELP),
     system_column: str = typer.Option("system", help="the generator-system column"),
     hypothesis_column: str = typer.Option("hypothesis", help="the generated-text column"),
-    references_column: Optional[str] = typer.Option(
+    references_column: str | None = typer.Option(
         None, help="references column (a text or a list of texts per row) for metrics that "
                    "need references"),
-    source_column: Optional[str] = typer.Option(None, help="source column for metrics that "
+    source_column: str | None = typer.Option(None, help="source column for metrics that "
                                                             "read the source"),
-    out: Optional[Path] = typer.Option(None, help="folder for self_bias.json and self_bias.md "
+    out: Path | None = typer.Option(None, help="folder for self_bias.json and self_bias.md "
                                                   "(default: print the table only)"),
 ) -> None:
     """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
     base model flagged (⚑) when it ranks first."""
     from blindspot.protocols.self_bias import (  # scipy and the scoring layer: heavy
-        format_matrix, group_rows, matrix_for_systems, parse_evaluators, write_outputs)
+        format_matrix,
+        group_rows,
+        matrix_for_systems,
+        parse_evaluators,
+        write_outputs,
+    )
 
     try:
         specs = parse_evaluators(evaluators)

@@ -18,8 +18,16 @@ from typing import Any
 from blindspot.challenge_sets.formats import FORMATS, ChallengeItem, read_challenge_set
 from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
-    CARD_FILE, DATA_DIR, SPLIT, TAGS, check_version, prepare_out_dir, sha256_file,
-    size_category, write_build_record, write_config_file,
+    CARD_FILE,
+    DATA_DIR,
+    SPLIT,
+    TAGS,
+    check_version,
+    prepare_out_dir,
+    sha256_file,
+    size_category,
+    write_build_record,
+    write_config_file,
 )
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
@@ -54,7 +62,7 @@ def build_challenge_dataset(form: str, data: str | Path, out_dir: str | Path,
     for item in challenge.items:
         by_phenomenon.setdefault(item.phenomenon, []).append(item)
     files: dict[str, dict[str, Any]] = {}
-    configs = []
+    configs: list[dict[str, Any]] = []
     features = _features()
     for phenomenon, items in by_phenomenon.items():
         config = slugify(phenomenon)

@@ -49,9 +49,22 @@ from num2words import num2words
 import blindspot
 from blindspot.cli_argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE, CARD_FILE, DATA_DIR, SPLIT, TAGS, GoldInput, LicenseChoice, PushError,
-    check_version, choose_license, prepare_out_dir, push_adversarial_dataset, resolve_gold,
-    size_category, write_build_record, write_config_file,
+    BUILD_FILE,
+    CARD_FILE,
+    DATA_DIR,
+    SPLIT,
+    TAGS,
+    GoldInput,
+    LicenseChoice,
+    PushError,
+    check_version,
+    choose_license,
+    prepare_out_dir,
+    push_adversarial_dataset,
+    resolve_gold,
+    size_category,
+    write_build_record,
+    write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
 from blindspot.exit_codes import ExitCode

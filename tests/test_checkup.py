@@ -16,10 +16,10 @@ import sacrebleu
 from typer.testing import CliRunner
 
 from blindspot.checkup.checks import find_blind_point
-from blindspot.scoring.probe import compatibility_forms, random_characters, shuffled_words
 from blindspot.checkup.run import run_checkup
 from blindspot.cli import app
 from blindspot.demo import load_demo
+from blindspot.scoring.probe import compatibility_forms, random_characters, shuffled_words
 
 ROWS = 6
 
@@ -58,7 +58,8 @@ def test_chrf_checkup_matches_sacrebleu(tmp_path: Path) -> None:
     assert variants["trailing_whitespace"]["max_abs_change"] == 0.0
     # ... but the NFKC-equivalent ligatures and full-width digits do, by exactly this much
     changes = [abs(sacrebleu.sentence_chrf(compatibility_forms(r["gold"]), [r["reference"]]).score
-                   - c) for r, c in zip(rows, chrf) if compatibility_forms(r["gold"]) != r["gold"]]
+                   - c) for r, c in zip(rows, chrf, strict=True)
+               if compatibility_forms(r["gold"]) != r["gold"]]
     assert variants["nfkc_compatibility"]["max_abs_change"] == pytest.approx(max(changes))
     assert checks["normalisation"]["verdict"] == "fail"
     assert checks["batch_order"]["verdict"] == "pass"

@@ -38,7 +38,7 @@ def test_a_chrf_checkup_runs_in_the_session_folder_and_shows_verdicts_and_anchor
     # one verdict row per declared check, in their order, as results.json has them
     assert [row[0] for row in view.verdicts] == [
         results["checks"][c.name]["title"] for c in CHECKS]
-    verdicts = {c.name: row[1] for c, row in zip(CHECKS, view.verdicts)}
+    verdicts = {c.name: row[1] for c, row in zip(CHECKS, view.verdicts, strict=True)}
     assert verdicts == {"batch_order": "pass", "determinism": "pass", "truncation": "pass",
                         "normalisation": "fail", "references": "pass", "anchors": "info"}
     # the anchors in chrF's units, recomputed here with sacrebleu

@@ -191,7 +191,7 @@ def _aces_rows(path: Path) -> Iterator[dict[str, Any]]:
                 raise BlindspotInputError(f"{len(cells)} tab-separated cells under a header of "
                                           f"{len(header)}", file=path, line=line,
                                           fix="one cell per header column, tab-separated")
-            yield dict(zip(header, cells))
+            yield dict(zip(header, cells, strict=True))
 
 
 def read_aces(path: Path) -> ChallengeSet:

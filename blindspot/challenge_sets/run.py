@@ -25,13 +25,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.challenge_sets.formats import ChallengeFormat, ChallengeSet, get_format, \
-    read_challenge_set
+from blindspot.challenge_sets.formats import ChallengeFormat, ChallengeSet, get_format, read_challenge_set
 from blindspot.challenge_sets.report import write_challenge_report
 from blindspot.protocols.preference import Mode, kendall_like, tally
-from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.entries import error_text
 from blindspot.runner.entries import tool as _tool
+from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for
 
 SCHEMA_VERSION = 1
@@ -116,8 +115,8 @@ def run_set(challenge: ChallengeSet, specs: list[Any], settings: dict[str, Any],
     idf = list(dict.fromkeys(dataset[mode.anchor]))
     phenomena: dict[str, dict[str, Any]] = {}
     for item in challenge.items:
-        entry = phenomena.setdefault(item.phenomenon, {"n": 0, "group": item.group})
-        entry["n"] += 1
+        counted = phenomena.setdefault(item.phenomenon, {"n": 0, "group": item.group})
+        counted["n"] += 1
     metrics = {}
     for spec in specs:
         entry: dict[str, Any] = {"metric": spec.metric, "output": spec.output,

@@ -26,13 +26,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from blindspot.scoring.anchors import sanity_anchors
 from blindspot.checkup.child import MARKER
-from blindspot.scoring.probe import (
-    NORMALISATION_VARIANTS, CheckRows, appended, direct_scores, filler,
-)
 from blindspot.runner.entries import error_text
 from blindspot.runner.scorers import scorer_for
+from blindspot.scoring.anchors import sanity_anchors
+from blindspot.scoring.probe import (
+    NORMALISATION_VARIANTS,
+    CheckRows,
+    appended,
+    direct_scores,
+    filler,
+)
 
 #: A score difference above this is a difference (float rounding stays far below it).
 TOLERANCE = 1e-6
@@ -81,7 +85,7 @@ class CheckResult:
 
 
 def _max_diff(a: Sequence[float], b: Sequence[float]) -> list[float]:
-    return [abs(x - y) for x, y in zip(a, b)]
+    return [abs(x - y) for x, y in zip(a, b, strict=True)]
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -213,9 +217,14 @@ def _probe_side(ctx: CheckContext, side: str) -> dict[str, Any]:
     scorer = ctx.scorer()
     rows = ctx.rows.first(1)
     extra = filler(ctx.max_words, ctx.seed).split(" ")
+    if side == "hypothesis":
+        original = rows.hypotheses[0]
+    elif rows.references is not None:  # check_truncation probes a reference only when there are
+        original = rows.references[0][0]
+    else:
+        raise ValueError("no reference to append filler to")
 
     def text_at(words: int) -> str:
-        original = rows.hypotheses[0] if side == "hypothesis" else rows.references[0][0]
         return appended(original, " ".join(extra[:words]))
 
     def score_at(words: int) -> float:
@@ -259,7 +268,7 @@ def check_normalisation(ctx: CheckContext) -> CheckResult:
     figures: dict[str, Any] = {}
     for variant in NORMALISATION_VARIANTS:
         rewritten = [variant.rewrite(h) for h in ctx.rows.hypotheses]
-        changed = [i for i, (a, b) in enumerate(zip(rewritten, ctx.rows.hypotheses)) if a != b]
+        changed = [i for i, (a, b) in enumerate(zip(rewritten, ctx.rows.hypotheses, strict=True)) if a != b]
         if not changed:
             figures[variant.name] = {"description": variant.description, "rows_rewritten": 0,
                                      "max_abs_change": None, "mean_abs_change": None}

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import sys
 
-from blindspot.scoring.probe import CheckRows, direct_scores
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for
+from blindspot.scoring.probe import CheckRows, direct_scores
 
 MARKER = "SCORES "
 

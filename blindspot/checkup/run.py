@@ -17,12 +17,12 @@ from typing import Any
 from rich.table import Table
 
 from blindspot.checkup.checks import CHECKS, TOLERANCE, CheckContext, run_check
-from blindspot.scoring.probe import CheckRows, as_reference_lists
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.data import load_gold_data
-from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.entries import tool as _tool
+from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.scoring.probe import CheckRows, as_reference_lists
 
 SCHEMA_VERSION = 1
 DEFAULT_ROWS = 64
@@ -46,7 +46,7 @@ def load_rows(data: Any, task: str, columns: Mapping[str, str | None] | None, sp
     def first(values: list[Any] | None) -> list[Any] | None:
         return None if values is None else values[:keep]
 
-    return gold, CheckRows(first(gold.column("hypothesis")),
+    return gold, CheckRows(gold.texts()[:keep],
                            as_reference_lists(first(gold.column("references"))),
                            first(gold.column("source")))
 

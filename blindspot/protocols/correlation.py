@@ -54,15 +54,21 @@ from rich.table import Table
 from scipy import stats
 
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
-                                          ProtocolResult, register_protocol, single_data)
+from blindspot.protocols.registry import (
+    BATCH_SIZE,
+    Protocol,
+    ProtocolRequest,
+    ProtocolResult,
+    register_protocol,
+    single_data,
+)
 from blindspot.report import markdown as md
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.data import load_source
-from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.entries import error_text
 from blindspot.runner.entries import tool as _tool
+from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
 from blindspot.suggest import did_you_mean
@@ -118,7 +124,7 @@ def summary_level(documents: Sequence[str], metric: Sequence[float], human: Sequ
     groups: dict[str, list[int]] = {}
     for i, d in enumerate(documents):
         groups.setdefault(d, []).append(i)
-    per_doc = {name: [] for name in COEFFICIENTS}
+    per_doc: dict[str, list[float]] = {name: [] for name in COEFFICIENTS}
     undefined = 0
     for doc in sorted(groups):
         rows = groups[doc]

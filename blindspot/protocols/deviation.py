@@ -69,19 +69,28 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.checklists import (
-    Template, canonical_checklist_task, load_human_scores, templates_for,
+    Template,
+    canonical_checklist_task,
+    load_human_scores,
+    templates_for,
 )
 from blindspot.minmax import Range
 from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
 from blindspot.progress import progress_bar
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
-                                          ProtocolResult, register_protocol, single_data)
+from blindspot.protocols.registry import (
+    BATCH_SIZE,
+    Protocol,
+    ProtocolRequest,
+    ProtocolResult,
+    register_protocol,
+    single_data,
+)
 from blindspot.report.deviation import write_deviation_report
 from blindspot.runner.data import load_gold_data
-from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.entries import error_text
 from blindspot.runner.entries import tool as _tool
+from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 
@@ -146,7 +155,7 @@ def perturb_template(template: Template, gold: Any, seeds: Sequence[int],
                                       _blindspot_task(template.task))
     for seed in (seeds[:1] if perturbation.deterministic else seeds):
         columns = perturbation.apply_rows(texts, ids, template.level, int(seed), sources=sources)
-        for i, (text, applied) in enumerate(zip(columns["perturbed"], columns["applied"])):
+        for i, (text, applied) in enumerate(zip(columns["perturbed"], columns["applied"], strict=True)):
             if applied:
                 case.rows.append(i)
                 case.texts.append(text)
@@ -163,12 +172,14 @@ def control_case(template: Template, gold: Any) -> Case:
     """The control: the first reference that differs from the gold output, scored (with the
     gold) against the row's other references; with a single reference, the two swap roles
     (the reference scored against the gold, the gold against the reference)."""
-    case = Case(template, references=[], gold_references=[])
+    references: list[Any] = []
+    gold_references: list[Any] = []
+    case = Case(template, references=references, gold_references=gold_references)
     refs = gold.column("references")
     if refs is None:
         case.reason = "needs references (--references-column) to take an alternative from"
         return case
-    for i, (text, row_refs) in enumerate(zip(gold.column("hypothesis"), refs)):
+    for i, (text, row_refs) in enumerate(zip(gold.column("hypothesis"), refs, strict=True)):
         options = _as_list(row_refs)
         pick = next((k for k, r in enumerate(options) if r.strip() != (text or "").strip()), None)
         if pick is None:
@@ -176,8 +187,8 @@ def control_case(template: Template, gold: Any) -> Case:
         rest = options[:pick] + options[pick + 1:]
         case.rows.append(i)
         case.texts.append(options[pick])
-        case.references.append(rest or [text])
-        case.gold_references.append(rest or [options[pick]])
+        references.append(rest or [text])
+        gold_references.append(rest or [options[pick]])
     return case
 
 
@@ -226,8 +237,10 @@ def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
         start = len(hyps)
         hyps += case.texts + ([texts[i] for i in case.rows] if own_gold else [])
         if r_in is not None:
-            reduced = case.references if own_gold else [refs[i] for i in case.rows]
-            r_in += reduced + (case.gold_references if own_gold else [])
+            if case.references is not None and case.gold_references is not None:  # the control
+                r_in += case.references + case.gold_references
+            else:
+                r_in += [refs[i] for i in case.rows]
         if s_in is not None:
             s_in += [sources[i] for i in case.rows] * (2 if own_gold else 1)
         spans[k] = (start, len(case.rows), 1 if own_gold else 0)
@@ -275,7 +288,7 @@ def deviation(human_score: float, gold: Sequence[float], perturbed: Sequence[flo
     """Eq. 1 for one template: s = (h(p') - h(p)) - mean(f(p') - f(p)), h(p) = 1."""
     if not gold or len(gold) != len(perturbed):
         raise ValueError("deviation needs as many gold as perturbed scores, at least one")
-    metric_delta = fmean(b - a for a, b in zip(gold, perturbed))
+    metric_delta = fmean(b - a for a, b in zip(gold, perturbed, strict=True))
     human_delta = human_score - 1.0
     if expectation == "drop":
         verdict = "detected" if metric_delta < -tolerance else "missed"
@@ -301,7 +314,7 @@ def _template_entry(case: Case, human: Mapping[Any, float], basis: Mapping[Any, 
              "status": "skipped" if case.reason else "ok", "reason": case.reason,
              "rows": rows, "applied": len(set(case.rows)), "pairs": len(case.rows),
              "examples": []}
-    for i, text in list(zip(case.rows, case.texts))[:examples]:
+    for i, text in list(zip(case.rows, case.texts, strict=True))[:examples]:
         entry["examples"].append({"id": str(ids[i]), "gold": texts[i], "perturbed": text})
     if case.reason is None and not case.rows:
         entry["status"], entry["reason"] = "skipped", "no row could be perturbed"

@@ -104,7 +104,7 @@ def outcome(para: float, adv: float) -> str:
 def hits(para_scores: Sequence[float], adv_scores: Sequence[float]) -> list[bool]:
     """Per pair: True when ``para > adv`` strictly (a tie or a NaN is False)."""
     _check_pairs(para_scores, adv_scores)
-    return [outcome(p, a) == "hit" for p, a in zip(para_scores, adv_scores)]
+    return [outcome(p, a) == "hit" for p, a in zip(para_scores, adv_scores, strict=True)]
 
 
 def _check_pairs(para_scores: Sequence[Any], adv_scores: Sequence[Any]) -> None:
@@ -124,7 +124,7 @@ def tally(para_scores: Sequence[float], adv_scores: Sequence[float]) -> dict[str
     kendall_like (accuracy None for an empty group)."""
     _check_pairs(para_scores, adv_scores)
     counts = {"hit": 0, "miss": 0, "tie": 0, "nan": 0}
-    for para, adv in zip(para_scores, adv_scores):
+    for para, adv in zip(para_scores, adv_scores, strict=True):
         counts[outcome(para, adv)] += 1
     n = len(para_scores)
     return {"n": n, "hits": counts["hit"], "misses": counts["miss"], "ties": counts["tie"],
@@ -152,7 +152,7 @@ def accuracy_by_type(para_scores: Sequence[float], adv_scores: Sequence[float],
     check_error_types(set(error_types))
     wanted = set(check_error_types(include)) if include is not None else set(error_types)
     groups: dict[str, tuple[list[float], list[float]]] = {}
-    for para, adv, kind in zip(para_scores, adv_scores, error_types):
+    for para, adv, kind in zip(para_scores, adv_scores, error_types, strict=True):
         if kind in wanted:
             group = groups.setdefault(kind, ([], []))
             group[0].append(para)
@@ -191,7 +191,7 @@ def combine(other: Sequence[float], metric: Sequence[float], weight: float) -> l
         raise ValueError(f"the two metrics must score the same batch: {len(other)} and "
                          f"{len(metric)} scores")
     w = float(weight)
-    return [w * n + (1 - w) * m for n, m in zip(minmax(other), minmax(metric))]
+    return [w * n + (1 - w) * m for n, m in zip(minmax(other), minmax(metric), strict=True)]
 
 
 def combine_pairs(other_para: Sequence[float], other_adv: Sequence[float],

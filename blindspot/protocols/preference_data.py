@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.protocols.preference import ERROR_TYPES, Mode
 from blindspot.io import quiet_datasets, read_table, table_format  # LIFTED
+from blindspot.protocols.preference import ERROR_TYPES, Mode
 
 #: Every column of a MENLI-style set, in the shipped file's order.
 MENLI_COLUMNS = ("error", "id", "source", "ref", "r", "hyp_para", "hyp_adv_based", "hyp_adv_free")

@@ -38,23 +38,39 @@ from typing import Any
 
 from rich.console import Console
 
-from blindspot.progress import progress_bar
 from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
 from blindspot.challenge_sets.run import run_challenge
+from blindspot.progress import progress_bar
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.preference import (
-    ADEQUACY_TYPES, ERROR_TYPES, FLUENCY_TYPES, MODES, Mode, check_error_types, combine_pairs,
-    get_mode, preference_accuracy,
+    ADEQUACY_TYPES,
+    ERROR_TYPES,
+    FLUENCY_TYPES,
+    MODES,
+    Mode,
+    check_error_types,
+    combine_pairs,
+    get_mode,
+    preference_accuracy,
 )
 from blindspot.protocols.preference_data import (
-    FIXED_COLUMNS, check_columns, dataset_name, load_preference_set, row_ids,
+    FIXED_COLUMNS,
+    check_columns,
+    dataset_name,
+    load_preference_set,
+    row_ids,
 )
 from blindspot.protocols.preference_report import print_summary, write_preference_report
-from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest, ProtocolResult,
-                                          register_protocol)
-from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.protocols.registry import (
+    BATCH_SIZE,
+    Protocol,
+    ProtocolRequest,
+    ProtocolResult,
+    register_protocol,
+)
 from blindspot.runner.entries import error_text
 from blindspot.runner.entries import tool as _tool
+from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
 
@@ -245,7 +261,7 @@ def worst_examples(dataset: Any, mode: Mode, para: list[float], adv: list[float]
         return {}
     ids = row_ids(dataset)
     failed: dict[str, list[int]] = {}
-    for index, (kind, p, a) in enumerate(zip(dataset["error"], para, adv)):
+    for index, (kind, p, a) in enumerate(zip(dataset["error"], para, adv, strict=True)):
         if not (math.isnan(p) or math.isnan(a)) and p <= a:
             failed.setdefault(kind, []).append(index)
     examples = {}

@@ -1,8 +1,9 @@
 """The rank and monotonicity protocol (PROTOCOLS.md §1): ``blindspot run``'s default protocol.
 
 Its declared options are :data:`RANK_OPTIONS`; its run is
-:func:`blindspot.runner.run.run_blindspot` (perturb, score, judge, report) and its judge is :mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view,
-the NaN policy), which this module re-exports for the code that names the protocol.
+:func:`blindspot.runner.run.run_blindspot` (perturb, score, judge, report) and its judge is
+:mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy),
+which this module re-exports for the code that names the protocol.
 """
 
 from __future__ import annotations
@@ -13,10 +14,25 @@ from rich.console import Console
 
 from blindspot import defaults
 from blindspot.exit_codes import gate
-from blindspot.judging import (DEFAULT_RULE, GOLD, N_BOOT, NOISE_CAP, RULES, TOLERANCE,
-                               Comparison, Evidence, Noise, Ruling, VerdictRule, get_rule,
-                               judge_curve, judge_rows, per_sample, register_rule,
-                               summarise_point)
+from blindspot.judging import (
+    DEFAULT_RULE,
+    GOLD,
+    N_BOOT,
+    NOISE_CAP,
+    RULES,
+    TOLERANCE,
+    Comparison,
+    Evidence,
+    Noise,
+    Ruling,
+    VerdictRule,
+    get_rule,
+    judge_curve,
+    judge_rows,
+    per_sample,
+    register_rule,
+    summarise_point,
+)
 from blindspot.protocols.options import MAX_SEED, OptionSpec
 from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol
 from blindspot.runner.run import run_blindspot
@@ -89,4 +105,5 @@ class RankProtocol(Protocol):
 
 __all__ = ["DEFAULT_RULE", "GOLD", "N_BOOT", "NOISE_CAP", "RANK_OPTIONS", "RULES", "TOLERANCE",
            "Comparison", "Evidence", "Noise", "RankProtocol", "Ruling", "VerdictRule", "get_rule",
-           "judge_curve", "judge_rows", "module_view", "per_sample", "register_rule", "run_request", "summarise_point"]
+           "judge_curve", "judge_rows", "module_view", "per_sample", "register_rule", "run_request",
+           "summarise_point"]

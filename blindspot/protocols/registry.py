@@ -22,8 +22,8 @@ from rich.console import Console
 
 from blindspot import defaults
 from blindspot.protocols.options import OptionSpec, validate_options
-from blindspot.seeding import parse_seeds
 from blindspot.registry import Registry, lowercase
+from blindspot.seeding import parse_seeds
 
 
 @dataclass

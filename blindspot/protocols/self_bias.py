@@ -48,8 +48,7 @@ from rich.console import Console
 
 from blindspot.io import read_table
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import (Protocol, ProtocolRequest, register_protocol,
-                                          single_data)
+from blindspot.protocols.registry import Protocol, ProtocolRequest, register_protocol, single_data
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
 from blindspot.scoring.base import SCORERS
@@ -210,9 +209,9 @@ def group_rows(rows: Iterable[Mapping[str, Any]], system_column: str = "system",
         entry = grouped.setdefault(system, SystemRows(
             [], [] if references_column else None, [] if source_column else None))
         entry.hypotheses.append(_value(row, hypothesis_column, index))
-        if references_column:
+        if references_column and entry.references is not None:  # a list when the column is named
             entry.references.append(_value(row, references_column, index))
-        if source_column:
+        if source_column and entry.sources is not None:
             entry.sources.append(_value(row, source_column, index))
     if not grouped:
         raise ValueError("outputs has no rows; give at least one (system, hypothesis) row")
@@ -293,7 +292,8 @@ def score_systems(evaluator: Evaluator, systems: Mapping[str, SystemRows],
     (distinct inputs are scored once and the score cache is used)."""
     scorer, key = _scorer_and_key(evaluator)
     try:
-        scores = score_rows(scorer, _joined(systems, "hypotheses"), _joined(systems, "references"),
+        hypotheses = [text for rows in systems.values() for text in rows.hypotheses]
+        scores = score_rows(scorer, hypotheses, _joined(systems, "references"),
                             _joined(systems, "sources"), progress=progress)[key]
     except ValueError as error:
         raise ValueError(f"evaluator {evaluator.name!r}: {error}") from error
@@ -317,9 +317,9 @@ def summarise_cell(scores: Sequence[float]) -> tuple[float | None, float | None,
 
 def rank_systems(means: Mapping[str, float | None], higher_is_better: bool = True) -> list[str]:
     """Systems with a score, best first; ties keep the systems' order; None is left out."""
-    scored = [s for s, v in means.items() if v is not None]
+    scored = {s: v for s, v in means.items() if v is not None}
     sign = -1.0 if higher_is_better else 1.0
-    return sorted(scored, key=lambda s: sign * means[s])
+    return sorted(scored, key=lambda s: sign * scored[s])
 
 
 def self_preference(evaluator: Evaluator, means: Mapping[str, float | None]) -> dict[str, Any]:
@@ -328,15 +328,18 @@ def self_preference(evaluator: Evaluator, means: Mapping[str, float | None]) -> 
     and whether it ranks first strictly. No rank and never first when its cell has no score."""
     own = evaluator.base_model
     sign = 1.0 if evaluator.higher_is_better else -1.0
-    result = {"base_model": own, "rank": None, "ranks_first": False, "margin": None}
-    if means.get(own) is None:
+    result: dict[str, Any] = {"base_model": own, "rank": None, "ranks_first": False,
+                              "margin": None}
+    own_mean = means.get(own) if own is not None else None
+    if own_mean is None:
         return result
     others = [sign * v for s, v in means.items() if s != own and v is not None]
-    mine = sign * means[own]
+    mine = sign * own_mean
     result["rank"] = 1 + sum(v > mine for v in others)
     if others:
-        result["margin"] = mine - max(others)
-        result["ranks_first"] = result["margin"] > 0
+        margin = mine - max(others)
+        result["margin"] = margin
+        result["ranks_first"] = margin > 0
     return result
 
 

@@ -287,7 +287,7 @@ def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {}
     if hint in _JSON_TYPES:
         return {"type": _JSON_TYPES[hint]}
-    if is_dataclass(hint):
+    if isinstance(hint, type) and is_dataclass(hint):
         if hint.__name__ not in defs:
             defs[hint.__name__] = {}  # placeholder: a class that refers to itself stops here
             defs[hint.__name__] = _class_schema(hint, defs)
@@ -302,7 +302,7 @@ def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
     raise TypeError(f"no JSON Schema for the type {hint!r}")
 
 
-def _class_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
+def _class_schema(cls: type[Any], defs: dict[str, Any]) -> dict[str, Any]:
     hints = typing.get_type_hints(cls)
     names = [f.name for f in fields(cls)]
     return {"type": "object", "title": cls.__name__, "description": (cls.__doc__ or "").strip(),

@@ -44,8 +44,8 @@ def check_role_texts(columns: Mapping[str, list[Any]], roles: Mapping[str, str |
                      file: str, first_row: int = 1) -> None:
     """Refuse rows (plain lists: a streamed chunk) whose text roles hold no text."""
     for role, lists in TEXT_ROLES.items():
-        if roles.get(role):
-            check_text_list(columns[roles[role]], roles[role], allow_lists=lists,
+        if column := roles.get(role):
+            check_text_list(columns[column], column, allow_lists=lists,
                             first_row=first_row, file=file)
 
 
@@ -62,9 +62,20 @@ class GoldData:
         name = self.columns.get(role)
         return column_values(self.dataset, name) if name else None
 
+    def required_column(self, role: str) -> str:
+        """The column that holds ``role`` (the hypothesis: every loaded dataset has one)."""
+        name = self.columns.get(role)
+        if not name:
+            raise ValueError(f"{self.name}: the data has no {role} column")
+        return name
+
+    def texts(self) -> list[Any]:
+        """The hypothesis column's values."""
+        return column_values(self.dataset, self.required_column("hypothesis"))
+
     def ids(self) -> list[Any]:
         """Row ids: the id column, else a hash of the hypothesis (as the perturbations use)."""
-        return self.column("id") or [text_row_id(t) for t in self.column("hypothesis")]
+        return self.column("id") or [text_row_id(t) for t in self.texts()]
 
     def used_columns(self) -> list[str]:
         """The distinct columns a run reads (one column may serve two roles: the examination
@@ -74,9 +85,8 @@ class GoldData:
     def check_texts(self) -> None:
         """Refuse data whose text roles hold a number or a null in any row (once per column)."""
         for role, lists in TEXT_ROLES.items():
-            if self.columns.get(role):
-                check_text_column(self.dataset, self.columns[role], allow_lists=lists,
-                                  file=self.name)
+            if column := self.columns.get(role):
+                check_text_column(self.dataset, column, allow_lists=lists, file=self.name)
 
     def fingerprint(self) -> str:
         """A hash of exactly the columns a run reads, so a changed input never reuses state."""

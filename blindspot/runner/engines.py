@@ -23,6 +23,7 @@ from blindspot.perturbations.dataset import perturb_local
 from blindspot.registry import Registry, lowercase
 from blindspot.runner.jobs import ScoreJob, ScoreJobError, ScorerRecipe, job_error, run_score_job
 
+
 class Engine(Protocol):
     """What the runner asks of an engine."""
 

@@ -8,14 +8,13 @@ kept, never in how a metric's entry is made from them, so their ``results.json``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from statistics import fmean
 from typing import Any
 
 from blindspot import __version__
 from blindspot.expectations import applied_drops, check_expectations
 from blindspot.perturbations.base import REGISTRY
 from blindspot.report.schema import GoldSummary, MetricResult, TestResult
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, judge_test
+from blindspot.runner.judge import Cell, Gold, JudgeSettings, gold_value, judge_test
 from blindspot.runner.metric_spec import MetricSpec
 
 
@@ -49,8 +48,7 @@ def metric_entry(spec: MetricSpec, scorer: Any | None) -> MetricResult:
 
 
 def gold_summary(gold: Gold) -> GoldSummary:
-    values = gold.scores if gold.scores is not None else [gold.corpus_score]
-    return GoldSummary(fmean(values), 0.0, gold.rows, 0)
+    return GoldSummary(gold_value(gold), 0.0, gold.rows, 0)
 
 
 def categories(tests: Sequence[str]) -> dict[str, str]:

@@ -21,8 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.judging import (DEFAULT_RULE, GOLD, cell_problem, gold_problem, judge_curve,
-                               nan_error, per_sample, status_of, summarise_point)
+from blindspot.judging import (
+    DEFAULT_RULE,
+    GOLD,
+    RowScores,
+    cell_problem,
+    gold_problem,
+    judge_curve,
+    nan_error,
+    per_sample,
+    status_of,
+    summarise_point,
+)
 from blindspot.report.schema import PerSample, Point, TestResult, WorstExample
 
 
@@ -33,10 +43,11 @@ class Cell:
     test: str
     level: str
     seed: int
-    noise_ratios: list[float]
-    applied: list[bool]
+    noise_ratios: RowScores
+    applied: Sequence[bool] | np.ndarray
     perturbed: list[str]
-    scores: list[float] | None = None  # per row; None for corpus-level metrics
+    #: per row (a numpy array in a streamed run); None for corpus-level metrics
+    scores: RowScores | None = None
     corpus_score: float | None = None
     error: str | None = None
     worst: list[Candidate] | None = None  # precomputed worst-example candidates (streamed runs)
@@ -61,7 +72,7 @@ class Gold:
 
     ids: list[Any]
     texts: list[str]
-    scores: list[float] | None = None
+    scores: RowScores | None = None
     corpus_score: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -79,12 +90,23 @@ class JudgeSettings:
     bootstrap_seed: int
 
 
+def _mean_or_corpus(scores: RowScores | None, corpus_score: float | None) -> float:
+    """The mean row score, or the corpus score of a corpus-level metric (judged only after
+    :func:`scores_problem` found every score present)."""
+    if scores is not None:
+        return fmean(scores)
+    if corpus_score is None:
+        raise ValueError("neither row scores nor a corpus score to judge")
+    return corpus_score
+
+
 def _cell_value(cell: Cell) -> float:
-    return cell.corpus_score if cell.scores is None else fmean(cell.scores)
+    return _mean_or_corpus(cell.scores, cell.corpus_score)
 
 
-def _gold_value(gold: Gold) -> float:
-    return gold.corpus_score if gold.scores is None else fmean(gold.scores)
+def gold_value(gold: Gold) -> float:
+    """The gold rows' mean score (or corpus score)."""
+    return _mean_or_corpus(gold.scores, gold.corpus_score)
 
 
 def _levels(cells: Sequence[Cell]) -> dict[str, list[Cell]]:
@@ -133,13 +155,13 @@ def _per_sample(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
     return out
 
 
-def worst_candidates(scores: Sequence[float], gold_scores: Sequence[float],
-                     applied: Sequence[bool], k: int, ids: Sequence[Any], gold_texts: Sequence[str],
-                     perturbed: Sequence[str], offset: int = 0) -> list[Candidate]:
+def worst_candidates(scores: RowScores, gold_scores: RowScores,
+                     applied: Sequence[bool] | np.ndarray, k: int, ids: Sequence[Any],
+                     gold_texts: Sequence[str], perturbed: Sequence[str], offset: int = 0) -> list[Candidate]:
     """A cell's (or a chunk of a cell's) ``k`` changed rows whose score the noise lowered least,
     in :func:`_worst`'s order; ``offset`` is the first row's number in the whole dataset."""
     keyed = ((-(score - gold), i) for i, (score, gold, changed) in
-             enumerate(zip(scores, gold_scores, applied)) if changed)
+             enumerate(zip(scores, gold_scores, applied, strict=True)) if changed)
     return [Candidate(key, offset + i, ids[i], gold_texts[i], perturbed[i], gold_scores[i],
                       scores[i]) for key, i in heapq.nsmallest(k, keyed)]
 
@@ -157,6 +179,8 @@ def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
     candidates = []
     for rank, level in enumerate(judged):
         for cell in by_level[level]:
+            if cell.scores is None:  # row scores come with the gold's (checked above)
+                continue
             found = cell.worst if cell.worst is not None else worst_candidates(
                 cell.scores, gold.scores, cell.applied, k, gold.ids, gold.texts, cell.perturbed)
             candidates += [(c.key, rank, cell.seed, c.row, c, cell) for c in found]
@@ -168,11 +192,11 @@ def _worst(by_level: dict[str, list[Cell]], judged: list[str], gold: Gold,
 
 
 
-def _values(scores: Sequence[float] | None, corpus_score: float | None) -> Sequence[Any]:
+def _values(scores: RowScores | None, corpus_score: float | None) -> Sequence[Any] | np.ndarray:
     return scores if scores is not None else [corpus_score]
 
 
-def _ids(gold: Gold, scores: Sequence[float] | None) -> Sequence[Any]:
+def _ids(gold: Gold, scores: RowScores | None) -> Sequence[Any]:
     """The ids that name a cell's rows in a NaN message (positions when the gold rows' ids are
     not kept, as in a streamed run)."""
     if scores is None:
@@ -204,7 +228,7 @@ def judge_test(test: str, category: str, cells: Sequence[Cell], gold: Gold,
         return TestResult.failed(test, category, rule, problem)
     by_level = _levels(cells)
     rows = gold.rows
-    gold_mean = _gold_value(gold)
+    gold_mean = gold_value(gold)
     curve, shaped = [], {}
     for level, level_cells in by_level.items():
         point, ratio = _point(level, level_cells, gold_mean, rows)

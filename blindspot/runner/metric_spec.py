@@ -56,7 +56,8 @@ class MetricSpec:
     @property
     def name(self) -> str:
         """The display name: ``metric.output`` plus ``@model`` when a model is chosen."""
-        model = self.options.get(_model_option(self.metric)) if self.module is None else None
+        option = _model_option(self.metric) if self.module is None else None
+        model = self.options.get(option) if option is not None else None
         base = f"{self.metric}.{self.output}" if self.output else self.metric
         return base + (f"@{model}" if model else "")
 
@@ -213,6 +214,9 @@ def load_function(path: Path, function: str, text: str) -> Any:
                          "with a file that exists (relative to the current folder)")
     name = f"blindspot_user_metric_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"metric {text!r}: {str(path)!r} is not a Python file; give "
+                         "path/to/file.py:function")
     module = importlib.util.module_from_spec(spec)
     # importable while it runs (dataclasses look their module up), then not: cloudpickle then
     # ships its functions by value to engine workers, which cannot import the user's file

@@ -225,7 +225,7 @@ class FunctionScorer(Scorer):
             raise ValueError(f"metric {self.name!r} returned {len(values)} scores for "
                              f"{len(batch)} predictions; it must return one per prediction")
         key = self.outputs[0]
-        return [{key: self._checked(value, item)} for value, item in zip(values, batch)]
+        return [{key: self._checked(value, item)} for value, item in zip(values, batch, strict=True)]
 
     def _checked(self, value: Any, item: ScoreInput) -> float:
         try:

@@ -30,7 +30,7 @@ import queue
 import socket
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # before Ray is imported
@@ -41,8 +41,7 @@ from ray import cloudpickle  # noqa: E402
 from ray._private.services import canonicalize_bootstrap_address  # noqa: E402
 
 from blindspot.perturbations.dataset import apply_item, cell_table  # noqa: E402
-from blindspot.runner.jobs import (ScoreJob, ScoreJobError, ScorerRecipe,  # noqa: E402
-                                   run_score_job)
+from blindspot.runner.jobs import ScoreJob, ScoreJobError, ScorerRecipe, run_score_job  # noqa: E402
 
 
 def _resolve(value: Any) -> Any:
@@ -137,7 +136,10 @@ class RemotePipeline:
 def _remote_pipeline(rows: list[dict[str, Any]], worker: type, argument: Any, size: int,
                      gpus: float) -> Iterator[tuple[int, bytes]]:
     """:func:`_pipeline` run by a :class:`RemotePipeline` actor, its rows as they finish."""
-    runner = ray.remote(num_cpus=0)(RemotePipeline).remote(rows, worker, argument, size, gpus)
+    # ray types ActorClass.remote() as "handle or class"; it returns a handle (under Ray Client a
+    # client handle, so no isinstance narrowing to ray.actor.ActorHandle)
+    runner = cast("ray.actor.ActorHandle[RemotePipeline]",
+                  ray.remote(num_cpus=0)(RemotePipeline).remote(rows, worker, argument, size, gpus))
     try:
         while True:
             for kind, value in ray.get(runner.take.remote()):

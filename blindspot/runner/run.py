@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from blindspot import defaults
-from blindspot.scoring.anchors import sanity_anchors
 from blindspot.forking import check_num_proc, fit_threads_to_load
 from blindspot.judging import gold_problem, nan_error
 from blindspot.paths import cache_dir
@@ -27,18 +26,41 @@ from blindspot.perturbations.dataset import plan_suite, run_suite
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult
 from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
-from blindspot.runner.engines import (ENGINES, Engine, ScoreJob, ScoreJobError, ScorerRecipe,
-                                      engine_options, get_engine, run_score_job)
-from blindspot.runner.entries import (by_test, categories, error_text, fail_all, gold_summary,
-                                      judge_metric, metric_entry, missing_input, tool)
+from blindspot.runner.engines import (
+    ENGINES,
+    Engine,
+    ScoreJob,
+    ScoreJobError,
+    ScorerRecipe,
+    engine_options,
+    get_engine,
+    run_score_job,
+)
+from blindspot.runner.entries import (
+    by_test,
+    categories,
+    error_text,
+    fail_all,
+    gold_summary,
+    judge_metric,
+    metric_entry,
+    missing_input,
+    tool,
+)
 from blindspot.runner.judge import Cell, Gold, JudgeSettings
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.state import RunState, content_key
-from blindspot.runner.stream import (check_chunk_size, check_streamable, stream_dataset,
-                                     stream_path)
+from blindspot.runner.stream import check_chunk_size, check_streamable, stream_dataset, stream_path
+from blindspot.scoring.anchors import sanity_anchors
 from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
-from blindspot.scoring.engine import (build_inputs, corpus_key, input_keys, pending_batches,
-                                      score_corpus, score_rows)
+from blindspot.scoring.engine import (
+    build_inputs,
+    corpus_key,
+    input_keys,
+    pending_batches,
+    score_corpus,
+    score_rows,
+)
 from blindspot.seeding import parse_seeds
 
 DEFAULT_TESTS = defaults.TESTS
@@ -101,7 +123,7 @@ def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[st
     if suite is None:
         suite, plan = run_suite(gold.dataset.select_columns(gold.used_columns()),
                                 settings.tests, settings.task, settings.seeds,
-                                column=cols["hypothesis"], id_column=cols["id"],
+                                column=gold.required_column("hypothesis"), id_column=cols["id"],
                                 source_column=cols["source"], levels=settings.levels,
                                 resources=resources, num_proc=settings.num_proc,
                                 progress=settings.progress,
@@ -207,7 +229,7 @@ class MetricRun:
         """
         jobs = self.pending_jobs(cell_texts)
         try:
-            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs)), 1):
+            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs), strict=True), 1):
                 self._keep(job, scores)
                 bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
         except ScoreJobError as error:
@@ -221,7 +243,7 @@ class MetricRun:
         kind, inputs = job
         keys = ([corpus_key(self.scorer, inputs)] if kind == "corpus"
                 else list(input_keys(self.scorer, inputs).values()))
-        self.cache.put_many(zip(keys, scores))
+        self.cache.put_many(zip(keys, scores, strict=True))
 
     def estimate(self, cell_texts: Sequence[list[str]]) -> ScoringEstimate | None:
         """How long scoring the cells will take, measured: the first pending batch is scored
@@ -307,7 +329,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
     tests = list(dict.fromkeys(c.test for c in cells))
     test_categories = categories(tests)
     ids = gold_data.ids()
-    texts = gold_data.column("hypothesis")
+    texts = gold_data.texts()
     try:
         run = MetricRun(spec, gold_data, state, settings)
     except Exception as error:
@@ -426,7 +448,7 @@ def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSetti
                    folder: Path) -> dict[str, DatasetResult]:
     """Every dataset loaded whole, perturbed once, scored cell by cell (resumable)."""
     golds = [load_gold_data(source, config.task, columns, split) for source in sources]
-    for gold, name in zip(golds, _unique([g.name for g in golds])):
+    for gold, name in zip(golds, _unique([g.name for g in golds]), strict=True):
         gold.name = name
     state = RunState(folder)
     engine = (get_engine(config.engine, **engine_options(config.engine, vars(config)))
@@ -441,11 +463,11 @@ def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettin
                   columns: Mapping[str, str | None] | None, folder: Path
                   ) -> dict[str, DatasetResult]:
     """Every dataset file read ``config.chunk_size`` rows at a time (:mod:`.stream`)."""
-    check_chunk_size(config.chunk_size)
+    chunk_size = check_chunk_size(config.chunk_size)
     check_streamable(specs, config)
     names = _unique([stream_path(source).name for source in sources])  # all checked first
-    return {name: stream_dataset(source, specs, config, columns, config.chunk_size, folder)
-            for name, source in zip(names, sources)}
+    return {name: stream_dataset(source, specs, config, columns, chunk_size, folder)
+            for name, source in zip(names, sources, strict=True)}
 
 
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:

@@ -34,8 +34,7 @@ from typing import Any
 
 import datasets
 import pyarrow
-from datasets.utils.logging import (disable_progress_bar, enable_progress_bar,
-                                    is_progress_bar_enabled)
+from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
 
 from blindspot.sqlite_utils import KeyValueStore, move_aside, warn
 
@@ -46,7 +45,7 @@ def content_key(*parts: Any) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def _encode(scores: Sequence[float]) -> list[float | None]:
+def _encode(scores: Sequence[float | None]) -> list[float | None]:
     return [None if s is None or math.isnan(s) else float(s) for s in scores]
 
 

@@ -57,22 +57,34 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from blindspot import defaults
-from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
 from blindspot.io import check_readable, json_rows, unreadable
 from blindspot.judging import gold_problem, nan_message, nan_rows
 from blindspot.parsing import get_parser
 from blindspot.perturbations.base import REGISTRY
 from blindspot.perturbations.catalogue import suite_tests
-from blindspot.perturbations.dataset import (SuiteJob, SuitePlan, build_suite_tests,
-                                             perturb_in_order, plan_suite, suite_state)
+from blindspot.perturbations.dataset import (
+    SuiteJob,
+    SuitePlan,
+    build_suite_tests,
+    perturb_in_order,
+    plan_suite,
+    suite_state,
+)
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult
-from blindspot.runner.data import (check_role_texts, describe_resources, machine_resources,
-                                   resolve_columns)
-from blindspot.runner.entries import (categories, error_text, fail_all, gold_summary,
-                                      judge_metric, metric_entry, missing_input)
+from blindspot.runner.data import check_role_texts, describe_resources, machine_resources, resolve_columns
+from blindspot.runner.entries import (
+    categories,
+    error_text,
+    fail_all,
+    gold_summary,
+    judge_metric,
+    metric_entry,
+    missing_input,
+)
 from blindspot.runner.judge import Candidate, Cell, Gold, keep_worst, worst_candidates
 from blindspot.runner.scorers import _idf_on, _named_model, scorer_for, signed_scores
+from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
 from blindspot.scoring.base import SCORERS
 from blindspot.seeding import text_row_id
 
@@ -279,7 +291,7 @@ class _Chunk:
 def _chunk_rows(chunk: Mapping[str, list[Any]], roles: Mapping[str, str | None],
                 offset: int, file: str) -> _Chunk:
     check_role_texts(chunk, roles, file, first_row=offset + 1)
-    texts = chunk[roles["hypothesis"]]
+    texts = chunk[roles["hypothesis"] or ""]  # a loaded dataset always names its hypothesis
     ids = chunk[roles["id"]] if roles["id"] else [text_row_id(t) for t in texts]
     return _Chunk(offset, texts, ids, chunk[roles["references"]] if roles["references"] else None,
                   chunk[roles["source"]] if roles["source"] else None)
@@ -296,7 +308,7 @@ def _score_gold(metric: _StreamedMetric, rows: _Chunk, spill: _Spill) -> list[fl
     missing = ANCHOR_ROWS - len(metric.anchor_rows)
     if missing > 0:
         metric.anchor_rows += list(zip(rows.texts, rows.references or [None] * len(rows.texts),
-                                       rows.sources or [None] * len(rows.texts)))[:missing]
+                                       rows.sources or [None] * len(rows.texts), strict=True))[:missing]
     return scores
 
 
@@ -331,8 +343,9 @@ def _stream_chunk(rows: _Chunk, plan: Any, perturbations: dict[str, Any],
         spill.append(f"noise-{index}.f64", columns["noise_ratio"], np.float64)
         spill.append(f"applied-{index}.bool", columns["applied"], np.bool_)
         for metric in live:
-            if metric.error is None:
-                _score_cell(metric, index, columns, gold[metric.index], rows, spill)
+            gold_scores = gold[metric.index]  # None only when the gold scoring failed (an error)
+            if metric.error is None and gold_scores is not None:
+                _score_cell(metric, index, columns, gold_scores, rows, spill)
 
 
 def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
@@ -341,14 +354,15 @@ def _judge(metric: _StreamedMetric, plan: Any, rows: int, spill: _Spill,
     tests = list(dict.fromkeys(item.test for item in plan.items))
     test_categories = categories(tests)
     entry = metric_entry(metric.spec, metric.scorer)
-    if metric.error is None and metric.gold.n_nan:
-        metric.error = gold_problem(metric.gold.problem(rows))
+    problem = metric.gold.problem(rows) if metric.error is None else None
+    if problem is not None and metric.gold.n_nan:
+        metric.error = gold_problem(problem)
     if metric.error is not None:
         fail_all(entry, tests, test_categories, metric.error)
         return entry
     gold = Gold([], [], spill.load(metric.file(None), np.float64))
     entry.gold = gold_summary(gold)
-    texts, references, sources = (list(c) for c in zip(*metric.anchor_rows))
+    texts, references, sources = (list(c) for c in zip(*metric.anchor_rows, strict=True))
     entry.anchors = sanity_anchors(metric.scorer, metric.spec, texts,
                                    None if references[0] is None else references,
                                    None if sources[0] is None else sources)

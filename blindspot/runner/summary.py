@@ -8,8 +8,16 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.report.views import (
-    CELL_NOTE, EXPECTATIONS_TITLE, FIRMER, NOISE_MARK, WITHIN_NOISE, SummaryRow, expectation_rows,
-    metric_errors, skipped_tests, summary_rows,
+    CELL_NOTE,
+    EXPECTATIONS_TITLE,
+    FIRMER,
+    NOISE_MARK,
+    WITHIN_NOISE,
+    SummaryRow,
+    expectation_rows,
+    metric_errors,
+    skipped_tests,
+    summary_rows,
 )
 
 _STYLES = {"pass": "green", "fail": "bold red", WITHIN_NOISE: "yellow", "error": "bold magenta",

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from blindspot.models import (ModelNotAvailableError, available_models, load_bertscore_encoder,
-                              resolve_model)
+from blindspot.models import ModelNotAvailableError, available_models, load_bertscore_encoder, resolve_model
 
 #: config attributes that hold the number of layers, by architecture family
 _LAYER_ATTRIBUTES = ("num_hidden_layers", "n_layers", "n_layer", "num_layers")

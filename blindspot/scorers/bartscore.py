@@ -62,7 +62,7 @@ def seq2seq_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], lim
     results = [math.nan] * len(pairs)
     device = lm.model_device(model)
     fill = lm.pad_id(tokenizer)
-    for rows in lm.length_chunks([len(s) + len(t) for s, t in zip(sources, targets)],
+    for rows in lm.length_chunks([len(s) + len(t) for s, t in zip(sources, targets, strict=True)],
                                  batch_size):
         ids, mask = lm.right_pad([sources[i] for i in rows], fill)
         labels, label_mask = lm.right_pad([targets[i] for i in rows], fill)
@@ -112,7 +112,8 @@ def causal_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], prom
                      for part in split_prompt(prompt))
     contexts = lm.token_ids(tokenizer, [c for c, _ in pairs])
     texts = lm.token_ids(tokenizer, [t for _, t in pairs])
-    built = [causal_sequence(prefix, before, c, after, t, limit) for c, t in zip(contexts, texts)]
+    built = [causal_sequence(prefix, before, c, after, t, limit)
+             for c, t in zip(contexts, texts, strict=True)]
     sums = lm.causal_logprob_sums(model, [s for s, _ in built], [start for _, start in built],
                                   lm.pad_id(tokenizer), batch_size)
     return [lm.mean_or_nan(total, count) for total, count in sums]
@@ -180,6 +181,6 @@ class BartScore(lm.ModelScorer):
                 raise ValueError("bartscore needs references=[...] (precision, recall, f) or "
                                  "sources=[...] (faithfulness) for every prediction")
         unique = list(dict.fromkeys(p for item in batch for p in pairs_of(item)))
-        score = dict(zip(unique, self._pair_scores(unique)))
+        score = dict(zip(unique, self._pair_scores(unique), strict=True))
         aggregate = AGGREGATES[self.config["multi_ref"]]
         return [variants(item, score, aggregate) for item in batch]

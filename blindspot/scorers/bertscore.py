@@ -48,10 +48,16 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
+from blindspot.scorers._encoders import (
+    Truncation,
+    checked_layer,
+    corpus_digest,
+    encoder_on_device,
+    idf_corpus,
+    layer_count,
+    truncation_of,
+)
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
-from blindspot.scorers._encoders import (Truncation, checked_layer,
-                                         corpus_digest, encoder_on_device, idf_corpus,
-                                         layer_count, truncation_of)
 
 #: bert_score's default model for English, the paper's (RoBERTa-large, layer 17)
 DEFAULT_MODEL = "roberta-large"
@@ -98,9 +104,9 @@ def average_by_owner(values: Sequence[Sequence[float]], owners: Sequence[int],
     """Mean of the rows of ``values`` that belong to each of ``count`` owners."""
     sums = [[0.0] * len(values[0]) for _ in range(count)] if values else [[] for _ in range(count)]
     sizes = [0] * count
-    for row, owner in zip(values, owners):
+    for row, owner in zip(values, owners, strict=True):
         sizes[owner] += 1
-        sums[owner] = [s + float(v) for s, v in zip(sums[owner], row)]
+        sums[owner] = [s + float(v) for s, v in zip(sums[owner], row, strict=True)]
     return [[s / sizes[i] for s in sums[i]] for i in range(count)]
 
 
@@ -108,10 +114,10 @@ def max_by_owner(values: Sequence[Sequence[float]], owners: Sequence[int],
                  count: int) -> list[list[float]]:
     """Column-wise maximum of the rows of ``values`` that belong to each of ``count`` owners."""
     best: list[list[float] | None] = [None] * count
-    for row, owner in zip(values, owners):
+    for row, owner in zip(values, owners, strict=True):
         current = best[owner]
         best[owner] = ([float(v) for v in row] if current is None
-                       else [max(b, float(v)) for b, v in zip(current, row)])
+                       else [max(b, float(v)) for b, v in zip(current, row, strict=True)])
     return [row or [] for row in best]
 
 
@@ -288,7 +294,7 @@ class BertScore(Scorer):
                 references.append(reference)
                 owners.append(index)
         preds = self.pair_scores(hypotheses, references).tolist()
-        return [dict(zip(self.outputs, row)) for row in self._reduce(preds, owners, len(batch))]
+        return [dict(zip(self.outputs, row, strict=True)) for row in self._reduce(preds, owners, len(batch))]
 
     def truncated(self, texts: Sequence[str]) -> Truncation:
         """How many distinct ``texts`` bert_score's encoding cuts to the tokenizer's limit."""

@@ -42,7 +42,7 @@ def bleurt_scores(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], 
                         padding_side="right", return_tensors="pt")
         with torch.inference_mode():
             logits = model(**enc).logits.float().reshape(-1).tolist()
-        for i, value in zip(chunk, logits):
+        for i, value in zip(chunk, logits, strict=True):
             out[i] = value
     return out
 
@@ -67,6 +67,6 @@ class Bleurt(Scorer):
         pairs = list(dict.fromkeys((ref, item.hypothesis) for item in batch
                                    for ref in item.references))
         scored = dict(zip(pairs, bleurt_scores(model, tokenizer, pairs,
-                                               max_length=self.config["max_length"])))
+                                               max_length=self.config["max_length"]), strict=True))
         return [{"bleurt": fmean(scored[(ref, item.hypothesis)] for ref in item.references)}
                 for item in batch]

@@ -283,7 +283,7 @@ class Mauve(Scorer):
         found = store.get_many(list(keys.values())) if store is not None else {}
         todo = [text for text in unique if keys[text] not in found]
         if todo:
-            computed = dict(zip((keys[t] for t in todo), self._compute_features(todo)))
+            computed = dict(zip((keys[t] for t in todo), self._compute_features(todo), strict=True))
             if store is not None:
                 store.put_many(computed.items())
             found.update(computed)

@@ -131,7 +131,7 @@ def nli_probabilities(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str
                         return_tensors="pt")
         with torch.inference_mode():
             probs = torch.softmax(model(**enc).logits.float(), dim=-1).tolist()
-        for i, row in zip(chunk, probs):
+        for i, row in zip(chunk, probs, strict=True):
             out[i] = {label: row[j] for label, j in indices.items()}
     return out
 
@@ -145,7 +145,7 @@ def combine(nli_scores: Sequence[float], other_scores: Sequence[float], weight: 
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"nli_weight must be in [0, 1], got {weight}")
     return [weight * n + (1 - weight) * m
-            for n, m in zip(minmax(nli_scores), minmax(other_scores))]
+            for n, m in zip(minmax(nli_scores), minmax(other_scores), strict=True)]
 
 
 @register_scorer
@@ -197,7 +197,7 @@ class Menli(Scorer):
         tokenizer, model = load_sequence_classifier(self.config["model"])
         indices = label_indices(model.config, self.config["model"], self.config["label_order"])
         unique = list(dict.fromkeys(pairs))
-        return dict(zip(unique, nli_probabilities(model, tokenizer, unique, indices)))
+        return dict(zip(unique, nli_probabilities(model, tokenizer, unique, indices), strict=True))
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         groups = [self.premise_pairs(item) for item in batch]

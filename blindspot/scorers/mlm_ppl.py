@@ -121,8 +121,8 @@ class MlmPpl(lm.ModelScorer):
             picked = [jobs[k] for k in chunk]
             scores = masked_logprobs(model, [encoded[row] for row, _ in picked],
                                      [pos for _, pos in picked], tokenizer.mask_token_id, fill)
-            for (row, _), score in zip(picked, scores):
+            for (row, _), score in zip(picked, scores, strict=True):
                 totals[row] += score
                 counts[row] += 1
         return [{"mlm_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
-                for total, count in zip(totals, counts)]
+                for total, count in zip(totals, counts, strict=True)]

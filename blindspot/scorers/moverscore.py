@@ -38,10 +38,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
+from blindspot.scorers._encoders import (
+    Truncation,
+    checked_layer,
+    corpus_digest,
+    encoder_config,
+    encoder_on_device,
+    idf_corpus,
+    layer_count,
+    truncation_of,
+)
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
-from blindspot.scorers._encoders import (Truncation, checked_layer,
-                                         corpus_digest, encoder_config, encoder_on_device,
-                                         idf_corpus, layer_count, truncation_of)
 
 DEFAULT_MODEL = "distilbert-base-uncased"
 DISTANCES = ("euclidean", "cosine")
@@ -207,7 +214,7 @@ class MoverScore(Scorer):
         out: dict[str, Cloud] = {}
         for start in range(0, len(unique), self.batch_size):
             chunk = unique[start: start + self.batch_size]
-            out.update(zip(chunk, self._encode(chunk, tokenizer)))
+            out.update(zip(chunk, self._encode(chunk, tokenizer), strict=True))
         return out
 
     def _encode(self, texts: list[str], tokenizer: Any) -> list[Cloud]:

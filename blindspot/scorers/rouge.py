@@ -117,7 +117,7 @@ class Rouge(Scorer):
     name = "rouge"
     model_option = None
     kind = "lexical"
-    outputs = DEFAULT_ROUGE_TYPES
+    outputs: tuple[str, ...] = DEFAULT_ROUGE_TYPES
     default_output = "rougeL"
     natural_ranges = MappingProxyType({None: (0.0, 1.0)})  # every ROUGE type, every measure
     output_selector = "rouge_types"

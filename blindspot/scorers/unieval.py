@@ -62,7 +62,7 @@ def split_sentences(texts: Sequence[str], splitter: str = "spacy") -> list[list[
         found = [nltk.sent_tokenize(t) for t in texts]
     else:
         raise ValueError(f"sentence_splitter must be 'spacy' or 'nltk', got {splitter!r}")
-    return [sents or [text] for sents, text in zip(found, texts)]
+    return [sents or [text] for sents, text in zip(found, texts, strict=True)]
 
 
 def first_token_id(tokenizer: Any, word: str) -> int:
@@ -93,7 +93,7 @@ def yes_probability(model: Any, tokenizer: Any, prompts: Sequence[str], *, max_l
             logits = model(input_ids=enc.input_ids, attention_mask=enc.attention_mask,
                            decoder_input_ids=decoder_ids).logits[:, 0, :].float()
         probs = torch.sigmoid(logits[:, yes] - logits[:, no])
-        for i, p in zip(chunk, probs.tolist()):
+        for i, p in zip(chunk, probs.tolist(), strict=True):
             scores[i] = p
     return scores
 
@@ -142,10 +142,10 @@ class UniEval(Scorer):
         tokenizer, model = load_seq2seq_lm(self.config["model"])
         sentences = split_sentences([item.hypothesis for item in batch],
                                     self.config["sentence_splitter"])
-        per_row = [self.questions(item, sents) for item, sents in zip(batch, sentences)]
+        per_row = [self.questions(item, sents) for item, sents in zip(batch, sentences, strict=True)]
         prompts = list(dict.fromkeys(prompt for pairs in per_row for _, prompt in pairs))
         probability = dict(zip(prompts, yes_probability(
-            model, tokenizer, prompts, max_length=self.config["max_length"])))
+            model, tokenizer, prompts, max_length=self.config["max_length"]), strict=True))
         return [self.row_scores(pairs, probability) for pairs in per_row]
 
     @staticmethod

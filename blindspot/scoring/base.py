@@ -48,12 +48,14 @@ class Scorer(ABC):
     read them with :func:`blindspot.scoring.facts.scorer_facts`.
     """
 
-    name: ClassVar[str]
+    # name, outputs and the input usage are class defaults that an instance may refine (a
+    # module or function scorer reads them from what it wraps), so they are not ClassVars
+    name: str
     #: per-row output keys, e.g. ("precision", "recall", "f1")
-    outputs: ClassVar[tuple[str, ...]]
+    outputs: tuple[str, ...]
     #: "required", "optional" or "none"
-    uses_references: ClassVar[str] = "required"
-    uses_source: ClassVar[str] = "none"
+    uses_references: str = "required"
+    uses_source: str = "none"
     #: True when the score exists only for a whole corpus (MAUVE, corpus BLEU)
     corpus_level: ClassVar[bool] = False
     #: bumped when the scorer's computation changes, so old cached scores are not reused
@@ -129,7 +131,9 @@ class Scorer(ABC):
         """A ValueError naming an option the scorer does not have (a typo would else be cached
         as a different configuration), with the valid ones."""
         accepted = cls.option_names()
-        unknown = sorted(set(given) - set(accepted)) if accepted is not None else []
+        if accepted is None:  # it takes any keyword
+            return
+        unknown = sorted(set(given) - set(accepted))
         if unknown:
             raise ValueError(f"metric {cls.name!r} has no option {unknown[0]!r}; its options are "
                              f"{', '.join(accepted) or 'none'} (e.g. --option {cls.name}.KEY=VALUE)"

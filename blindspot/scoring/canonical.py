@@ -99,7 +99,7 @@ def classic_bleu(translations: Sequence[Sequence[str]], references: Sequence[Seq
     matches = [0] * max_order
     possible = [0] * max_order
     reference_length = translation_length = 0
-    for refs, translation in zip(references, translations):
+    for refs, translation in zip(references, translations, strict=True):
         reference_length += min(len(r) for r in refs)
         translation_length += len(translation)
         merged: Counter[tuple[str, ...]] = Counter()
@@ -110,9 +110,9 @@ def classic_bleu(translations: Sequence[Sequence[str]], references: Sequence[Seq
         for order in range(1, max_order + 1):
             possible[order - 1] += max(len(translation) - order + 1, 0)
     if smooth:
-        precisions = [(m + 1.0) / (p + 1.0) for m, p in zip(matches, possible)]
+        precisions = [(m + 1.0) / (p + 1.0) for m, p in zip(matches, possible, strict=True)]
     else:
-        precisions = [m / p if p > 0 else 0.0 for m, p in zip(matches, possible)]
+        precisions = [m / p if p > 0 else 0.0 for m, p in zip(matches, possible, strict=True)]
     weight = 1.0 / max_order  # uniform weights, applied to each log precision
     geo_mean = (math.exp(sum(weight * math.log(p) for p in precisions))
                 if min(precisions) > 0 else 0.0)
@@ -143,7 +143,7 @@ def bootstrap_mid(rows: Mapping[str, Sequence[float]]) -> dict[str, float]:
     rows and takes percentiles field by field, so the mid of a field depends only on that field."""
     aggregator = BootstrapAggregator()
     keys = list(rows)
-    for values in zip(*(rows[key] for key in keys)):
-        aggregator.add_scores({key: Score(v, v, v) for key, v in zip(keys, values)})
+    for values in zip(*(rows[key] for key in keys), strict=True):
+        aggregator.add_scores({key: Score(v, v, v) for key, v in zip(keys, values, strict=True)})
     result = aggregator.aggregate()
     return {key: float(result[key].mid.fmeasure) for key in keys}

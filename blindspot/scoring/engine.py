@@ -27,7 +27,7 @@ def _as_references(value: Any, index: int) -> tuple[str, ...]:
                      f"{type(value).__name__}")
 
 
-def build_inputs(scorer: Scorer, predictions: Sequence[Any],
+def build_inputs(scorer: Scorer | type[Scorer], predictions: Sequence[Any],
                  references: Sequence[Any] | None = None,
                  sources: Sequence[Any] | None = None) -> list[ScoreInput]:
     """Rows as :class:`ScoreInput`, or a ValueError naming the argument that is wrong."""
@@ -100,9 +100,9 @@ def score_rows(scorer: Scorer, predictions: Sequence[Any], references: Sequence[
         if len(scores) != len(batch):
             raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
                                f"{len(batch)} inputs")
-        results.update(zip(batch, scores))
+        results.update(zip(batch, scores, strict=True))
         if store is not None:
-            store.put_many((keys[item], score) for item, score in zip(batch, scores))
+            store.put_many((keys[item], score) for item, score in zip(batch, scores, strict=True))
         if bar is not None:
             bar.update(len(batch))
     if bar is not None:

@@ -18,7 +18,6 @@ from blindspot.scoring.base import Scorer, get_scorer
 from blindspot.scoring.engine import build_inputs, score_corpus, score_rows
 from blindspot.scoring.facts import scorer_facts
 
-
 _MISSING_KEY = "_blindspot_missing_inputs"
 
 
@@ -66,7 +65,7 @@ class ScorerMetric(evaluate.Metric):
             build_inputs(cls, predictions, references, kwargs.get("sources"))
         if cls.uses_references == "none":
             return super().compute(predictions=predictions, **kwargs)
-        missing = []
+        missing: list[str] = []
         if rows is not None and references is None:
             references, missing = [[] for _ in rows], missing + ["references"]
         if rows is not None and cls.uses_source != "none" and kwargs.get("sources") is None:
@@ -75,15 +74,21 @@ class ScorerMetric(evaluate.Metric):
             kwargs[_MISSING_KEY] = tuple(missing)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
-    def _compute(self, predictions: list[str], references: list[Any] | None = None,
-                 sources: list[str] | None = None, use_aggregator: bool = True,
-                 level: str = "sentence", **options: Any) -> dict[str, Any]:
+    def _compute(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """evaluate's hook: each module script overrides it with its own keywords (so the base
+        takes any); the default work is :meth:`_score`."""
+        return self._score(*args, **kwargs)
+
+    def _score(self, predictions: list[str], references: list[Any] | None = None,
+               sources: list[str] | None = None, use_aggregator: bool = True,
+               level: str = "sentence", **options: Any) -> dict[str, Any]:
         missing = options.pop(_MISSING_KEY, ())
         references = None if "references" in missing else references
         sources = None if "sources" in missing else sources
         if level not in ("sentence", "corpus"):
             raise ValueError(f"level must be 'sentence' or 'corpus', got {level!r}")
         scorer = get_scorer(self.scorer_name, **options)
+        result: dict[str, Any]
         if scorer.corpus_level or level == "corpus":
             result = score_corpus(scorer, predictions, references, sources)
         else:

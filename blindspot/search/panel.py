@@ -87,4 +87,4 @@ def judge_texts(metric: MetricScores, golds: Sequence[str], perturbed: Sequence[
     scores = metric(list(golds) + list(perturbed), refs + refs, list(sources) * 2)
     n = len(golds)
     return [{"gold": g, "perturbed": p, "relative_change": relative_change(g, p)}
-            for g, p in zip(scores[:n], scores[n:])]
+            for g, p in zip(scores[:n], scores[n:], strict=True)]

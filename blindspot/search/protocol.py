@@ -10,10 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.protocols.options import MAX_SEED, OptionSpec
-from blindspot.protocols.registry import (BATCH_SIZE, Protocol, ProtocolRequest,
-                                          register_protocol, single_data)
+from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol, single_data
 from blindspot.search.run import run_search
-
 
 SEARCH_OPTIONS = (
     OptionSpec("noise_ratio", "float", "target noise ratio of every hypothesis", default=0.1,

@@ -35,7 +35,7 @@ Examples:
     Traceback (most recent call last):
     ...
     ValueError: bartscore needs references=[...] (precision, recall, f) or sources=[...] (faithfulness) for every prediction
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 import blindspot.scoring.module as base
 

@@ -50,7 +50,7 @@ _CITATION = """\
     year = "2004",
     pages = "501--507",
 }
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 _INPUTS = """
 Args:

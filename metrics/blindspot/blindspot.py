@@ -162,6 +162,8 @@ class Blindspot(evaluate.Metric):
             raise ValueError("one metric per call; for several use `blindspot run --metrics a,b`")
         chosen = get_protocol(protocol)
         if data is None:
+            if predictions is None:
+                raise ValueError("give predictions=[...] (with references=[...]) or data=...")
             data = _rows(predictions, references, sources, ids)
         common = {k: settings.pop(k) for k in _COMMON if k in settings}
         options = dict(settings.pop("protocol_options", None) or {})

@@ -40,8 +40,8 @@ from typing import Any
 import datasets
 import evaluate
 
-from blindspot.perturbations.base import REGISTRY, canonical_name
 from blindspot.judging import DEFAULT_RULE, NOISE_CAP, TOLERANCE, judge_rows
+from blindspot.perturbations.base import REGISTRY, canonical_name
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,
@@ -89,13 +89,14 @@ def _rule(test: str) -> str:
         return DEFAULT_RULE
 
 
-def _check_rows(n_rows: int, columns: dict[str, Any]) -> None:
-    """Every per-row kwarg is present and has one value per row."""
+def _check_rows(n_rows: int, columns: dict[str, Any]) -> list[Sequence[Any]]:
+    """Every per-row kwarg is present and has one value per row; their values, in order."""
     for name, values in columns.items():
         if values is None:
             raise ValueError(f"blindspot_accuracy needs `{name}`: one value per row")
         if len(values) != n_rows:
             raise ValueError(f"`{name}` has {len(values)} values for {n_rows} rows")
+    return list(columns.values())
 
 
 class BlindspotAccuracy(evaluate.Metric):
@@ -112,12 +113,13 @@ class BlindspotAccuracy(evaluate.Metric):
                  noise_ratios: Sequence[float] | None = None, seeds: Sequence[Any] | None = None,
                  tolerance: float = TOLERANCE, noise_cap: float = NOISE_CAP,
                  bootstrap_seed: int = 0) -> dict[str, Any]:
-        columns = dict(zip(_ROW_KWARGS, (tests, levels, noise_ratios, seeds)))
-        _check_rows(len(predictions), columns)
+        columns = dict(zip(_ROW_KWARGS, (tests, levels, noise_ratios, seeds), strict=True))
+        row_tests, row_levels, row_ratios, row_seeds = _check_rows(len(predictions), columns)
         by_test: dict[str, list[tuple[Any, float, Any, float, float]]] = defaultdict(list)
         positions: dict[str, list[int]] = defaultdict(list)
         for i, (test, level, ratio, seed, noised, gold) in enumerate(
-                zip(tests, levels, noise_ratios, seeds, predictions, references)):
+                zip(row_tests, row_levels, row_ratios, row_seeds, predictions, references,
+                    strict=True)):
             by_test[test].append((level, float(ratio), seed,
                                   float("nan") if noised is None else float(noised),
                                   float("nan") if gold is None else float(gold)))

@@ -71,7 +71,7 @@ class Chrf(base.ScorerMetric):
                  char_order: int = CHRF.CHAR_ORDER, word_order: int = CHRF.WORD_ORDER,
                  beta: int = CHRF.BETA, lowercase: bool = False, whitespace: bool = False,
                  eps_smoothing: bool = False, use_aggregator: bool = True) -> dict[str, Any]:
-        options = {"char_order": char_order, "word_order": word_order, "beta": beta,
+        options: dict[str, Any] = {"char_order": char_order, "word_order": word_order, "beta": beta,
                    "lowercase": lowercase, "whitespace": whitespace,
                    "eps_smoothing": eps_smoothing}
         if use_aggregator:

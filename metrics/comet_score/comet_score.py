@@ -26,7 +26,7 @@ Examples:
     Traceback (most recent call last):
     ...
     ValueError: model '...' (RegressionMetric) cannot score 'comet_qe' (without references); use 'comet' with it, or another checkpoint
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 import blindspot.scoring.module as base
 from blindspot.scorers.comet_score import CITATION as comet_citation

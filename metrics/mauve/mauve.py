@@ -37,11 +37,12 @@ Examples:
     canonical docstring prints 1.0, an untested example), whatever the feature model.
 """
 
-from typing import Any
+from typing import Any, cast
 
 from mauve import compute_mauve
 
 import blindspot.scoring.module as base
+from blindspot.scorers import mauve_score
 from blindspot.scoring.base import get_scorer
 
 _CITATION = """\
@@ -98,8 +99,9 @@ class Mauve(base.ScorerMetric):
                  divergence_curve_discretization_size: int = 25, mauve_scaling_factor: float = 5,
                  verbose: bool = True, seed: int = 25) -> Any:
         if (p_features is None and p_tokens is None) or (q_features is None and q_tokens is None):
-            scorer = get_scorer(self.scorer_name, feature_model=featurize_model_name,
-                                max_text_length=max_text_length, device=_device(device_id))
+            found = get_scorer(self.scorer_name, feature_model=featurize_model_name,
+                               max_text_length=max_text_length, device=_device(device_id))
+            scorer = cast(mauve_score.Mauve, found)  # scorer_name is the Mauve scorer's
             if p_features is None and p_tokens is None:
                 p_features = scorer.feature_matrix(predictions, "predictions")
             if q_features is None and q_tokens is None:

@@ -37,7 +37,7 @@ _CITATION = """\
     year = "2019",
     pages = "563--578",
 }
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 _INPUTS = """
 Args:

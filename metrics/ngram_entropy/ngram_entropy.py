@@ -27,7 +27,7 @@ _CITATION = """\
     booktitle = "Advances in Neural Information Processing Systems",
     year = "2018",
 }
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 _INPUTS = """
 Args:

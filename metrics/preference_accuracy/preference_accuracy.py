@@ -91,7 +91,7 @@ class PreferenceAccuracy(evaluate.Metric):
         if (other_para_scores is None) != (other_adv_scores is None):
             raise ValueError("give both other_para_scores and other_adv_scores (the second "
                              "metric's scores of the same pairs) or neither")
-        if other_para_scores is not None:
+        if other_para_scores is not None and other_adv_scores is not None:  # both, as checked
             for name, values in (("other_para_scores", other_para_scores),
                                  ("other_adv_scores", other_adv_scores)):
                 if len(values) != len(para_scores):

@@ -30,7 +30,7 @@ _CITATION = """\
     booktitle = "International Conference on Learning Representations",
     year = "2020",
 }
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 _INPUTS = """
 Args:

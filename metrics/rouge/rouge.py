@@ -118,5 +118,5 @@ def _rows_with_tokenizer(predictions: list[str], references: list[Any], types: l
         raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
     scorer = rouge_scorer.RougeScorer(types, use_stemmer=use_stemmer, tokenizer=tokenizer)
     scores = [scorer.score_multi([refs] if isinstance(refs, str) else refs, pred)
-              for refs, pred in zip(references, predictions)]
+              for refs, pred in zip(references, predictions, strict=True)]
     return {key: [float(getattr(score[key], measure)) for score in scores] for key in types}

@@ -42,7 +42,7 @@ _CITATION = """\
     year = "2006",
     pages = "223--231",
 }
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 _INPUTS = """
 Args:

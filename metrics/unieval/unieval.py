@@ -43,7 +43,7 @@ _CITATION = """\
     year = "2022",
     pages = "2023--2038",
 }
-"""
+"""  # noqa: E501 (published BibTeX / exact doctest output, kept verbatim)
 
 _INPUTS = """
 Args:
