@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -51,7 +51,8 @@ from blindspot.runner.judge import Cell, Gold, JudgeSettings
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.state import RunState, content_key
 from blindspot.runner.stream import check_chunk_size, check_streamable, stream_dataset, stream_path
-from blindspot.scoring.anchors import sanity_anchors
+from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
+from blindspot.scoring.base import ScoreInput
 from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
 from blindspot.scoring.engine import (
     build_inputs,
@@ -236,6 +237,30 @@ class MetricRun:
             bar.write(f"{self.spec.name}: {error}; scoring its cells one by one here to find "
                       "the cell it belongs to", file=sys.stderr)
 
+    def anchors(self, texts: list[str], engine: Engine | None) -> dict[str, float | None] | None:
+        """The metric's sanity anchors on these gold rows (:func:`sanity_anchors`), kept in the
+        run state like a cell's scores, so a resumed run scores nothing again."""
+        key = content_key("anchors", self.identity, self.spec.output, texts[:ANCHOR_ROWS],
+                          self._inputs(), ANCHOR_ROWS)
+        kept = self.state.get_record(key)
+        if kept is None:
+            kept = {"anchors": sanity_anchors(self.scorer, self.spec, texts, self.references,
+                                              self.sources,
+                                              score_batch=self.engine_batches(engine))}
+            self.state.put_record(key, kept)
+        return kept["anchors"]
+
+    def engine_batches(self, engine: Engine | None
+                       ) -> Callable[[list[ScoreInput]], list[dict[str, float]]] | None:
+        """One batch scored on ``engine`` when it computes ahead (a Ray run scores on Ray, never
+        on the driver); None: the scorer's own, in this process."""
+        if engine is None or not engine.computes_ahead:
+            return None
+
+        def on_engine(inputs: list[ScoreInput]) -> list[dict[str, float]]:
+            return next(iter(engine.score(self.recipe, [("rows", inputs)])))
+        return on_engine
+
     def _keep(self, job: ScoreJob, scores: list[dict[str, float]]) -> None:
         """Write a job's scores into the score cache (a memory one when the cache is off)."""
         if self.cache is None:  # no score cache: keep what is computed ahead for this run only
@@ -359,8 +384,7 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
     entry.gold = gold_summary(gold)
-    entry.anchors = sanity_anchors(run.scorer, spec, texts, gold_data.column("references"),
-                                   gold_data.column("source"))
+    entry.anchors = run.anchors(list(texts), engine)
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)

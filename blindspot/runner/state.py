@@ -81,6 +81,14 @@ class RunState:
             "corpus": _encode([corpus])[0]}
         self._cells.put_many([(key, json.dumps(value))])
 
+    def get_record(self, key: str) -> dict[str, Any] | None:
+        """A JSON record stored for ``key`` (e.g. a metric's sanity anchors), or None."""
+        found = self._cells.get_many([key])
+        return json.loads(found[key]) if key in found else None
+
+    def put_record(self, key: str, value: dict[str, Any]) -> None:
+        self._cells.put_many([(key, json.dumps(value, allow_nan=False))])
+
     # -- perturbed suites ------------------------------------------------------------------------
 
     def suite_path(self, key: str) -> Path:

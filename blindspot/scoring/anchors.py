@@ -11,7 +11,7 @@ and dataset (``results.json``: ``datasets.<name>.metrics.<metric>.anchors``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from blindspot.scoring.probe import CheckRows, anchor_hypotheses, as_reference_lists, direct_scores
@@ -24,7 +24,9 @@ ANCHOR_SEED = 0
 def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
                    references: Sequence[Any] | None = None,
                    sources: Sequence[str] | None = None, *, rows: int = ANCHOR_ROWS,
-                   seed: int = ANCHOR_SEED) -> dict[str, float | None] | None:
+                   seed: int = ANCHOR_SEED,
+                   score_batch: Callable[[list[Any]], list[dict[str, float]]] | None = None
+                   ) -> dict[str, float | None] | None:
     """Each anchor's mean score over the first ``rows`` rows (None where the data lacks what the
     anchor needs, or the metric cannot score it, or, for a metric that reads only the hypothesis,
     for the unrelated gold); None for a corpus-level metric or fewer than two rows."""
@@ -41,7 +43,8 @@ def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
     for name, texts in texts_of.items():
         try:
             scores = None if texts is None else direct_scores(
-                scorer, spec, checked.with_hypotheses(texts), batch_size=keep)
+                scorer, spec, checked.with_hypotheses(texts), batch_size=keep,
+                score_batch=score_batch)
         except Exception:  # an anchor the metric cannot score (an empty text) is left out
             scores = None
         mean = None if scores is None else sum(scores) / len(scores)

@@ -62,16 +62,20 @@ def as_reference_lists(values: Sequence[Any] | None) -> list[list[str]] | None:
     return [[v] if isinstance(v, str) else list(v) for v in values]
 
 
-def direct_scores(scorer: Any, spec: Any, rows: CheckRows, batch_size: int) -> list[float]:
+def direct_scores(scorer: Any, spec: Any, rows: CheckRows, batch_size: int,
+                  score_batch: Callable[[list[Any]], list[dict[str, float]]] | None = None
+                  ) -> list[float]:
     """The spec's output per row, in the metric's own units, ``batch_size`` rows per call, in
-    row order, with no cache."""
+    row order, with no cache. ``score_batch`` scores one batch elsewhere (a run's engine, so a
+    Ray run scores on Ray); by default the scorer's own ``score_batch`` in this process."""
     inputs = build_inputs(scorer, rows.hypotheses,
                           rows.references if scorer.uses_references != "none" else None,
                           rows.sources if scorer.uses_source != "none" else None)
     key = spec.output or scorer.outputs[0]
+    batch_scores = score_batch or scorer.score_batch
     scores: list[float] = []
     for start in range(0, len(inputs), batch_size):
-        scores += [float(s[key]) for s in scorer.score_batch(inputs[start: start + batch_size])]
+        scores += [float(s[key]) for s in batch_scores(inputs[start: start + batch_size])]
     return scores
 
 
