@@ -56,6 +56,8 @@ class ParsedText:
     def sents(self) -> tuple[tuple[int, int], ...]:
         """Sentences as [start, end) token ranges."""
         starts = [t.i for t in self.tokens if t.sent_start or t.i == 0]
+        if not starts:  # an empty text has no sentence
+            return ()
         ends = starts[1:] + [len(self.tokens)]
         return tuple(zip(starts, ends, strict=True))
 

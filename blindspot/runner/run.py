@@ -251,15 +251,24 @@ class MetricRun:
         return kept["anchors"]
 
     def engine_batches(self, engine: Engine | None
-                       ) -> Callable[[list[ScoreInput]], list[dict[str, float]]] | None:
-        """One batch scored on ``engine`` when it computes ahead (a Ray run scores on Ray, never
-        on the driver); None: the scorer's own, in this process."""
-        if engine is None or not engine.computes_ahead:
-            return None
+                       ) -> Callable[[list[ScoreInput]], list[dict[str, float]]]:
+        """One batch's scores through the score cache: what is missing is scored on ``engine``
+        when it computes ahead (a Ray run scores on Ray, never on the driver), else by the
+        scorer in this process, and kept in the cache (the same code scores nothing twice)."""
 
-        def on_engine(inputs: list[ScoreInput]) -> list[dict[str, float]]:
-            return next(iter(engine.score(self.recipe, [("rows", inputs)])))
-        return on_engine
+        def cached(inputs: list[ScoreInput]) -> list[dict[str, float]]:
+            keys = input_keys(self.scorer, inputs)
+            found = self.cache.get_many(list(keys.values())) if self.cache is not None else {}
+            missing = [item for item, key in keys.items() if key not in found]
+            if missing:
+                job: ScoreJob = ("rows", missing)
+                scores = (next(iter(engine.score(self.recipe, [job])))
+                          if engine is not None and engine.computes_ahead
+                          else run_score_job(self.scorer, job))
+                self._keep(job, scores)
+                found.update(zip([keys[item] for item in missing], scores, strict=True))
+            return [found[keys[item]] for item in inputs]
+        return cached
 
     def _keep(self, job: ScoreJob, scores: list[dict[str, float]]) -> None:
         """Write a job's scores into the score cache (a memory one when the cache is off)."""
@@ -384,12 +393,13 @@ def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: 
         return entry
     gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
     entry.gold = gold_summary(gold)
-    entry.anchors = run.anchors(list(texts), engine)
     scored = []
     for cell in cells:
         bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)
         scored.append(_fill_cell(run, cell, ids))
         bar.update()
+    # after the cells, so an engine that computes ahead scores the very batches, in the very order
+    entry.anchors = run.anchors(list(texts), engine)
     judge_metric(entry, gold, by_test(scored), test_categories, settings.judge())
     return entry
 
