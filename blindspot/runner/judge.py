@@ -75,10 +75,15 @@ class Gold:
     scores: RowScores | None = None
     corpus_score: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: how many gold rows were scored, when neither their texts nor their row scores are kept
+    #: (a run keeps scores on disk, not texts; a corpus-level metric has no row scores)
+    size: int | None = None
 
     @property
     def rows(self) -> int:
-        """How many gold rows were scored (a streamed run keeps their scores, not their texts)."""
+        """How many gold rows were scored."""
+        if self.size is not None:
+            return self.size
         return len(self.scores) if self.scores is not None else len(self.texts)
 
 
