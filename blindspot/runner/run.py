@@ -290,10 +290,10 @@ def _with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
     yield current, True
 
 
-def _progress(total: int, desc: str, unit: str, enabled: bool) -> Any:
+def _progress(total: int, desc: str, unit: str, enabled: bool, leave: bool = True) -> Any:
     # in a log (not a terminal) every refresh is a new line: refresh rarely there
     return progress_bar(total=total, desc=desc, unit=unit, disable=not enabled, file=sys.stderr,
-                        mininterval=0.2 if sys.stderr.isatty() else 10)
+                        mininterval=0.2 if sys.stderr.isatty() else 10, leave=leave)
 
 
 # -- one dataset ----------------------------------------------------------------------------------
@@ -309,30 +309,31 @@ def run_dataset(data: DataSource, specs: list[MetricSpec], settings: RunSettings
         perturbation.preload()
     accounts = [MetricAccount(i, spec, data, state, settings) for i, spec in enumerate(specs)]
     spill = Spill(work)
-    perturbing = _progress(len(plan.items) * data.chunk_count, "perturbing", "cell",
-                           settings.progress)
-    scoring = _progress(len(specs) * (len(plan.items) + 1) * data.chunk_count, "scoring", "cell",
-                        settings.progress)
     entries: dict[str, MetricResult] = {}
     rows = 0
+    scoring = None  # made after the first chunk was read (and checked) and perturbed
     try:
         for chunk, last in _with_last(data.chunks):
-            cells = perturbed_cells(chunk, data, perturbations, state, engine, settings.num_proc,
-                                    perturbing)
-            if last:
-                perturbing.close()
+            # one bar at a time while a chunk is perturbed; a chunked run's bar is cleared after
+            with _progress(len(plan.items), "perturbing", "cell", settings.progress,
+                           leave=data.whole) as perturbing:
+                cells = perturbed_cells(chunk, data, perturbations, state, engine,
+                                        settings.num_proc, perturbing)
             for index, cell in enumerate(cells):
                 spill.append(f"noise-{index}.f64", cell.noise_ratios, np.float64)
                 spill.append(f"applied-{index}.bool", cell.applied, np.bool_)
             rows += len(chunk.texts)
+            if scoring is None:
+                scoring = _progress(len(specs) * (len(plan.items) + 1) * data.chunk_count,
+                                    "scoring", "cell", settings.progress)
             for account in accounts:
                 account.score_chunk(chunk, cells, spill, engine, scoring)
                 if last:  # judged now, so its model goes before the next metric's loads
                     entries[account.spec.name] = account.finish(plan, rows, spill, engine)
             get_parser().forget()  # the disk cache keeps the parses; memory stays one chunk's
     finally:
-        perturbing.close()
-        scoring.close()
+        if scoring is not None:
+            scoring.close()
     return DatasetResult(settings.task, rows, data.fingerprint(), dict(data.roles),
                          describe_resources(data.resources), dict(plan.skipped), entries)
 

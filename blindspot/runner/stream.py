@@ -1,41 +1,39 @@
-"""Streamed runs of the main job: any number of rows in bounded memory on one machine.
+"""Chunked runs of the main job: any number of rows in bounded memory on one machine.
 
 ``blindspot run --chunk-size N`` (``run_blindspot(..., chunk_size=N)``, the rank protocol's
-``chunk_size`` option) reads a local JSON-lines or Parquet file ``N`` rows at a time. Each chunk
-is parsed, perturbed for every (test, level, seed) cell of the suite and scored with every
-metric (through the score cache, as always), then dropped. What stays in memory is one chunk and,
-per (metric, cell), a NaN count and the few worst-example candidates with their texts. Every
-per-row number the judge needs (each metric's gold and cell scores, each cell's noise ratios and
-applied flags) is appended to one float64 (or bool) file per (metric, cell) in a temporary folder
-under the run's state folder; at the end each metric is judged one test at a time, from that
-test's files only, by the very code of the in-memory run (:func:`~blindspot.runner.entries.
-judge_metric`). Every test draws its randomness per row (seed, test, level, row id), so chunking
-changes no perturbation, and ``results.json`` and the report are byte-identical to those of the
-in-memory run on the same data, seeds and metrics (tested on a CNN/DM slice with chunks that do
-not divide the rows).
+``chunk_size`` option) reads a local JSON-lines or Parquet file ``N`` rows at a time. This module
+only reads the file (:func:`streamed_source`: the chunks, checked as they come, and the
+fingerprint of the whole file made as they pass) and declares what a chunked run cannot do; the
+run itself is the one of data loaded whole (:func:`blindspot.runner.run.run_dataset`, which reads
+such data as one chunk): each chunk is perturbed for every cell, scored with every metric through
+the run state and the score cache, its per-row values spilled to disk, and each metric judged one
+test at a time at the end. Every test draws its randomness per row (seed, test, level, row id),
+so chunking changes no perturbation, and ``results.json`` and the report are byte-identical to
+those of the run without chunks on the same data, seeds and metrics, whatever the chunk size
+(``tests/test_one_pipeline.py``). A killed chunked run resumes like any run: each chunk's
+perturbed cells and each cell's scores are in the run state.
 
-What cannot be streamed, and what happens instead:
+What cannot be read in chunks, and what happens instead:
 
 * tests that draw other rows from the whole dataset (``requires=("pool",)``: injection,
   random_response, random_sentence_addition, sentence_replacement) are skipped, with the reason in
   ``skipped_tests`` (printed with the summary). A first pass could collect the pool, but the pool
   is every gold text: memory would grow with the rows again.
-* the open-ended n-gram corpus that the in-memory run builds from all references is not built
+* the open-ended n-gram corpus that the whole run builds from all references is not built
   (same reason); frequent_ngram then needs ``--ngram-corpus``, else it is skipped with the reason.
 * corpus-level metrics (MAUVE), and metrics that weight words by idf over all references
   (``bertscore.idf=true``), are refused with an error naming the metric, before any model loads.
 * the data must be a local ``.jsonl`` or ``.parquet`` file; any other source (a Hub id, ``demo``,
-  a Dataset, csv) is refused with a clear error; so is ``--engine ray``. ``--num-proc N``
-  parses and perturbs each chunk in N processes (cells come back in plan order, at most 2N in
-  flight, so memory stays one chunk's).
+  a Dataset, csv) is refused with a clear error; so is ``--engine ray`` (not tested in chunks).
+  ``--num-proc N`` parses and perturbs each chunk in N processes.
 
-Limits: a streamed run does not resume (its folder of per-row files is removed at the end,
-finished or not; the score cache still makes a rerun cheap). An error message that names a row
-by its position (e.g. ``predictions[3] must be a string``) counts within the chunk. Neural
-metrics whose scores depend on their batch's other texts (padding, BERTScore's embedding cache)
-batch per chunk, so their last bits may differ from the in-memory run. Values read from a
-JSON-lines file are the JSON values themselves; the in-memory run reads them through Arrow,
-which may convert a column of mixed ints and floats, so such a column's fingerprint differs.
+Limits: memory holds one chunk with its perturbed cells; the run state grows with the rows (it
+keeps every chunk's perturbed texts). An error message that names a row by its position (e.g.
+``predictions[3] must be a string``) counts within the chunk. Neural metrics whose scores depend
+on their batch's other texts (padding, BERTScore's embedding cache) batch per chunk, so their
+last bits may differ from the whole run. Values read from a JSON-lines file are the JSON values
+themselves; the whole run reads them through Arrow, which may convert a column of mixed ints and
+floats, so such a column's fingerprint differs.
 
     >>> check_chunk_size(500)
     500
@@ -218,10 +216,13 @@ def streamed_source(source: Any, name: str, settings: Any,
                                     settings.levels, resources, has_source=bool(roles["source"])),
                          resources, suite_tests(settings.tests, settings.task))
     fingerprint = _Fingerprint(work, roles)
+    head = _chunk_rows(first, roles, 0, path.name)  # bad rows in the first chunk: before any work
 
     def rows() -> Iterator[Chunk]:
-        offset = 0
-        for chunk in _chain(first, chunks):
+        fingerprint.add(first)
+        yield head
+        offset = len(head.texts)
+        for chunk in chunks:
             fingerprint.add(chunk)
             part = _chunk_rows(chunk, roles, offset, path.name)
             offset += len(part.texts)
@@ -237,12 +238,6 @@ class _Names:
     """What :func:`resolve_columns` reads of a dataset: its column names."""
 
     column_names: list[str]
-
-
-def _chain(first: dict[str, list[Any]], rest: Iterator[dict[str, list[Any]]]
-           ) -> Iterator[dict[str, list[Any]]]:
-    yield first
-    yield from rest
 
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "check_chunk_size", "check_streamable", "corpus_level_refusal",
