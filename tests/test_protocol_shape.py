@@ -1,6 +1,7 @@
 """The one shape of a protocol (issue 17): ``execute`` gives a typed result and writes nothing;
 ``report`` writes the report folder from that result alone, byte for byte what ``run`` writes
-with an ``out``; ``to_dict`` is results.json."""
+with an ``out``; ``to_dict`` is results.json, and it validates against the JSON Schema generated
+from the result's dataclass."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from blindspot.protocols.registry import PROTOCOLS, ProtocolRequest, ProtocolResult, get_protocol
@@ -107,7 +109,9 @@ def _reported_later(name: str, request: ProtocolRequest, tmp_path: Path) -> dict
     protocol.run(replace(request, out=tmp_path / "now"))
     later, now = _files(tmp_path / "later"), _files(tmp_path / "now")
     assert "results.json" in later and later == now
-    assert json.loads(later["results.json"]) == result.to_dict()
+    saved = json.loads(later["results.json"])
+    assert saved == result.to_dict()
+    jsonschema.validate(saved, type(result).json_schema())
     return later
 
 
@@ -152,3 +156,25 @@ def test_search_result_leaves_the_generalisation_run_to_the_report() -> None:
     assert names[-1] == "generalisation_run" and SearchResult.UNSAVED == ("generalisation_run",)
     assert names[:-1] == ["schema_version", "protocol", "tool", "config", "budget", "summary",
                           "patterns", "examples", "generalisation"]
+
+
+@pytest.mark.parametrize("change", ["unknown key", "missing key", "wrong type"])
+def test_the_generated_schema_refuses_what_the_dataclass_does_not_declare(change: str,
+                                                                         tmp_path: Path) -> None:
+    result = get_protocol("search").run(REQUESTS["search"](tmp_path))
+    saved = result.to_dict()
+    if change == "unknown key":
+        saved["timings"] = {}
+    elif change == "missing key":
+        del saved["budget"]
+    else:
+        saved["patterns"] = {"article_swap": 1}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(saved, SearchResult.json_schema())
+
+
+def test_a_schema_fixes_the_protocol_and_lists_only_saved_keys() -> None:
+    search = SearchResult.json_schema()
+    assert search["properties"]["protocol"] == {"const": "search"}
+    assert "generalisation_run" not in search["properties"]
+    assert "protocol" not in SelfBiasResult.json_schema()["properties"]

@@ -44,7 +44,7 @@ from blindspot.protocols.registry import (
     ProtocolResult,
     register_protocol,
 )
-from blindspot.report.schema import SCHEMA_VERSION
+from blindspot.report.schema import SCHEMA_VERSION, results_schema
 from blindspot.report.writer import write_report
 from blindspot.runner.run import run_blindspot
 from blindspot.runner.summary import print_summary
@@ -60,6 +60,12 @@ class RankResult(ProtocolResult):
     protocol: str = "rank"
     config: dict[str, Any]
     datasets: dict[str, Any]
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The schema generated from :class:`~blindspot.report.schema.RunResult` down to every
+        point (:func:`~blindspot.report.schema.results_schema`)."""
+        return results_schema()
 
 
 def state_folder(request: ProtocolRequest) -> Path | None:

@@ -13,9 +13,10 @@ modules; search: :mod:`blindspot.search.protocol`).
 
 from __future__ import annotations
 
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -24,6 +25,7 @@ from rich.console import Console
 from blindspot import defaults
 from blindspot.protocols.options import OptionSpec, validate_options
 from blindspot.registry import Registry, lowercase
+from blindspot.report.schema import _type_schema
 from blindspot.seeding import parse_seeds
 
 
@@ -71,6 +73,25 @@ class ProtocolResult:
     def to_dict(self) -> dict[str, Any]:
         """The results dict, keys in field order (the bytes of results.json follow from it)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.UNSAVED}
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema (draft 2020-12) of the results.json this class writes, generated from
+        its fields: every saved field required and typed by its annotation, no other key, the
+        schema version and the protocol's name fixed to their defaults."""
+        hints = typing.get_type_hints(cls)
+        saved = [f for f in fields(cls) if f.name not in cls.UNSAVED]
+        defs: dict[str, Any] = {}
+        properties = {f.name: _type_schema(hints[f.name], defs) for f in saved}
+        for fixed in ("schema_version", "protocol"):
+            default = next(f.default for f in fields(cls) if f.name == fixed)
+            if fixed in properties and default is not MISSING:
+                properties[fixed] = {"const": default}
+        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                  "title": cls.__name__, "description": (cls.__doc__ or "").strip(),
+                  "properties": properties, "required": [f.name for f in saved],
+                  "additionalProperties": False}
+        return {**schema, "$defs": defs} if defs else schema
 
 
 R = TypeVar("R", bound=ProtocolResult)
