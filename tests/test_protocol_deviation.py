@@ -66,7 +66,8 @@ def test_every_task_has_fluency_invariance_and_control_rows() -> None:
     assert invariant == {"synonyms", "contractions", "expansions", "numerals_to_words",
                          "alternative_reference"}
     assert canonical_checklist_task("D2T") == "data_to_text"
-    with pytest.raises(ValueError, match="has no perturbation checklist"):
+    with pytest.raises(ValueError, match="unknown checklist task .open_ended.; valid checklist "
+                       "tasks: data_to_text, dialogue, image_captioning"):
         canonical_checklist_task("open_ended")
     with pytest.raises(ValueError, match="not a criterion of task 'summarization'"):
         templates_for("summarization", "adequacy")
@@ -182,7 +183,7 @@ def test_cli_end_to_end_matches_a_recomputation(cnndm_slice: Path, tmp_path: Pat
     (["--protocol-option", "human_scores=/nonexistent.csv"], "not found"),
     (["--protocol-option", "colour=red"], "'colour' is not an option of the deviation"),
     (["--protocol-option", "templates=shuffle"], "template 'shuffle' is not a template"),
-    (["--task", "open_ended"], "has no perturbation checklist"),
+    (["--task", "open_ended"], "unknown checklist task 'open_ended'"),
     (["--data", "second.jsonl"], "deviation protocol judges one dataset at a time; got 2"),
 ])
 def test_cli_errors(cnndm_slice: Path, tmp_path: Path, extra: list[str], message: str) -> None:
