@@ -6,7 +6,7 @@ that rank their own base model's system first.
 
 The command is a plain function with ``typer`` defaults, so that ``blindspot/cli.py`` registers
 it with ``app.command("self-bias")(self_bias)``. It runs the registered ``self-bias`` protocol
-(as ``blindspot run --protocol self-bias`` does) and writes the result under this command's own
+(as ``blindspot run --protocol self-bias`` does) and writes its report with this command's own
 file names, ``self_bias.json`` and ``self_bias.md``.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import typer
 
 from blindspot.exit_codes import fail
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.registry import ProtocolRequest
 
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
 EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
@@ -42,17 +42,22 @@ def self_bias(
 ) -> None:
     """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
     base model flagged (⚑) when it ranks first."""
-    from blindspot.protocols.self_bias import format_matrix, write_outputs  # scipy: heavy
+    from blindspot.protocols.self_bias import (  # scipy and the scoring layer: heavy
+        COMMAND_FILES,
+        SelfBiasProtocol,
+        format_matrix,
+    )
 
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column}
     request = ProtocolRequest(data=data, metrics=evaluators, columns=columns,
                               options={"system_column": system_column})
+    protocol = SelfBiasProtocol()
     try:
-        result = get_protocol("self-bias").run(request).to_dict()
+        result = protocol.run(request)
     except (ValueError, FileNotFoundError) as error:
         fail(str(error))
-    typer.echo(format_matrix(result))
+    typer.echo(format_matrix(result.to_dict()))
     if out is not None:
-        for path in write_outputs(result, out):
+        for path in protocol.report(result, out, COMMAND_FILES):
             typer.echo(f"wrote {path}", err=True)

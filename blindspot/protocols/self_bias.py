@@ -479,11 +479,17 @@ def format_matrix(result: Mapping[str, Any]) -> str:
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
-def write_outputs(result: Mapping[str, Any], out: Path, json_name: str = "self_bias.json",
-                  table_name: str = "self_bias.md") -> list[Path]:
-    """``out/<json_name>`` (the result) and ``out/<table_name>`` (:func:`format_matrix`)."""
+#: the report folder of ``blindspot run --protocol self-bias``: the result's JSON, the table
+REPORT_FILES = ("results.json", "report.md")
+#: the same files as ``blindspot self-bias --out`` names them
+COMMAND_FILES = ("self_bias.json", "self_bias.md")
+
+
+def write_outputs(result: Mapping[str, Any], out: Path,
+                  files: tuple[str, str] = REPORT_FILES) -> list[Path]:
+    """``out/<files[0]>`` (the result) and ``out/<files[1]>`` (:func:`format_matrix`)."""
     out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / json_name, out / table_name
+    json_path, md_path = out / files[0], out / files[1]
     json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
                          encoding="utf-8")
     md_path.write_text(format_matrix(result), encoding="utf-8")
@@ -511,8 +517,6 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
                    "score matrix, flagging evaluators that rank their own base model's system "
                    "first")
     options = SELF_BIAS_OPTIONS
-    #: the report folder's files: the result's JSON and the markdown table
-    files: ClassVar[tuple[str, str]] = ("results.json", "report.md")
 
     def execute(self, request: ProtocolRequest) -> SelfBiasResult:
         """The evaluators read first (a bad spec fails before the data is read), then the
@@ -527,8 +531,11 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
                              columns.get("references"), columns.get("source"))
         return matrix_for_systems(systems, evaluators, request.progress)
 
-    def report(self, result: SelfBiasResult, out: Path) -> list[Path]:
-        return write_outputs(result.to_dict(), out, *self.files)
+    def report(self, result: SelfBiasResult, out: Path,
+               files: tuple[str, str] = REPORT_FILES) -> list[Path]:
+        """The result's JSON and its table, named ``files`` (the ``self-bias`` command names
+        them :data:`COMMAND_FILES`)."""
+        return write_outputs(result.to_dict(), out, files)
 
     def summarise(self, result: SelfBiasResult, console: Console) -> None:
         console.print(format_matrix(result.to_dict()), markup=False, highlight=False)
