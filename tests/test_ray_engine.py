@@ -85,6 +85,24 @@ def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, 
     assert _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray") == local
 
 
+def test_ray_runs_a_chunked_run_to_the_whole_local_runs_bytes(
+        cluster: Any, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray is an engine of the one plan: each chunk of a chunked run perturbed and scored there."""
+    import blindspot.perturbations.dataset as dataset
+    from blindspot.scoring.base import SCORERS
+
+    local = _run(tmp_path, "local", monkeypatch, gold_file, "rouge,chrf")
+
+    def driver_must_not(*_: Any, **__: Any) -> Any:
+        raise AssertionError("computed on the driver, not on Ray")
+
+    monkeypatch.setattr(dataset, "apply_item", driver_must_not)
+    for name in ("rouge", "chrf"):
+        monkeypatch.setattr(SCORERS[name], "score_batch", driver_must_not)
+    assert _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray",
+                chunk_size=3) == local  # 8 rows: chunks of 3, 3 and 2
+
+
 def test_killed_worker_is_retried_and_each_score_written_once(
         cluster: Any, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ray_support import CrashOnceOverlap

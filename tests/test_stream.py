@@ -156,7 +156,6 @@ def test_bad_chunk_size_is_a_clear_error(small_file: Path, tmp_path: Path, size:
     ("bertscore@minilm", {"metric_options": {"bertscore": {"idf": True}}},
      "weights words by idf over all the references, which a streamed run never holds; switch "
      "it off (--option bertscore.idf=false)"),
-    ("chrf", {"engine": "ray"}, "cannot be combined with --engine ray"),
 ])
 def test_what_cannot_be_streamed_is_refused(small_file: Path, metrics: str, settings: dict,
                                             message: str) -> None:

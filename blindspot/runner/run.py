@@ -412,7 +412,7 @@ def _run(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
         opens = [partial(whole_source, gold, config) for gold in golds]
     else:
         chunk_size = check_chunk_size(config.chunk_size)
-        check_streamable(specs, config)
+        check_streamable(specs)
         names = _unique([stream_path(source).name for source in sources])  # all checked first
         opens = [partial(streamed_source, source, name, config, columns, chunk_size)
                  for name, source in zip(names, sources, strict=True)]

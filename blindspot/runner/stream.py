@@ -24,8 +24,9 @@ What cannot be read in chunks, and what happens instead:
 * corpus-level metrics (MAUVE), and metrics that weight words by idf over all references
   (``bertscore.idf=true``), are refused with an error naming the metric, before any model loads.
 * the data must be a local ``.jsonl`` or ``.parquet`` file; any other source (a Hub id, ``demo``,
-  a Dataset, csv) is refused with a clear error; so is ``--engine ray`` (not tested in chunks).
-  ``--num-proc N`` parses and perturbs each chunk in N processes.
+  a Dataset, csv) is refused with a clear error. ``--num-proc N`` parses and perturbs each chunk
+  in N processes; ``--engine ray`` perturbs and scores each chunk on Ray (the same plan, the same
+  bytes).
 
 Limits: memory holds one chunk with its perturbed cells; the run state grows with the rows (it
 keeps every chunk's perturbed texts). An error message that names a row by its position (e.g.
@@ -133,11 +134,8 @@ def corpus_level_refusal(spec: Any) -> str:
             "cannot be streamed; run it without --chunk-size")
 
 
-def check_streamable(specs: Sequence[Any], settings: Any) -> None:
+def check_streamable(specs: Sequence[Any]) -> None:
     """Refuse, before any data or model is loaded, what a streamed run cannot do."""
-    if settings.engine != "local":
-        raise ValueError("--chunk-size streams on this machine; it cannot be combined with "
-                         f"--engine {getattr(settings.engine, 'name', settings.engine)}")
     for spec in specs:
         registered = SCORERS.get(spec.metric, None) if spec.module is None else None
         if registered is not None and registered.corpus_level:
