@@ -14,6 +14,8 @@ metric      ``blindspot.scoring.base.SCORERS``             every public module o
                                                            ``blindspot.scorers``
 protocol    ``blindspot.protocols.registry.PROTOCOLS``     ``PROTOCOL_MODULES``
 task        ``blindspot.perturbations.base.TASKS``         (declared where it is defined)
+checklist   ``blindspot.checklists.templates.TASKS``       (declared where it is defined)
+task
 Space tab   ``blindspot.space.registry.TABS``              every public module of
                                                            ``blindspot.space.tabs``
 verdict     ``blindspot.judging.RULES``,                   (declared where they are defined)

@@ -1,6 +1,7 @@
 """The one path of every protocol command (``blindspot run``, ``stream``, ``search``): read the
-seeds, run a protocol on a :class:`~blindspot.protocols.registry.ProtocolRequest`, print its
-summary and where its report is, and exit with the run's exit code under ``--fail-on``.
+seeds, run a protocol on a :class:`~blindspot.protocols.registry.ProtocolRequest` (its result,
+then its report folder), print its summary and where its report is, and exit with the run's exit
+code under ``--fail-on``.
 
 Both :mod:`blindspot.cli` and :mod:`blindspot.search_cli` import it (neither imports the other).
 """
@@ -35,10 +36,11 @@ def run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request:
     the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
     try:
         chosen = get_protocol(protocol)
-        results = chosen.run(ProtocolRequest(out=out, **request))
+        result = chosen.run(ProtocolRequest(out=out, **request))
     except (ValueError, KeyError, FileNotFoundError) as error:
         fail(str(error).strip("'\""))
-    chosen.summarise(results, console)
+    chosen.summarise(result, console)
+    results = result.to_dict()
     console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
     code = run_exit_code(results, fail_on)
     stopped = failed_tests(results, fail_on)

@@ -44,5 +44,18 @@ def minmax(values: Sequence[float | None]) -> list[float]:
     return [found.scale(v) for v in values]
 
 
+def combine(first: Sequence[float | None], second: Sequence[float | None], weight: float, *,
+            weight_name: str = "weight") -> list[float]:
+    """MENLI's combination ``weight * minmax(first) + (1 - weight) * minmax(second)`` over one
+    batch scored by two metrics (one score of each per row)."""
+    if not 0.0 <= float(weight) <= 1.0:
+        raise ValueError(f"{weight_name} must be in [0, 1], got {weight!r}")
+    if len(first) != len(second):
+        raise ValueError(f"the two metrics must score the same batch (one score of each per row): "
+                         f"{len(first)} and {len(second)} scores")
+    w = float(weight)
+    return [w * a + (1 - w) * b for a, b in zip(minmax(first), minmax(second), strict=True)]
+
+
 def _number(value: float | None) -> float:
     return math.nan if value is None else float(value)

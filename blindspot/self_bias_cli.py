@@ -5,7 +5,9 @@ system's outputs with every evaluator, rank the systems per evaluator and flag t
 that rank their own base model's system first.
 
 The command is a plain function with ``typer`` defaults, so that ``blindspot/cli.py`` registers
-it with ``app.command("self-bias")(self_bias)``.
+it with ``app.command("self-bias")(self_bias)``. It runs the registered ``self-bias`` protocol
+(as ``blindspot run --protocol self-bias`` does) and writes its report with this command's own
+file names, ``self_bias.json`` and ``self_bias.md``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import typer
 
 from blindspot.exit_codes import fail
-from blindspot.io import read_table
+from blindspot.protocols.registry import ProtocolRequest
 
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
 EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
@@ -41,22 +43,21 @@ def self_bias(
     """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
     base model flagged (⚑) when it ranks first."""
     from blindspot.protocols.self_bias import (  # scipy and the scoring layer: heavy
+        COMMAND_FILES,
+        SelfBiasProtocol,
         format_matrix,
-        group_rows,
-        matrix_for_systems,
-        parse_evaluators,
-        write_outputs,
     )
 
+    columns = {"hypothesis": hypothesis_column, "references": references_column,
+               "source": source_column}
+    request = ProtocolRequest(data=data, metrics=evaluators, columns=columns,
+                              options={"system_column": system_column})
+    protocol = SelfBiasProtocol()
     try:
-        specs = parse_evaluators(evaluators)
-        systems = group_rows(read_table(data), system_column, hypothesis_column,
-                             references_column, source_column)
-        result = matrix_for_systems(systems, specs, progress=True)
+        result = protocol.run(request)
     except (ValueError, FileNotFoundError) as error:
         fail(str(error))
-    table = format_matrix(result)
-    typer.echo(table)
+    typer.echo(format_matrix(result.to_dict()))
     if out is not None:
-        for path in write_outputs(result, out):
+        for path in protocol.report(result, out, COMMAND_FILES):
             typer.echo(f"wrote {path}", err=True)

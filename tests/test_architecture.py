@@ -7,6 +7,7 @@ figures of issue 17); the layers are declared once, here, and listed in docs/ARC
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import sys
@@ -111,3 +112,42 @@ def test_architecture_doc_lists_the_layers() -> None:
     text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
     listed = re.findall(r"^\| (\d) \| \*\*(\w+)\*\*", text, flags=re.M)
     assert [name for _, name in listed] == [name for name, _ in LAYERS]
+
+
+# -- evaluate's compute ----------------------------------------------------------------------------
+
+#: the only evaluate modules that override ``compute``, each for a reason docs/ARCHITECTURE.md gives
+COMPUTE_OVERRIDES = {("blindspot/scoring/module.py", "ScorerMetric"),
+                     ("metrics/blindspot/blindspot.py", "Blindspot"),
+                     ("metrics/mauve_score/mauve_score.py", "MauveScore")}
+
+
+def compute_overrides(root: Path) -> set[tuple[str, str]]:
+    """(file, class) of every class under ``root``'s blindspot/ and metrics/ defining ``compute``."""
+    found = set()
+    for folder in ("blindspot", "metrics"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path.is_symlink() or any(p.is_symlink() for p in path.parents if root in p.parents):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef) and any(
+                        isinstance(item, ast.FunctionDef) and item.name == "compute"
+                        for item in node.body):
+                    found.add((path.relative_to(root).as_posix(), node.name))
+    return found
+
+
+def test_only_the_declared_modules_override_evaluate_compute() -> None:
+    assert compute_overrides(ROOT) == COMPUTE_OVERRIDES
+    doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for _, name in COMPUTE_OVERRIDES:
+        assert f"::{name}`" in doc, f"docs/ARCHITECTURE.md does not say why {name} overrides compute"
+
+
+def test_a_new_compute_override_is_found(tmp_path: Path) -> None:
+    module = tmp_path / "metrics" / "mine" / "mine.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("import evaluate\n\n\nclass Mine(evaluate.Metric):\n"
+                      "    def compute(self, **kwargs):\n        return {}\n", encoding="utf-8")
+    (tmp_path / "blindspot").mkdir()
+    assert compute_overrides(tmp_path) == {("metrics/mine/mine.py", "Mine")}

@@ -22,6 +22,7 @@ import torch
 from conftest import SHARED_DATA
 from engine_support import cnndm_rows
 
+from blindspot.minmax import minmax
 from blindspot.models import ModelNotAvailableError
 from blindspot.scorers import menli as nli
 from blindspot.scorers.comet_score import import_comet, model_modes
@@ -294,10 +295,10 @@ def test_menli_parity_and_label_order_permutation(models, wmt, tmp_path) -> None
 
 
 def test_menli_minmax_combination_by_hand() -> None:
-    assert nli.minmax([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
-    assert nli.minmax([5.0, 5.0]) == [0.0, 0.0]
+    assert minmax([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
+    assert minmax([5.0, 5.0]) == [0.0, 0.0]
     assert nli.combine([0.2, 0.6, 1.0], [10.0, 30.0, 20.0], 0.2) == pytest.approx([0.0, 0.9, 0.6])
-    with pytest.raises(ValueError, match="one score"):
+    with pytest.raises(ValueError, match="one score of each per row"):
         nli.combine([0.1], [1.0, 2.0])
     with pytest.raises(ValueError, match="nli_weight"):
         nli.combine([0.1], [1.0], 1.5)

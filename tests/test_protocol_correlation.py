@@ -89,7 +89,7 @@ def test_summeval_correlations_match_an_independent_recomputation(summeval, judg
                                                                   tmp_path) -> None:
     request = ProtocolRequest(data=judgments, metrics="rouge,chrf", progress=False,
                               out=tmp_path, options={"references": str(REFERENCES)})
-    results = get_protocol("correlation").run(request)
+    results = get_protocol("correlation").run(request).to_dict()
     assert results["protocol"] == "correlation" and results["config"]["criteria"] == CRITERIA
     assert (results["dataset"]["documents"], results["dataset"]["systems"]) == (DOCUMENTS, 16)
     for name, column in (("rouge.rougeL", "rougeL"), ("chrf.chrf", "chrf")):

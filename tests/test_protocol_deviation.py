@@ -66,7 +66,8 @@ def test_every_task_has_fluency_invariance_and_control_rows() -> None:
     assert invariant == {"synonyms", "contractions", "expansions", "numerals_to_words",
                          "alternative_reference"}
     assert canonical_checklist_task("D2T") == "data_to_text"
-    with pytest.raises(ValueError, match="has no perturbation checklist"):
+    with pytest.raises(ValueError, match="unknown checklist task .open_ended.; valid checklist "
+                       "tasks: data_to_text, dialogue, image_captioning"):
         canonical_checklist_task("open_ended")
     with pytest.raises(ValueError, match="not a criterion of task 'summarization'"):
         templates_for("summarization", "adequacy")
@@ -182,7 +183,7 @@ def test_cli_end_to_end_matches_a_recomputation(cnndm_slice: Path, tmp_path: Pat
     (["--protocol-option", "human_scores=/nonexistent.csv"], "not found"),
     (["--protocol-option", "colour=red"], "'colour' is not an option of the deviation"),
     (["--protocol-option", "templates=shuffle"], "template 'shuffle' is not a template"),
-    (["--task", "open_ended"], "has no perturbation checklist"),
+    (["--task", "open_ended"], "unknown checklist task 'open_ended'"),
     (["--data", "second.jsonl"], "deviation protocol judges one dataset at a time; got 2"),
 ])
 def test_cli_errors(cnndm_slice: Path, tmp_path: Path, extra: list[str], message: str) -> None:
@@ -195,7 +196,7 @@ def test_cli_errors(cnndm_slice: Path, tmp_path: Path, extra: list[str], message
 def _run(task: str, data: dict, templates: str) -> dict:
     request = ProtocolRequest(data=data, metrics="rouge", task=task, seeds=[1], progress=False,
                               options={"templates": templates})
-    return get_protocol("deviation").run(request)
+    return get_protocol("deviation").run(request).to_dict()
 
 
 def test_not_applied_and_skipped_templates_say_why() -> None:
@@ -243,7 +244,7 @@ def test_dialogue_templates_read_the_context() -> None:
     request = ProtocolRequest(data=data, metrics="chrf", task="dialogue", seeds=[1],
                               progress=False, options={
                                   "templates": "negate_previous_utterance,can_you_repeat"})
-    results = get_protocol("deviation").run(request)
+    results = get_protocol("deviation").run(request).to_dict()
     negate, repeat = results["templates"]
     assert (negate["applied"], repeat["applied"]) == (1, 2)  # one context has no earlier turn
     assert negate["examples"][0]["perturbed"] == "I don't enjoy having your daughter in my class."
@@ -259,7 +260,7 @@ def test_control_with_one_reference_swaps_the_roles() -> None:
             "references": ["A cat was sitting on the mat.", "Same text."]}
     request = ProtocolRequest(data=data, metrics="chrf", task="mt", seeds=[1], progress=False,
                               options={"criteria": "control"})
-    results = get_protocol("deviation").run(request)
+    results = get_protocol("deviation").run(request).to_dict()
     control = results["templates"][0]
     assert control["applied"] == 1  # the second row has no reference other than its gold
     scorer = get_scorer("chrf")

@@ -49,14 +49,14 @@ def test_server_settings_are_never_visitor_safe() -> None:
 def test_declared_defaults_are_the_ones_the_code_runs_with() -> None:
     from blindspot.runner.engines import ENGINES
     from blindspot.runner.run import RunSettings
-    from blindspot.search.run import run_search
+    from blindspot.search.run import search_result
 
     settings = {f.name: f.default for f in fields(RunSettings)}
     for spec in get_protocol("rank").options:
         if spec.name != "state_dir":  # run_blindspot's own argument, default None
             assert spec.default == settings[spec.name], spec.name
     assert get_protocol("rank").option("engine").choices == tuple(sorted(ENGINES))
-    search = inspect.signature(run_search).parameters
+    search = inspect.signature(search_result).parameters
     for spec in get_protocol("search").options:
         if spec.name != "panel":  # DEFAULT_PANEL, a tuple of specs
             assert spec.default == search[spec.name].default, spec.name

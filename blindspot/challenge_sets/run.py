@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from blindspot.challenge_sets.formats import ChallengeFormat, ChallengeSet, get_format, read_challenge_set
 from blindspot.challenge_sets.report import write_challenge_report
 from blindspot.protocols.preference import Mode, kendall_like, tally
+from blindspot.protocols.registry import ProtocolResult
 from blindspot.runner.entries import error_text
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
@@ -146,35 +148,51 @@ def check_settings(settings: dict[str, Any]) -> None:
                          f"sets only, not to --format {settings['format']}; leave it out")
 
 
+@dataclass(kw_only=True)
+class ChallengeResult(ProtocolResult):
+    """results.json of a preference run on challenge sets (layout:
+    :mod:`blindspot.challenge_sets.report`): the set's format, the run's config and, per set,
+    each metric's figures per phenomenon."""
+
+    schema_version: int = SCHEMA_VERSION
+    protocol: str = "preference"
+    format: str
+    config: dict[str, Any]
+    datasets: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results dict; ``format`` follows ``protocol`` (results.json's key order)."""
+        saved = super().to_dict()
+        return {k: saved[k] for k in ("schema_version", "protocol", "format")} | saved
+
+    def write(self, out: Path) -> list[Path]:
+        """results.json and report.md in ``out`` (:func:`write_challenge_report`)."""
+        return list(write_challenge_report(self.to_dict(), out).values())
+
+
 def run_challenge(data: Any, metrics: Any, settings: dict[str, Any], score_pairs: PairScorer,
-                  *, out: str | Path | None = None, metric_options: Any = None,
-                  progress: bool = True) -> dict[str, Any]:
-    """Judge ``metrics`` on challenge-set files in ``settings["format"]``; write the report
-    folder with ``out``. ``settings`` are the preference protocol's parsed options and
-    ``score_pairs`` its pair scoring."""
+                  *, metric_options: Any = None, progress: bool = True) -> ChallengeResult:
+    """Judge ``metrics`` on challenge-set files in ``settings["format"]`` (nothing written; the
+    report is :meth:`ChallengeResult.write`). ``settings`` are the preference protocol's parsed
+    options and ``score_pairs`` its pair scoring."""
     check_settings(settings)
     form = get_format(settings["format"])
     mode = CHALLENGE_MODES[settings["mode"].name]
     specs = resolve_metrics(metrics, metric_options)
     sources = list(data) if isinstance(data, (list, tuple)) else [data]
     sets = [read_challenge_set(form.name, source) for source in sources]  # all before scoring
-    results: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "protocol": "preference", "format": form.name,
-        "tool": _tool(),
-        "config": {"format": form.name, "benchmark": form.paper, "statistic": form.statistic,
-                   "statistic_help": form.statistic_help, "group": form.group,
-                   "mode": mode.name, "preference": mode.description, "ties": settings["ties"],
-                   "examples": settings["examples"], "metrics": [s.as_json() for s in specs]},
-        "datasets": {}}
+    result = ChallengeResult(
+        format=form.name, tool=_tool(),
+        config={"format": form.name, "benchmark": form.paper, "statistic": form.statistic,
+                "statistic_help": form.statistic_help, "group": form.group,
+                "mode": mode.name, "preference": mode.description, "ties": settings["ties"],
+                "examples": settings["examples"], "metrics": [s.as_json() for s in specs]})
     for index, challenge in enumerate(sets):
-        key = challenge.name if challenge.name not in results["datasets"] else \
+        key = challenge.name if challenge.name not in result.datasets else \
             f"{challenge.name}#{index + 1}"
-        results["datasets"][key] = run_set(challenge, specs, settings, form, score_pairs,
-                                           progress)
-    if out is not None:
-        write_challenge_report(results, Path(out))
-    return results
+        result.datasets[key] = run_set(challenge, specs, settings, form, score_pairs, progress)
+    return result
 
 
-__all__ = ["CHALLENGE_MODES", "figures", "mean_figures", "metric_figures",
+__all__ = ["CHALLENGE_MODES", "ChallengeResult", "figures", "mean_figures", "metric_figures",
            "our_tau", "run_challenge"]

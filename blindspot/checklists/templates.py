@@ -33,16 +33,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: The paper's six tasks, with its abbreviations.
-TASKS: dict[str, str] = {
-    "translation": "MT", "summarization": "AS", "question_generation": "QG",
-    "dialogue": "DG", "image_captioning": "IC", "data_to_text": "D2T",
-}
-_ALIASES = {"mt": "translation", "wmt": "translation", "translation_paragraph": "translation",
-            "ted": "translation", "as": "summarization", "sum": "summarization",
-            "qg": "question_generation", "dg": "dialogue", "dialog": "dialogue",
-            "ic": "image_captioning", "captioning": "image_captioning",
-            "d2t": "data_to_text", "data2text": "data_to_text"}
+from blindspot.registry import Registry, snake
+
+#: The checklist paper's six tasks (the entry is its abbreviation), with their aliases; the same
+#: registry idiom as the perturbation tasks, but another set of tasks (the paper's own).
+TASKS: Registry[str] = Registry("checklist task", normalise=snake)
+TASKS.register("translation", "MT", aliases=("mt", "wmt", "translation_paragraph", "ted"))
+TASKS.register("summarization", "AS", aliases=("as", "sum"))
+TASKS.register("question_generation", "QG", aliases=("qg",))
+TASKS.register("dialogue", "DG", aliases=("dg", "dialog"))
+TASKS.register("image_captioning", "IC", aliases=("ic", "captioning"))
+TASKS.register("data_to_text", "D2T", aliases=("d2t", "data2text"))
 #: the test name of the control row (not a perturbation: another reference of the row)
 CONTROL = "alternative_reference"
 DROP, INVARIANT = "drop", "invariant"
@@ -50,12 +51,7 @@ DROP, INVARIANT = "drop", "invariant"
 
 def canonical_checklist_task(task: str) -> str:
     """The canonical task name of the checklist; a clear error lists the valid ones."""
-    key = task.strip().lower().replace("-", "_")
-    key = _ALIASES.get(key, key)
-    if key not in TASKS:
-        raise ValueError(f"task {task!r} has no perturbation checklist; choose one of "
-                         f"{sorted(TASKS)} (or {', '.join(sorted(_ALIASES))})")
-    return key
+    return TASKS.canonical(task, note=" (the perturbation checklist covers these tasks only)")
 
 
 @dataclass(frozen=True)

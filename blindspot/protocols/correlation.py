@@ -255,8 +255,9 @@ def _nan_to_none(value: Any) -> Any:
     return value
 
 
-def run_correlation(request: Any) -> dict[str, Any]:
-    """The correlation protocol's entry in the protocol registry (see the module docstring)."""
+def run_correlation(request: Any) -> CorrelationResult:
+    """The correlation protocol's result on a request (see the module docstring); nothing
+    written (the report: :func:`write_correlation_report`)."""
     options = request.options  # checked by the registry against CORRELATION_OPTIONS
     data = single_data("correlation", request.data)
     specs = resolve_metrics(request.metrics, request.metric_options)
@@ -287,7 +288,7 @@ def run_correlation(request: Any) -> dict[str, Any]:
     batch = options.get("batch_size")
     settings = {"batch_size": int(batch) if batch is not None else None}
     fingerprint = content_key(rows, refs)
-    results = CorrelationResult(
+    return CorrelationResult(
         tool=_tool(),
         config={"metrics": [s.as_json() for s in specs], "criteria": criteria,
                 "reference_columns": ref_columns, "hypothesis_column": hyp,
@@ -300,10 +301,7 @@ def run_correlation(request: Any) -> dict[str, Any]:
         metrics={s.name: _nan_to_none(_metric_entry(s, rows, hyp, refs, criteria, system,
                                                     settings, request.progress))
                  for s in specs},
-    ).to_dict()
-    if request.out is not None:
-        write_correlation_report(results, Path(request.out))
-    return results
+    )
 
 
 CORRELATION_HEADER = ("metric", "criterion", "sys. Kendall", "sys. Pearson", "sys. Spearman",
@@ -336,7 +334,7 @@ def _fmt(value: Any) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def write_correlation_report(results: dict[str, Any], out: Path) -> None:
+def write_correlation_report(results: dict[str, Any], out: Path) -> list[Path]:
     """results.json and report.md (the correlation table) in ``out``, written atomically."""
     data = results["dataset"]
     text = results_json(results)
@@ -347,8 +345,8 @@ def write_correlation_report(results: dict[str, Any], out: Path) -> None:
              "constant side left out). Kendall is tau-b.", "", *correlation_table(results), "",
              "## Between the human criteria (all outputs)", "", *criteria_table(results)]
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / RESULTS_FILE, text)
-    atomic_write_text(out / MARKDOWN_FILE, "\n".join(lines) + "\n")
+    return [atomic_write_text(out / RESULTS_FILE, text),
+            atomic_write_text(out / MARKDOWN_FILE, "\n".join(lines) + "\n")]
 
 
 CORRELATION_OPTIONS = (
@@ -365,18 +363,22 @@ CORRELATION_OPTIONS = (
 
 
 @register_protocol
-class CorrelationProtocol(Protocol):
+class CorrelationProtocol(Protocol[CorrelationResult]):
     name = "correlation"
     description = ("correlation with human criteria (Kendall tau-b, Pearson, Spearman) at system "
                    "and summary level, e.g. SummEval's expert coherence/consistency/fluency/"
                    "relevance")
     options = CORRELATION_OPTIONS
 
-    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+    def execute(self, request: ProtocolRequest) -> CorrelationResult:
         return run_correlation(request)
 
-    def summarise(self, results: dict[str, Any], console: Console) -> None:
+    def report(self, result: CorrelationResult, out: Path) -> list[Path]:
+        return write_correlation_report(result.to_dict(), out)
+
+    def summarise(self, result: CorrelationResult, console: Console) -> None:
         """The correlation table on the terminal."""
+        results = result.to_dict()
         table = Table(title=f"correlation with human criteria ({results['dataset']['name']}; "
                             f"Kendall tau-b / Pearson / Spearman)")
         for column in ("metric", "criterion", "system level", "summary level"):
@@ -391,8 +393,9 @@ class CorrelationProtocol(Protocol):
                 table.add_row(name, criterion, *cells)
         console.print(table)
 
-    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+    def view(self, result: CorrelationResult) -> dict[str, Any]:
         """What ``evaluate.load("blindspot/blindspot").compute(protocol="correlation")`` returns."""
+        results = result.to_dict()
         view = {name: m["criteria"] for name, m in results["metrics"].items()}
         out: dict[str, Any] = {"correlations": view, "results": results}
         if len(view) == 1:

@@ -369,8 +369,9 @@ def _chosen_templates(task: str, options: Mapping[str, Any]) -> list[Template]:
     return chosen
 
 
-def run_deviation(request: Any) -> dict[str, Any]:
-    """The deviation protocol's entry in the protocol registry (see the module docstring)."""
+def run_deviation(request: Any) -> DeviationResult:
+    """The deviation protocol's result on a request (see the module docstring); nothing
+    written (the report: :meth:`DeviationProtocol.report`)."""
     settings = _settings(request.options)
     task = canonical_checklist_task(request.task)
     templates = _chosen_templates(task, request.options)
@@ -383,7 +384,7 @@ def run_deviation(request: Any) -> dict[str, Any]:
     resources = {k: v for k, v in dict(request.resources or {}).items() if v is not None}
     cases = build_cases(templates, gold, seeds, resources, request.progress)
     rows = gold.dataset.num_rows
-    results = DeviationResult(
+    return DeviationResult(
         tool=_tool(),
         config={"task": task, "criteria": sorted({t.criterion for t in templates}),
                 "seeds": seeds, "metrics": [s.as_json() for s in specs],
@@ -395,10 +396,7 @@ def run_deviation(request: Any) -> dict[str, Any]:
                    for c in cases],
         metrics={s.name: metric_entry(s, gold, cases, human, settings, request.progress)
                  for s in specs},
-    ).to_dict()
-    if request.out is not None:
-        write_deviation_report(results, Path(request.out))
-    return results
+    )
 
 
 DEVIATION_OPTIONS = (
@@ -419,17 +417,22 @@ DEVIATION_OPTIONS = (
 
 
 @register_protocol
-class DeviationProtocol(Protocol):
+class DeviationProtocol(Protocol[DeviationResult]):
     name = "deviation"
     description = ("deviation from human judgement (Sai et al., 2021, Eq. 1): per task, "
                    "criterion and checklist template, the metric's drop against the humans' drop")
     options = DEVIATION_OPTIONS
 
-    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+    def execute(self, request: ProtocolRequest) -> DeviationResult:
         return run_deviation(request)
 
-    def summarise(self, results: dict[str, Any], console: Console) -> None:
+    def report(self, result: DeviationResult, out: Path) -> list[Path]:
+        """results.json, report.md and the heatmap (:func:`write_deviation_report`)."""
+        return list(write_deviation_report(result.to_dict(), out).values())
+
+    def summarise(self, result: DeviationResult, console: Console) -> None:
         """templates x metrics: the deviation s, coloured by verdict; then skipped templates."""
+        results = result.to_dict()
         styles = {"detected": "green", "kept": "green", "missed": "bold red", "dropped": "bold red"}
         table = Table(title=f"deviation from humans, {results['config']['task']} "
                             f"({results['dataset']['rows']} rows; s > 0 metric dropped more)")
@@ -454,10 +457,11 @@ class DeviationProtocol(Protocol):
             if m["error"]:
                 console.print(f"[bold magenta]metric error[/] {name}: {m['error']}")
 
-    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+    def view(self, result: DeviationResult) -> dict[str, Any]:
         """What ``evaluate.load("blindspot/blindspot").compute(protocol="deviation")`` returns:
         per metric, the deviation and verdict of every template, the skipped templates and the
         full results."""
+        results = result.to_dict()
         metrics = results["metrics"]
         view = {name: {"deviations": {t: r["deviation"] for t, r in m["templates"].items()},
                        "verdicts": {t: r["verdict"] for t, r in m["templates"].items()},

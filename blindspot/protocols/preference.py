@@ -37,7 +37,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from blindspot.minmax import minmax
+from blindspot.minmax import combine, minmax
 
 #: The 12 error types of MENLI's adversarial sets, as the shipped CSV names them.
 ADEQUACY_TYPES = ("add", "drop", "name", "neg", "num", "pron", "word_JJ", "word_NN", "word_VB")
@@ -181,17 +181,6 @@ def preference_accuracy(para_scores: Sequence[float], adv_scores: Sequence[float
 
 
 # -- combination with another metric -------------------------------------------------------------
-
-
-def combine(other: Sequence[float], metric: Sequence[float], weight: float) -> list[float]:
-    """``weight * minmax(other) + (1 - weight) * minmax(metric)`` over one batch."""
-    if not 0.0 <= float(weight) <= 1.0:
-        raise ValueError(f"weight must be in [0, 1], got {weight!r}")
-    if len(other) != len(metric):
-        raise ValueError(f"the two metrics must score the same batch: {len(other)} and "
-                         f"{len(metric)} scores")
-    w = float(weight)
-    return [w * n + (1 - w) * m for n, m in zip(minmax(other), minmax(metric), strict=True)]
 
 
 def combine_pairs(other_para: Sequence[float], other_adv: Sequence[float],

@@ -39,7 +39,7 @@ from typing import Any
 from rich.console import Console
 
 from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
-from blindspot.challenge_sets.run import run_challenge
+from blindspot.challenge_sets.run import ChallengeResult, run_challenge
 from blindspot.progress import progress_bar
 from blindspot.protocols.options import OptionSpec
 from blindspot.protocols.preference import (
@@ -86,6 +86,10 @@ class PreferenceResult(ProtocolResult):
     config: dict[str, Any]
     datasets: dict[str, Any] = field(default_factory=dict)
 
+    def write(self, out: Path) -> list[Path]:
+        """results.json, report.md, the plots and report.html in ``out``."""
+        return list(write_preference_report(self.to_dict(), out).values())
+
 
 # -- options ---------------------------------------------------------------------------------------
 
@@ -113,24 +117,30 @@ PREFERENCE_OPTIONS = (
 
 
 @register_protocol
-class PreferenceProtocol(Protocol):
+class PreferenceProtocol(Protocol[PreferenceResult | ChallengeResult]):
     name = PROTOCOL
     description = ("preference accuracy (Chen and Eger, 2023, MENLI): the metric must score the "
                    "paraphrase strictly above the adversarial candidate, per error type")
     options = PREFERENCE_OPTIONS
 
-    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
-        """:func:`run_preference` on the request."""
-        return run_preference(request.data, request.metrics, out=request.out,
-                              metric_options=request.metric_options, progress=request.progress,
-                              **request.options)
+    def execute(self, request: ProtocolRequest) -> PreferenceResult | ChallengeResult:
+        """:func:`preference_result` on the request."""
+        return preference_result(request.data, request.metrics,
+                                 metric_options=request.metric_options,
+                                 progress=request.progress, **request.options)
 
-    def summarise(self, results: dict[str, Any], console: Console) -> None:
-        print_summary(results, console)
+    def report(self, result: PreferenceResult | ChallengeResult, out: Path) -> list[Path]:
+        """The report folder of a MENLI-style run or of a challenge-set run (each result
+        writes its own)."""
+        return result.write(out)
 
-    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+    def summarise(self, result: PreferenceResult | ChallengeResult, console: Console) -> None:
+        print_summary(result.to_dict(), console)
+
+    def view(self, result: PreferenceResult | ChallengeResult) -> dict[str, Any]:
         """What ``evaluate.load("blindspot/blindspot").compute(protocol="preference")`` returns:
         the first metric's figures, the combined entries beside it, and the whole results."""
+        results = result.to_dict()
         dataset = next(iter(results["datasets"].values()))
         entries = dataset["metrics"]
         # the module's one metric; a combine_with metric it did not name was put first
@@ -366,18 +376,14 @@ def _specs(metrics: Any, metric_options: Any, combine_with: str | None) -> tuple
     return specs, found
 
 
-def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
-                   metric_options: Any = None, progress: bool = True,
-                   **options: Any) -> dict[str, Any]:
-    """Judge ``metrics`` on one or more MENLI-style sets; write the report folder with ``out``.
-
-    ``options`` are the protocol options (module docstring). Returns the results dict
-    (layout: :mod:`blindspot.protocols.preference_report`).
-    """
+def preference_result(data: Any, metrics: Any, *, metric_options: Any = None,
+                      progress: bool = True, **options: Any) -> PreferenceResult | ChallengeResult:
+    """Judge ``metrics`` on one or more MENLI-style sets (or challenge sets, by ``format``);
+    nothing is written. ``options`` are the protocol options (module docstring)."""
     settings = parse_options(options)
     if settings["format"] != "menli":  # DEMETR, ACES: read as published, reported per phenomenon
-        return run_challenge(data, metrics, settings, score_pairs, out=out,
-                             metric_options=metric_options, progress=progress)
+        return run_challenge(data, metrics, settings, score_pairs, metric_options=metric_options,
+                             progress=progress)
     specs, other = _specs(metrics, metric_options, settings["combine_with"])
     sets = [(dataset_name(d), load_preference_set(d, settings["fixed"])) for d in
             _as_sources(data)]
@@ -387,11 +393,19 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     for index, (name, dataset) in enumerate(sets):
         key = name if name not in found.datasets else f"{name}#{index + 1}"
         found.datasets[key] = run_dataset(dataset, specs, settings, other, progress)
-    results = found.to_dict()
-    if out is not None:
-        write_preference_report(results, Path(out))
-    return results
+    return found
+
+
+def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
+                   metric_options: Any = None, progress: bool = True,
+                   **options: Any) -> dict[str, Any]:
+    """The preference protocol's run (:meth:`Protocol.run`: checked options, the result, the
+    report folder with ``out``) as the results dict (layout:
+    :mod:`blindspot.protocols.preference_report`)."""
+    request = ProtocolRequest(data, metrics, out=out, metric_options=metric_options,
+                              progress=progress, options=options)
+    return PreferenceProtocol().run(request).to_dict()
 
 
 __all__ = ["PREFERENCE_OPTIONS", "PreferenceProtocol", "anchor_inputs", "combination_name",
-           "parse_options", "run_preference", "score_pairs"]
+           "parse_options", "preference_result", "run_preference", "score_pairs"]

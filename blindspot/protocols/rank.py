@@ -1,13 +1,16 @@
 """The rank and monotonicity protocol (PROTOCOLS.md §1): ``blindspot run``'s default protocol.
 
 Its declared options are :data:`RANK_OPTIONS`; its run is
-:func:`blindspot.runner.run.run_blindspot` (perturb, score, judge, report) and its judge is
+:func:`blindspot.runner.run.run_blindspot` (perturb, score, judge), its result a
+:class:`RankResult`, its report :func:`blindspot.report.writer.write_report`; its judge is
 :mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy),
 which this module re-exports for the code that names the protocol.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -34,20 +37,44 @@ from blindspot.judging import (
     summarise_point,
 )
 from blindspot.protocols.options import MAX_SEED, OptionSpec
-from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol
+from blindspot.protocols.registry import (
+    BATCH_SIZE,
+    Protocol,
+    ProtocolRequest,
+    ProtocolResult,
+    register_protocol,
+)
+from blindspot.report.schema import SCHEMA_VERSION, results_schema
+from blindspot.report.writer import write_report
 from blindspot.runner.run import run_blindspot
 from blindspot.runner.summary import print_summary
 
 
-def run_request(request: ProtocolRequest) -> dict[str, Any]:
-    """The rank protocol's entry in the protocol registry: :func:`run_blindspot` on a request
-    (its options checked by the registry against ``RANK_OPTIONS``)."""
-    return run_blindspot(request.data, request.metrics, task=request.task, tests=request.tests,
-                         seeds=request.seeds, columns=request.columns, out=request.out,
-                         split=request.split, metric_options=request.metric_options,
-                         resources=request.resources, noise_cap=request.noise_cap,
-                         num_proc=request.num_proc, progress=request.progress,
-                         **request.options)
+@dataclass(kw_only=True)
+class RankResult(ProtocolResult):
+    """results.json of a rank run, as :func:`run_blindspot` returns it (its layout and JSON
+    Schema: :class:`blindspot.report.schema.RunResult`): the run's config and, per dataset, every
+    metric's verdicts."""
+
+    schema_version: int = SCHEMA_VERSION
+    protocol: str = "rank"
+    config: dict[str, Any]
+    datasets: dict[str, Any]
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The schema generated from :class:`~blindspot.report.schema.RunResult` down to every
+        point (:func:`~blindspot.report.schema.results_schema`)."""
+        return results_schema()
+
+
+def state_folder(request: ProtocolRequest) -> Path | None:
+    """The run's resumable state: the ``state_dir`` option, else ``<out>/.state`` when the run
+    has a report folder, else None (:func:`run_blindspot` then keeps it in the cache)."""
+    given = request.options.get("state_dir")
+    if given is not None:
+        return Path(given)
+    return Path(request.out) / ".state" if request.out is not None else None
 
 
 def module_view(results: dict[str, Any]) -> dict[str, Any]:
@@ -87,23 +114,34 @@ RANK_OPTIONS = (
 
 
 @register_protocol
-class RankProtocol(Protocol):
+class RankProtocol(Protocol[RankResult]):
     name = "rank"
     description = ("rank and monotonicity (He et al., 2023): the score must strictly decrease "
                    "as the noise ratio grows")
     options = RANK_OPTIONS
 
-    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
-        return run_request(request)
+    def execute(self, request: ProtocolRequest) -> RankResult:
+        """:func:`run_blindspot` on the request (options checked against ``RANK_OPTIONS``)."""
+        options = {**request.options, "state_dir": state_folder(request)}
+        return RankResult(**run_blindspot(
+            request.data, request.metrics, task=request.task, tests=request.tests,
+            seeds=request.seeds, columns=request.columns, split=request.split,
+            metric_options=request.metric_options, resources=request.resources,
+            noise_cap=request.noise_cap, num_proc=request.num_proc, progress=request.progress,
+            **options))
 
-    def summarise(self, results: dict[str, Any], console: Console) -> None:
-        print_summary(results, console)
+    def report(self, result: RankResult, out: Path) -> list[Path]:
+        """results.json, report.md, report.html and the plots (:func:`write_report`)."""
+        return list(write_report(result.to_dict(), out).values())
 
-    def view(self, results: dict[str, Any]) -> dict[str, Any]:
-        return module_view(results)
+    def summarise(self, result: RankResult, console: Console) -> None:
+        print_summary(result.to_dict(), console)
+
+    def view(self, result: RankResult) -> dict[str, Any]:
+        return module_view(result.to_dict())
 
 
 __all__ = ["DEFAULT_RULE", "GOLD", "N_BOOT", "NOISE_CAP", "RANK_OPTIONS", "RULES", "TOLERANCE",
-           "Comparison", "Evidence", "Noise", "RankProtocol", "Ruling", "VerdictRule", "get_rule",
-           "judge_curve", "judge_rows", "module_view", "per_sample", "register_rule", "run_request",
-           "summarise_point"]
+           "Comparison", "Evidence", "Noise", "RankProtocol", "RankResult", "Ruling", "VerdictRule",
+           "get_rule", "judge_curve", "judge_rows", "module_view", "per_sample", "register_rule",
+           "state_folder", "summarise_point"]

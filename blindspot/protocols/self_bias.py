@@ -41,14 +41,21 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from rich.console import Console
 
 from blindspot.io import read_table
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import Protocol, ProtocolRequest, register_protocol, single_data
+from blindspot.protocols.registry import (
+    Protocol,
+    ProtocolRequest,
+    ProtocolResult,
+    register_protocol,
+    single_data,
+)
+from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
 from blindspot.scoring.base import SCORERS
@@ -343,32 +350,51 @@ def self_preference(evaluator: Evaluator, means: Mapping[str, float | None]) -> 
     return result
 
 
+@dataclass(kw_only=True)
+class SelfBiasResult(ProtocolResult):
+    """The self-bias matrix (what :func:`self_bias_matrix` describes), field for field the keys
+    of ``self_bias.json`` (``results.json`` of ``--protocol self-bias``). Those files never had
+    the common keys (schema version, protocol, tool), so :meth:`to_dict` leaves them out."""
+
+    protocol: str = "self-bias"
+    systems: list[str]
+    evaluators: list[str]
+    evaluator_specs: dict[str, dict[str, Any]]
+    matrix: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    std: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    n: dict[str, dict[str, int]] = field(default_factory=dict)
+    ranking: dict[str, list[str]] = field(default_factory=dict)
+    self_preference: dict[str, dict[str, Any]] = field(default_factory=dict)
+    flagged: list[str] = field(default_factory=list)
+    errors: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    UNSAVED: ClassVar[tuple[str, ...]] = ("schema_version", "protocol", "tool")
+
+
 def matrix_for_systems(systems: Mapping[str, SystemRows], evaluators: Sequence[Evaluator],
-                       progress: bool = False) -> dict[str, Any]:
-    """:func:`self_bias_matrix` on systems already grouped (see :func:`group_rows`)."""
+                       progress: bool = False) -> SelfBiasResult:
+    """:func:`self_bias_matrix` on systems already grouped (see :func:`group_rows`), typed."""
     _check_evaluators(evaluators, list(systems))
-    result: dict[str, Any] = {
-        "systems": list(systems), "evaluators": [e.name for e in evaluators],
-        "evaluator_specs": {e.name: e.describe() for e in evaluators},
-        "matrix": {}, "std": {}, "n": {}, "ranking": {}, "self_preference": {}, "flagged": [],
-        "errors": {}}
+    result = SelfBiasResult(tool=_tool(), systems=list(systems),
+                            evaluators=[e.name for e in evaluators],
+                            evaluator_specs={e.name: e.describe() for e in evaluators})
     for evaluator in evaluators:
         name = evaluator.name
         scores = score_systems(evaluator, systems, progress)
         cells = {s: summarise_cell(v) for s, v in scores.items()}
         means = {s: cell[0] for s, cell in cells.items()}
-        result["matrix"][name] = means
-        result["std"][name] = {s: cell[1] for s, cell in cells.items()}
-        result["n"][name] = {s: len(v) for s, v in scores.items()}
+        result.matrix[name] = means
+        result.std[name] = {s: cell[1] for s, cell in cells.items()}
+        result.n[name] = {s: len(v) for s, v in scores.items()}
         errors = {s: cell[2] for s, cell in cells.items() if cell[2] is not None}
         if errors:
-            result["errors"][name] = errors
-        result["ranking"][name] = rank_systems(means, evaluator.higher_is_better)
+            result.errors[name] = errors
+        result.ranking[name] = rank_systems(means, evaluator.higher_is_better)
         if evaluator.base_model is not None:
             preference = self_preference(evaluator, means)
-            result["self_preference"][name] = preference
+            result.self_preference[name] = preference
             if preference["ranks_first"]:
-                result["flagged"].append(name)
+                result.flagged.append(name)
     return result
 
 
@@ -391,7 +417,8 @@ def self_bias_matrix(outputs: Any, evaluators: Sequence[Evaluator], references: 
         ``ranks_first``, ``margin``); ``flagged`` (evaluators whose base model ranks first) and
         ``errors`` (``{evaluator: {system: message}}`` for cells with NaN scores).
     """
-    return matrix_for_systems(_systems(outputs, references, sources), evaluators, progress)
+    return matrix_for_systems(_systems(outputs, references, sources), evaluators,
+                              progress).to_dict()
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -452,11 +479,17 @@ def format_matrix(result: Mapping[str, Any]) -> str:
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
-def write_outputs(result: Mapping[str, Any], out: Path, json_name: str = "self_bias.json",
-                  table_name: str = "self_bias.md") -> list[Path]:
-    """``out/<json_name>`` (the result) and ``out/<table_name>`` (:func:`format_matrix`)."""
+#: the report folder of ``blindspot run --protocol self-bias``: the result's JSON, the table
+REPORT_FILES = ("results.json", "report.md")
+#: the same files as ``blindspot self-bias --out`` names them
+COMMAND_FILES = ("self_bias.json", "self_bias.md")
+
+
+def write_outputs(result: Mapping[str, Any], out: Path,
+                  files: tuple[str, str] = REPORT_FILES) -> list[Path]:
+    """``out/<files[0]>`` (the result) and ``out/<files[1]>`` (:func:`format_matrix`)."""
     out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / json_name, out / table_name
+    json_path, md_path = out / files[0], out / files[1]
     json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
                          encoding="utf-8")
     md_path.write_text(format_matrix(result), encoding="utf-8")
@@ -472,7 +505,7 @@ SELF_BIAS_OPTIONS = (
 
 
 @register_protocol
-class SelfBiasProtocol(Protocol):
+class SelfBiasProtocol(Protocol[SelfBiasResult]):
     """``blindspot run --protocol self-bias --data TABLE --metrics EVALUATORS``: the rows of
     ``--data`` are (system, hypothesis[, references][, source]) with the columns of
     ``--hypothesis-column`` (default ``hypothesis``), ``--references-column``, ``--source-column``
@@ -485,23 +518,29 @@ class SelfBiasProtocol(Protocol):
                    "first")
     options = SELF_BIAS_OPTIONS
 
-    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+    def execute(self, request: ProtocolRequest) -> SelfBiasResult:
+        """The evaluators read first (a bad spec fails before the data is read), then the
+        rows grouped by system and scored."""
+        evaluators = parse_evaluators(request.metrics if isinstance(request.metrics, str)
+                                      else ",".join(request.metrics))
         data = single_data(self.name, request.data)
         rows = read_table(data) if isinstance(data, (str, Path)) else data
         columns = dict(request.columns or {})
-        evaluators = request.metrics if isinstance(request.metrics, str) else \
-            ",".join(request.metrics)
         systems = group_rows(rows, self.settings(request.options)["system_column"],
                              columns.get("hypothesis") or "hypothesis",
                              columns.get("references"), columns.get("source"))
-        result = matrix_for_systems(systems, parse_evaluators(evaluators), request.progress)
-        if request.out is not None:
-            write_outputs(result, Path(request.out), "results.json", "report.md")
-        return result
+        return matrix_for_systems(systems, evaluators, request.progress)
 
-    def summarise(self, results: dict[str, Any], console: Console) -> None:
-        console.print(format_matrix(results), markup=False, highlight=False)
+    def report(self, result: SelfBiasResult, out: Path,
+               files: tuple[str, str] = REPORT_FILES) -> list[Path]:
+        """The result's JSON and its table, named ``files`` (the ``self-bias`` command names
+        them :data:`COMMAND_FILES`)."""
+        return write_outputs(result.to_dict(), out, files)
 
-    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+    def summarise(self, result: SelfBiasResult, console: Console) -> None:
+        console.print(format_matrix(result.to_dict()), markup=False, highlight=False)
+
+    def view(self, result: SelfBiasResult) -> dict[str, Any]:
+        results = result.to_dict()
         return {"matrix": results["matrix"], "ranking": results["ranking"],
                 "flagged": results["flagged"], "results": results}

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from blindspot.minmax import minmax
+from blindspot.minmax import combine as combine_minmax
 from blindspot.models import load_sequence_classifier, model_revision
 from blindspot.scorers._lm_utils import length_chunks, max_positions
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
@@ -138,14 +138,9 @@ def nli_probabilities(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str
 
 def combine(nli_scores: Sequence[float], other_scores: Sequence[float], weight: float = 0.2
             ) -> list[float]:
-    """MENLI's combination ``w * minmax(N) + (1 - w) * minmax(M)`` over one scored batch."""
-    if len(nli_scores) != len(other_scores):
-        raise ValueError(f"combine needs one score of the other metric per row: "
-                         f"{len(nli_scores)} NLI scores but {len(other_scores)} other scores")
-    if not 0.0 <= weight <= 1.0:
-        raise ValueError(f"nli_weight must be in [0, 1], got {weight}")
-    return [weight * n + (1 - weight) * m
-            for n, m in zip(minmax(nli_scores), minmax(other_scores), strict=True)]
+    """MENLI's combination ``w * minmax(N) + (1 - w) * minmax(M)`` over one scored batch
+    (MENLI's default ``w`` = 0.2); :func:`blindspot.minmax.combine`."""
+    return combine_minmax(nli_scores, other_scores, weight, weight_name="nli_weight")
 
 
 @register_scorer

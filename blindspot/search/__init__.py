@@ -7,7 +7,7 @@ can become a rule-based perturbation (:func:`register_rules`) run through the ra
 """
 
 from blindspot.search.rules import PatternRules, register_patterns, register_rules, rules_from_results
-from blindspot.search.run import SearchSettings, run_search
+from blindspot.search.run import SearchResult, SearchSettings, run_search, search_result
 
-__all__ = ["PatternRules", "SearchSettings", "register_patterns", "register_rules",
-           "rules_from_results", "run_search"]
+__all__ = ["PatternRules", "SearchResult", "SearchSettings", "register_patterns", "register_rules",
+           "rules_from_results", "run_search", "search_result"]

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from blindspot.protocols.rank import RankResult
 from blindspot.runner.run import run_blindspot
 from blindspot.search.rules import register_rules, rules_from_results
 
@@ -40,20 +41,23 @@ def _metric_view(result: Mapping[str, Any]) -> dict[str, Any]:
 def generalisation(results: Mapping[str, Any], data: Any, metrics: Sequence[Any], *,
                    task: str, columns: Mapping[str, str | None] | None = None,
                    split: str = "test", seeds: Sequence[int] = (1, 2, 3), top: int = 3,
-                   progress: bool = True, out: Path | None = None) -> dict[str, Any]:
+                   progress: bool = True, state_dir: Path | None = None
+                   ) -> tuple[dict[str, Any], RankResult]:
     """Register the rules of the ``top`` patterns and judge them with the rank protocol on all of
-    ``data``; ``metrics`` are the target's and the panel's specs, target first."""
+    ``data``; ``metrics`` are the target's and the panel's specs, target first. Returns the
+    summary that results.json keeps and the rank run's whole result (its report folder)."""
 
     rules = rules_from_results(results, top)
     name = register_rules(rules, results["config"]["noise_ratio"])
     run = run_blindspot(data, list(metrics), task=task, tests=name, seeds=list(seeds),
-                        columns=columns, out=out, split=split, progress=progress)
+                        columns=columns, state_dir=state_dir, split=split, progress=progress)
     dataset = next(iter(run["datasets"].values()))
     views = {metric: _metric_view(entry["tests"].get(name, {"status": "error",
                                                             "error": entry.get("error")}))
              for metric, entry in dataset["metrics"].items()}
     target = metrics[0].name
     status = views[target]["status"]
-    return {"test": name, "rules": rules.as_json(), "rows": dataset["rows"],
-            "seeds": [int(s) for s in seeds], "metrics": views,
-            "generalises": None if status not in ("pass", "fail") else status == "fail"}
+    return ({"test": name, "rules": rules.as_json(), "rows": dataset["rows"],
+             "seeds": [int(s) for s in seeds], "metrics": views,
+             "generalises": None if status not in ("pass", "fail") else status == "fail"},
+            RankResult(**run))

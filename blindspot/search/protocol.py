@@ -1,9 +1,11 @@
 """The ``search`` protocol (:mod:`blindspot.protocols.registry`): its declared options, a
-:class:`ProtocolRequest` to :func:`blindspot.search.run_search`, its terminal summary, and what
-``evaluate.load("blindspot/blindspot").compute(..., protocol="search")`` returns."""
+:class:`ProtocolRequest` to :func:`blindspot.search.search_result`, its report, its terminal
+summary, and what ``evaluate.load("blindspot/blindspot").compute(..., protocol="search")``
+returns."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -11,7 +13,7 @@ from rich.table import Table
 
 from blindspot.protocols.options import MAX_SEED, OptionSpec
 from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol, single_data
-from blindspot.search.run import run_search
+from blindspot.search.run import SearchResult, generalisation_state, search_result
 
 SEARCH_OPTIONS = (
     OptionSpec("noise_ratio", "float", "target noise ratio of every hypothesis", default=0.1,
@@ -40,24 +42,30 @@ SEARCH_OPTIONS = (
 
 
 @register_protocol
-class SearchProtocol(Protocol):
+class SearchProtocol(Protocol[SearchResult]):
     name = "search"
     description = ("adversarial search (He et al., 2023, Appendix J): greedy word edits the "
                    "metric penalises least, judged by a panel of other metrics")
     options = SEARCH_OPTIONS
 
-    def execute(self, request: ProtocolRequest) -> dict[str, Any]:
+    def execute(self, request: ProtocolRequest) -> SearchResult:
         """Run the search (its options checked against ``SEARCH_OPTIONS``); the masked LM
         defaults to the request's ``mlm``."""
         options = dict(request.options)
         options.setdefault("mlm", (request.resources or {}).get("mlm"))
-        return run_search(single_data("search", request.data), request.metrics,
-                          columns=request.columns, task=request.task, split=request.split,
-                          metric_options=request.metric_options, out=request.out,
-                          progress=request.progress, generalise_seeds=request.seeds, **options)
+        return search_result(single_data("search", request.data), request.metrics,
+                             columns=request.columns, task=request.task, split=request.split,
+                             metric_options=request.metric_options,
+                             state_dir=generalisation_state(request.out),
+                             progress=request.progress, generalise_seeds=request.seeds,
+                             **options)
 
-    def summarise(self, results: dict[str, Any], console: Console) -> None:
+    def report(self, result: SearchResult, out: Path) -> list[Path]:
+        return result.write(out)
+
+    def summarise(self, result: SearchResult, console: Console) -> None:
         """Each metric's mean relative change on the perturbed texts, and the top patterns."""
+        results = result.to_dict()
         summary, budget = results["summary"], results["budget"]
         table = Table(title=f"search against {results['config']['metric']['name']} "
                             f"({summary['reached']}/{summary['examples']} reached noise ratio "
@@ -82,8 +90,9 @@ class SearchProtocol(Protocol):
             console.print(f"patterns generalise (rank protocol, {found['rows']} rows): "
                           f"{found['generalises']}")
 
-    def view(self, results: dict[str, Any]) -> dict[str, Any]:
+    def view(self, result: SearchResult) -> dict[str, Any]:
         """What the ``blindspot`` evaluate module returns for a search."""
+        results = result.to_dict()
         summary = results["summary"]
         return {"metric": results["config"]["metric"]["name"],
                 "relative_change": {n: e.get("gold") for n, e in summary["metrics"].items()},

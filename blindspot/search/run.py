@@ -1,9 +1,10 @@
 """The search job: load gold data, run the greedy search against one metric, judge the perturbed
 texts with a panel of other metrics, rank the edit patterns, optionally test whether the patterns
-generalise, and write the report.
+generalise; :class:`SearchResult` writes the report.
 
-:func:`run_search` is the one entry point (the CLI ``blindspot search``, the ``search`` protocol
-of ``blindspot run`` / ``evaluate.load("blindspot/blindspot")`` and the Space call it). Its
+:func:`search_result` is the one search (the ``search`` protocol of ``blindspot search``,
+``blindspot run``, ``evaluate.load("blindspot/blindspot")`` and the Space calls it;
+:func:`run_search` is it with the report, as a dict, for Python callers). Its
 results dict is plain JSON with no timings or paths, so two runs with the same inputs and seed give identical
 files (with a call budget; a time budget depends on the machine, see
 :mod:`blindspot.search.greedy`).
@@ -16,10 +17,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from blindspot import __version__
 from blindspot.perturbations.base import canonical_task
+from blindspot.protocols.rank import RankResult
+from blindspot.protocols.registry import ProtocolResult, get_protocol
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.search.candidates import DEFAULT_K, EmbeddingNeighbours, MaskedLMCandidates
@@ -31,6 +34,42 @@ from blindspot.search.report import write_search_report
 
 SCHEMA_VERSION = 1
 DEFAULT_EMBEDDING_MODEL = "minilm"
+#: the generalisation's rank report, a folder of the search's report folder
+GENERALISATION_FOLDER = "generalisation"
+
+
+@dataclass(kw_only=True)
+class SearchResult(ProtocolResult):
+    """results.json of a search (layout: :mod:`blindspot.search.report`): the config, the
+    budget spent, the panel's summary, the ranked edit patterns, every example, and whether the
+    patterns generalise; with ``generalise``, also the rank run behind that verdict (written as
+    the report's ``generalisation/`` folder, not into results.json)."""
+
+    schema_version: int = SCHEMA_VERSION
+    protocol: str = "search"
+    config: dict[str, Any]
+    budget: dict[str, Any]
+    summary: dict[str, Any]
+    patterns: list[dict[str, Any]]
+    examples: list[dict[str, Any]]
+    generalisation: dict[str, Any] | None = None
+    generalisation_run: RankResult | None = None
+
+    UNSAVED: ClassVar[tuple[str, ...]] = ("generalisation_run",)
+
+    def write(self, out: Path) -> list[Path]:
+        """results.json, report.md and search.png in ``out``; the generalisation's rank report
+        in ``out/generalisation``."""
+        written = []
+        if self.generalisation_run is not None:
+            written = get_protocol("rank").report(self.generalisation_run,
+                                                  Path(out) / GENERALISATION_FOLDER)
+        return written + write_search_report(self.to_dict(), Path(out))
+
+
+def generalisation_state(out: str | Path | None) -> Path | None:
+    """The generalisation run's resumable state: beside its report, when there is one."""
+    return Path(out) / GENERALISATION_FOLDER / ".state" if out is not None else None
 
 
 @dataclass
@@ -161,16 +200,18 @@ def _example(state: Hypothesis, judged: Mapping[str, Any], index: int) -> dict[s
                         for name, views in judged.items()}}
 
 
-def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any = DEFAULT_PANEL,
-               mlm: str | None = None, embedding_model: str | None = DEFAULT_EMBEDDING_MODEL,
-               k: int = DEFAULT_K, max_calls: int | None = None, max_seconds: float | None = None,
-               seed: int = 0, limit: int | None = None,
-               columns: Mapping[str, str | None] | None = None, task: str = "summarization",
-               split: str = "test", metric_options: Mapping[str, Mapping[str, Any]] | None = None,
-               generalise: bool = False, top_patterns: int = 3,
-               generalise_seeds: Sequence[int] = (1, 2, 3), out: str | Path | None = None,
-               progress: bool = True, batch_size: int | None = None) -> dict[str, Any]:
-    """Search for perturbations ``metric`` does not penalise, on the gold texts of ``data``.
+def search_result(data: Any, metric: Any, *, noise_ratio: float = 0.1,
+                  panel: Any = DEFAULT_PANEL, mlm: str | None = None,
+                  embedding_model: str | None = DEFAULT_EMBEDDING_MODEL, k: int = DEFAULT_K,
+                  max_calls: int | None = None, max_seconds: float | None = None, seed: int = 0,
+                  limit: int | None = None, columns: Mapping[str, str | None] | None = None,
+                  task: str = "summarization", split: str = "test",
+                  metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+                  generalise: bool = False, top_patterns: int = 3,
+                  generalise_seeds: Sequence[int] = (1, 2, 3), state_dir: Path | None = None,
+                  progress: bool = True, batch_size: int | None = None) -> SearchResult:
+    """Search for perturbations ``metric`` does not penalise, on the gold texts of ``data``;
+    nothing is written (the report: :meth:`SearchResult.write`).
 
     Args:
         data: a jsonl/csv/parquet path, ``"demo"``, a Hub id, a Dataset or a dict of columns.
@@ -184,10 +225,10 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
         seed: breaks exact ties between edits.
         limit: search only the first ``limit`` rows.
         generalise: turn the ``top_patterns`` best patterns into a perturbation and run the rank
-            protocol with it on the *whole* dataset (``generalise_seeds``), target and panel.
-        out: a folder for results.json, report.md and the plot.
+            protocol with it on the *whole* dataset (``generalise_seeds``), target and panel;
+            ``state_dir`` keeps that run's finished work (default: the cache).
     Returns:
-        the results dict (see :mod:`blindspot.search.report` for the layout).
+        the typed result (see :mod:`blindspot.search.report` for the layout of its dict).
     """
 
     settings = SearchSettings(noise_ratio, k, mlm, embedding_model, max_calls, max_seconds, seed,
@@ -214,27 +255,33 @@ def run_search(data: Any, metric: Any, *, noise_ratio: float = 0.1, panel: Any =
     judged = _judge_all(judges, rows, perturbed)
     examples = [_example(s, judged, i) for i, s in enumerate(states)]
     edits = [{**e, "example": ex["id"]} for ex in examples for e in ex["trail"]]
-    results: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "protocol": "search",
-        "tool": {"name": "blindspot", "version": __version__},
-        "config": {"metric": spec.as_json(), "panel": [s.as_json() for s in others],
-                   "noise_ratio": float(noise_ratio), "seed": int(seed), "task": task,
-                   "dataset": gold.name, "rows": len(states), "columns": gold.columns,
-                   "candidates": settings.candidates_json()},
-        "budget": budget.as_json(),
-        "summary": _summary(states, judged, spec.name),
-        "patterns": rank_patterns([e for e in edits if e["score_change"] is not None]),
-        "examples": examples,
-        "generalisation": None,
-    }
-    results = _clean(results)
+    result = SearchResult(
+        tool={"name": "blindspot", "version": __version__},
+        config=_clean({"metric": spec.as_json(), "panel": [s.as_json() for s in others],
+                       "noise_ratio": float(noise_ratio), "seed": int(seed), "task": task,
+                       "dataset": gold.name, "rows": len(states), "columns": gold.columns,
+                       "candidates": settings.candidates_json()}),
+        budget=_clean(budget.as_json()),
+        summary=_clean(_summary(states, judged, spec.name)),
+        patterns=_clean(rank_patterns([e for e in edits if e["score_change"] is not None])),
+        examples=_clean(examples))
     if generalise:
+        found, result.generalisation_run = generalisation(
+            result.to_dict(), data, [spec, *others], task=task, columns=columns, split=split,
+            seeds=generalise_seeds, top=top_patterns, progress=progress, state_dir=state_dir)
+        result.generalisation = _clean(found)
+    return result
 
-        results["generalisation"] = _clean(generalisation(
-            results, data, [spec, *others], task=task, columns=columns, split=split,
-            seeds=generalise_seeds, top=top_patterns, progress=progress,
-            out=Path(out) / "generalisation" if out is not None else None))
+
+def run_search(data: Any, metric: Any, *, out: str | Path | None = None,
+               **settings: Any) -> dict[str, Any]:
+    """:func:`search_result` (its ``settings``) as the results dict; with ``out``, its report
+    folder written there (:meth:`SearchResult.write`: results.json, report.md and the plot)."""
+    result = search_result(data, metric, state_dir=generalisation_state(out), **settings)
     if out is not None:
+        result.write(Path(out))
+    return result.to_dict()
 
-        write_search_report(results, Path(out))
-    return results
+
+__all__ = ["GENERALISATION_FOLDER", "SearchResult", "SearchSettings", "generalisation_state",
+           "run_search", "search_result"]
