@@ -3,7 +3,7 @@
 Each step runs as a fresh process, timed by wall clock on this machine, all in one run so the
 ratios compare like with like (the load average is printed with them):
 
-* ``blindspot --help`` and ``blindspot list`` (target: under 1 s each);
+* ``blindspot --help``, ``blindspot list`` and ``blindspot protocols`` (target: under 1 s each);
 * ``import evaluate`` vs ``import evaluate; evaluate.load("blindspot/blindspot")``, warm (the
   installed modules cache; target: ratio <= 1.1) and the first load after install (a fresh
   ``HF_MODULES_CACHE`` filled by ``install_modules()``, as ``python -m blindspot.assets`` does;
@@ -14,8 +14,13 @@ ratios compare like with like (the load average is printed with them):
 
 * with ``--threads``: SmolLM2's forward pass on 8 demo translations, tokens/s on 1 thread and on
   every core, beside the machine's own float32 matmul rate (GFLOP/s) on each, interleaved.
+* with ``--env``: ``make env`` as on a fresh machine (target 90 s), through the Makefile's own
+  target with ``VENV`` in a temporary folder and empty uv, pip and Hugging Face caches there; the
+  time of each step (venv, uv, each install, WordNet, SmolLM2 conversion, module install) comes
+  from when make and ``python -m blindspot.assets`` print its line. It downloads every package
+  (2.4 GB unpacked): run it once before and once after a change, not in a loop.
 
-    python benchmarks/first_five_minutes.py [--repeat 3] [--skip-demo] [--threads]
+    python benchmarks/first_five_minutes.py [--repeat 3] [--skip-demo] [--threads] [--env]
                                             [--baseline /path/to/main/checkout]
 
 Startup times are the median of ``--repeat`` runs; the demo runs once cold and once warm.
@@ -41,6 +46,20 @@ LOAD_MODULE = "import evaluate; evaluate.load('blindspot/blindspot')"
 INSTALL_MODULES = "from blindspot.evaluate_modules import install_modules; install_modules()"
 #: a line the summary table prints first (its header row)
 TABLE_MARK = "┃ test"
+#: ``make env``'s steps, each named by a text in the line that starts it (make echoes each
+#: command; ``python -m blindspot.assets`` prints a line as each of its steps ends), in order;
+#: a step lasts until the next step's line
+ENV_STEPS: tuple[tuple[str, str], ...] = (
+    ("-m venv", "venv"),
+    ("install -q uv==", "uv (pip install uv)"),
+    ("requirements/base.txt", "install requirements/base.txt"),
+    ("requirements/nodeps.txt", "install requirements/nodeps.txt (--no-deps)"),
+    ("-e .", "install blindspot (editable)"),
+    ("-m blindspot.assets", "WordNet for NLTK"),
+    ("WordNet for NLTK:", "SmolLM2 conversion"),
+    ("SmolLM2-135M model folder:", "metric modules registered with evaluate"),
+    ("metric modules registered", ""),
+)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -93,6 +112,43 @@ def _demo(out: Path, cache: Path) -> tuple[float | None, float]:
     return first, time.perf_counter() - start
 
 
+def _env_step(line: str, next_step: int) -> int | None:
+    """The index in :data:`ENV_STEPS` of the step ``line`` starts, or None."""
+    for index in range(next_step, len(ENV_STEPS)):
+        if ENV_STEPS[index][0] in line:
+            return index
+    return None
+
+
+def _make_env(tree: Path) -> tuple[list[tuple[str, float]], float]:
+    """([(step, seconds)], seconds in all) of ``make env`` into a fresh venv with cold caches."""
+    steps: list[tuple[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = _env(UV_CACHE_DIR=f"{tmp}/uv-cache", PIP_NO_CACHE_DIR="1", HF_HOME=f"{tmp}/hf",
+                   HF_MODULES_CACHE=f"{tmp}/hf/modules")
+        env.pop("PYTHONPATH", None)  # the new venv imports its own editable install
+        start = last = time.perf_counter()
+        current: int | None = None
+        with subprocess.Popen(["make", "-C", str(tree), "env", f"VENV={tmp}/venv"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=env) as proc:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                found = _env_step(line, 0 if current is None else current + 1)
+                if found is None:
+                    continue
+                now = time.perf_counter()
+                if current is not None:
+                    steps.append((ENV_STEPS[current][1], now - last))
+                current, last = found, now
+        if proc.returncode:
+            raise SystemExit(f"make env exited with {proc.returncode}")
+        total = time.perf_counter() - start
+        if current is not None and ENV_STEPS[current][1]:
+            steps.append((ENV_STEPS[current][1], time.perf_counter() - last))
+    return steps, total
+
+
 def _row(name: str, seconds: float | None, target: str, note: str = "") -> None:
     shown = "-" if seconds is None else f"{seconds:7.2f} s"
     print(f"{name:<44} {shown:>10}   {target:<22} {note}")
@@ -135,6 +191,7 @@ def _measure(args: argparse.Namespace, tree: Path) -> dict[str, float | None]:
     figures: dict[str, float | None] = {
         "help": _median([*CLI, "--help"], args.repeat),
         "list": _median([*CLI, "list"], args.repeat),
+        "protocols": _median([*CLI, "protocols"], args.repeat),
         "import": _median(_python(IMPORT_EVALUATE), args.repeat),
         "load": _median(_python(LOAD_MODULE), args.repeat)}
     figures["first_import"], figures["first_load"] = _first_load(args.repeat)
@@ -143,6 +200,9 @@ def _measure(args: argparse.Namespace, tree: Path) -> dict[str, float | None]:
             out, cache = Path(tmp) / "demo", Path(tmp) / "cache"
             figures["demo_first"], figures["demo"] = _demo(out, cache)
             _, figures["demo_warm"] = _demo(out, cache)
+    if args.env:
+        steps, figures["env"] = _make_env(tree)
+        figures.update({f"env: {name}": seconds for name, seconds in steps})
     return figures
 
 
@@ -150,6 +210,7 @@ def _report(name: str, f: dict[str, float | None]) -> None:
     print(f"-- {name}")
     _row("blindspot --help", f["help"], "< 1 s")
     _row("blindspot list", f["list"], "< 1 s")
+    _row("blindspot protocols", f["protocols"], "< 1 s")
     _row("import evaluate (warm)", f["import"], "")
     _row("evaluate.load('blindspot/blindspot') (warm)", f["load"], "<= 1.1x import",
          f"{f['load'] / f['import']:.2f}x")
@@ -161,6 +222,11 @@ def _report(name: str, f: dict[str, float | None]) -> None:
         _row("blindspot demo, cold: all", f["demo"], "<= 90 s")
         _row("blindspot demo, warm (same out and cache)", f["demo_warm"], "a few s",
              f"{f['demo_warm'] / f['demo']:.2f}x cold")
+    if "env" in f:
+        _row("make env, fresh venv and cold caches", f["env"], "<= 90 s")
+        for name, seconds in f.items():
+            if name.startswith("env: "):
+                _row("  " + name.removeprefix("env: "), seconds, "")
 
 
 def main() -> int:
@@ -169,6 +235,8 @@ def main() -> int:
     parser.add_argument("--skip-demo", action="store_true")
     parser.add_argument("--threads", action="store_true",
                         help="also SmolLM2 tokens/s vs matmul GFLOP/s per thread count")
+    parser.add_argument("--env", action="store_true",
+                        help="also make env into a fresh venv with cold caches (downloads GBs)")
     parser.add_argument("--baseline", type=Path,
                         help="another checkout (e.g. main) measured first in the same run")
     args = parser.parse_args()

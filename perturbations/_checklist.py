@@ -26,7 +26,11 @@ WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
 @lru_cache(maxsize=1)
 def checklist_perturb() -> Any:
-    """CheckList's ``Perturb`` (a multi-second import), imported once per process on first use."""
+    """CheckList's ``Perturb`` (a multi-second import), imported once per process on first use.
+
+    Its import loads WordNet through ``pattern``, which reads ``nltk.corpus.wordnet``: that is
+    :func:`wordnet`'s reader, loaded first, so the process loads WordNet once, and quickly."""
+    wordnet()
     from checklist.perturb import Perturb
 
     return Perturb
@@ -34,18 +38,11 @@ def checklist_perturb() -> Any:
 
 @lru_cache(maxsize=1)
 def wordnet() -> Any:
-    """NLTK's WordNet reader, over the offline copy (assembled, or repaired, on first use)."""
-    from nltk.corpus import wordnet as wn
+    """NLTK's WordNet reader over the offline copy, loaded once per process
+    (:func:`blindspot.perturbations._wordnet.load_wordnet`)."""
+    from blindspot.perturbations._wordnet import load_wordnet  # lazy: importing nltk takes seconds
 
-    from blindspot.assets.wordnet import install_wordnet
-
-    install_wordnet()  # a no-op when the copy is complete and correct
-    try:
-        wn.ensure_loaded()
-    except LookupError:
-        raise RuntimeError("WordNet is not installed for NLTK; run `python -m blindspot.assets`"
-                           ) from None
-    return wn
+    return load_wordnet()
 
 
 def _single_words(names: Iterable[str], exclude: str) -> list[str]:

@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from itertools import islice
 
+import nltk
 import pytest
+from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 from blindspot.perturbations import REGISTRY, get_perturbation, suite_tests
+from blindspot.perturbations._checklist import checklist_perturb, wordnet
 from blindspot.perturbations._dialogue import utterances
 from blindspot.tiny_models import tiny_masked_lm
 from tests.conftest import SHARED_DATA
@@ -235,3 +238,25 @@ def test_wordnet_noun_offsets_are_byte_offsets_and_a_broken_copy_is_repaired(tmp
     noun.write_bytes(good[:-40000])  # e.g. the old assembly, one byte short per missing newline
     install_wordnet(tmp_path)
     assert noun.read_bytes() == good
+
+
+def test_english_wordnet_reader_answers_as_nltks_own_and_pattern_shares_it() -> None:
+    """The reader without NLTK's 3.0-to-3.0 synset map gives the same synsets, lemmas and
+    relations as NLTK's stock reader over the same files, and CheckList's ``pattern`` reads
+    that one reader (one WordNet load per process)."""
+    ours = wordnet()
+    stock = WordNetCorpusReader(nltk.data.find("corpora/wordnet"), None)
+    assert ours.map30 is None and stock.map30  # the map NLTK builds and we leave out
+    words = [(w, pos) for pos in "nvar" for w in islice(stock.all_lemma_names(pos), 0, None, 500)]
+    assert len(words) > 250
+
+    def answers(reader: WordNetCorpusReader, word: str, pos: str) -> list:
+        return [(s.name(), s.definition(), [lemma.name() for lemma in s.lemmas()],
+                 [a.name() for lemma in s.lemmas() for a in lemma.antonyms()],
+                 [h.name() for h in s.hypernyms()]) for s in reader.synsets(word, pos=pos)]
+
+    assert all(answers(ours, w, pos) == answers(stock, w, pos) for w, pos in words)
+    checklist_perturb()
+    import pattern.text.en.wordnet as pattern_wordnet  # here: importing it loads WordNet
+
+    assert nltk.corpus.wordnet is ours and pattern_wordnet.wn is ours

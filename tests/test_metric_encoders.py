@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from itertools import islice
+from pathlib import Path
 
 import pytest
 import torch
+from bert_score.utils import model2layers
 from conftest import SHARED_DATA
 
 from blindspot.models import ModelNotAvailableError, load_bertscore_encoder, resolve_model
+from blindspot.scorers._encoders import declared_layer_count, layer_count
+from blindspot.scorers.bertscore import default_layer, tuned_layers
 from blindspot.scorers.moverscore import idf_table
 from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
@@ -231,3 +237,38 @@ def test_bad_options_are_clear_errors(tmp_path):
         get_scorer("bertscore", model_type="minilm", baseline_path=str(tmp_path / "missing.tsv"))
     with pytest.raises(ValueError, match="lang"):
         get_scorer("bertscore", model_type="minilm", rescale_with_baseline=True)
+
+
+# -- naming the layer without importing torch ----------------------------------------------------
+
+
+def test_tuned_layers_read_from_source_equal_bert_scores_table():
+    assert tuned_layers() == model2layers
+    assert default_layer("roberta-large") == 17  # the paper's layer (Zhang et al., 2020)
+
+
+@pytest.mark.parametrize("name", ["minilm", "smollm2"])
+def test_declared_layer_count_equals_transformers_config(name):
+    from transformers import AutoConfig
+
+    assert declared_layer_count(name) == AutoConfig.from_pretrained(resolve_model(name)).num_hidden_layers
+
+
+def test_damaged_config_falls_to_transformers_clear_error(tmp_path, minilm):
+    folder = tmp_path / "damaged"
+    folder.mkdir()
+    for file in Path(minilm).iterdir():  # the model's files, its config damaged
+        (folder / file.name).symlink_to(file)
+    (folder / "config.json").unlink()
+    (folder / "config.json").write_text("{not json", encoding="utf-8")
+    assert declared_layer_count(str(folder)) is None
+    with pytest.raises(ModelNotAvailableError, match="not available"):
+        layer_count(str(folder))
+
+
+def test_a_cached_bertscore_scorer_imports_no_torch():
+    code = ("import sys; from blindspot.scoring.base import get_scorer; "
+            "get_scorer('bertscore', model_type='minilm').identity(); "
+            "print(sorted(m for m in ('torch', 'transformers', 'bert_score') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

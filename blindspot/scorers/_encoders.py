@@ -11,9 +11,11 @@ so that a score computed with one idf corpus is never reused for another.
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from blindspot.models import ModelNotAvailableError, available_models, load_bertscore_encoder, resolve_model
@@ -48,8 +50,29 @@ def encoder_config(name: str) -> Any:
     return _CONFIGS[path]
 
 
+def declared_layer_count(name: str) -> int | None:
+    """The layer count a local model folder's ``config.json`` states, or None (a Hub id, or a
+    config that leaves it to the architecture's default). Read as JSON, so a scorer whose scores
+    are all cached never imports transformers (and torch) just to name its layer."""
+    config = Path(resolve_model(name)) / "config.json"
+    if not config.is_file():
+        return None
+    try:
+        declared = json.loads(config.read_text(encoding="utf-8"))
+    except ValueError:  # a damaged config: transformers' reading of it says what is wrong
+        return None
+    if not isinstance(declared, dict):
+        return None
+    values = [declared.get(attribute) for attribute in _LAYER_ATTRIBUTES]
+    return next((value for value in values if isinstance(value, int)), None)
+
+
 def layer_count(name: str) -> int:
-    """How many transformer layers the encoder ``name`` has."""
+    """How many transformer layers the encoder ``name`` has: as its local config states it,
+    else as transformers' config of it says."""
+    declared = declared_layer_count(name)
+    if declared is not None:
+        return declared
     config = encoder_config(name)
     for attribute in _LAYER_ATTRIBUTES:
         value = getattr(config, attribute, None)

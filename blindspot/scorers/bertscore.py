@@ -41,6 +41,9 @@ table use their last layer unless ``num_layers`` is given.
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.util
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from importlib import metadata
@@ -63,12 +66,27 @@ from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 DEFAULT_MODEL = "roberta-large"
 
 
+@functools.cache
+def tuned_layers() -> dict[str, int]:
+    """bert_score's table of tuned layers (``bert_score.utils.model2layers``), read from its
+    source as a literal: importing ``bert_score.utils`` imports torch and transformers, seconds
+    that a scorer whose scores are all cached does not need."""
+    spec = importlib.util.find_spec("bert_score")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("bert_score is not installed; run `make env`")
+    source = Path(next(iter(spec.submodule_search_locations))) / "utils.py"
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if (isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "model2layers" for t in node.targets)):
+            return {str(k): int(v) for k, v in ast.literal_eval(node.value).items()}
+    raise ImportError(f"no model2layers table in {source}; is bert_score's version the pinned one?")
+
+
 def default_layer(model_type: str) -> int:
     """bert_score's tuned layer for the models in its table, else the model's last layer."""
-    from bert_score.utils import model2layers
-
-    if model_type in model2layers:
-        return int(model2layers[model_type])
+    layers = tuned_layers()
+    if model_type in layers:
+        return layers[model_type]
     return layer_count(model_type)
 
 
