@@ -13,7 +13,8 @@ from blindspot.perturbations import REGISTRY, suite_tests
 from blindspot.perturbations.catalogue import CATEGORIES
 from blindspot.runner import resolve_metrics
 from blindspot.runner.data import load_gold_data
-from blindspot.runner.run import MetricRun, RunSettings
+from blindspot.runner.metric_run import MetricRun
+from blindspot.runner.run import RunSettings
 from blindspot.runner.state import RunState
 
 
@@ -83,15 +84,16 @@ def test_scoring_estimate_is_measured_and_keeps_the_scores(tmp_path: Path,
     (spec,) = resolve_metrics("chrf")
     texts = gold.column("hypothesis")
     cells = [list(texts), [t.upper() for t in texts], [t.lower() for t in texts]]
-    run = MetricRun(spec, gold, RunState(tmp_path / "a"), settings)
-    estimate = run.estimate(cells)
+    run = MetricRun(spec, RunState(tmp_path / "a"), settings.batch_size)
+    inputs = run.inputs(gold.column("references"), gold.column("source"))
+    estimate = run.estimate(cells, inputs)
     assert estimate is not None and estimate.metric == "chrf.chrf"
     assert estimate.texts == len({t for cell in cells for t in cell})
     assert estimate.seconds >= 0 and estimate.rate > 0
     assert str(estimate).startswith(f"scoring {estimate.texts:,} texts with chrf.chrf: about ")
-    with_forecast = [run.score(cell)[0] for cell in cells]
+    with_forecast = [run.score(cell, inputs)[0] for cell in cells]
     monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache2"))
-    plain = MetricRun(spec, gold, RunState(tmp_path / "b"), settings)
-    assert [plain.score(cell)[0] for cell in cells] == with_forecast
+    plain = MetricRun(spec, RunState(tmp_path / "b"), settings.batch_size)
+    assert [plain.score(cell, inputs)[0] for cell in cells] == with_forecast
     # nothing left to forecast once every text is scored
-    assert run.estimate(cells) is None
+    assert run.estimate(cells, inputs) is None

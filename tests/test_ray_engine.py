@@ -53,19 +53,24 @@ def _run(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, data: Path,
     return (tmp_path / name / "results.json").read_bytes()
 
 
-def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def driver_must_not(*_: Any, **__: Any) -> Any:
+    raise AssertionError("computed on the driver, not on Ray")
+
+
+def _driver_must_not_compute(monkeypatch: pytest.MonkeyPatch, metrics: tuple[str, ...]) -> None:
+    """From here on, perturbing or scoring in this (driver) process fails: Ray does the work."""
     import blindspot.perturbations.dataset as dataset
     from blindspot.scoring.base import SCORERS
 
-    local = _run(tmp_path, "local", monkeypatch, gold_file, "rouge,chrf")
-    # from here on, perturbing or scoring in this (driver) process fails: Ray does the work
-    def driver_must_not(*_: Any, **__: Any) -> Any:
-        raise AssertionError("computed on the driver, not on Ray")
-
     monkeypatch.setattr(dataset, "apply_item", driver_must_not)
-    for name in ("rouge", "chrf"):
+    for name in metrics:
         monkeypatch.setattr(SCORERS[name], "score_batch", driver_must_not)
+
+
+def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    local = _run(tmp_path, "local", monkeypatch, gold_file, "rouge,chrf")
+    _driver_must_not_compute(monkeypatch, ("rouge", "chrf"))
     remote = _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray")
     assert remote == local
     results = json.loads(remote)
@@ -83,6 +88,15 @@ def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, 
 
     monkeypatch.setattr(RayEngine, "_map", driver_must_not)
     assert _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray") == local
+
+
+def test_ray_runs_a_chunked_run_to_the_whole_local_runs_bytes(
+        cluster: Any, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray is an engine of the one plan: each chunk of a chunked run perturbed and scored there."""
+    local = _run(tmp_path, "local", monkeypatch, gold_file, "rouge,chrf")
+    _driver_must_not_compute(monkeypatch, ("rouge", "chrf"))
+    assert _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray",
+                chunk_size=3) == local  # 8 rows: chunks of 3, 3 and 2
 
 
 def test_killed_worker_is_retried_and_each_score_written_once(
@@ -179,10 +193,6 @@ def test_function_in_a_file_scores_on_ray(cluster: Any, gold_file: Path, tmp_pat
                       "            for p, r in zip(predictions, references)]\n", encoding="utf-8")
     metric = f"{script}:score"
     local = _run(tmp_path, "local", monkeypatch, gold_file, metric)
-
-    def driver_must_not(*_: Any, **__: Any) -> Any:
-        raise AssertionError("computed on the driver, not on Ray")
-
     monkeypatch.setattr(FunctionScorer, "score_batch", driver_must_not)
     remote = _run(tmp_path, "ray", monkeypatch, gold_file, metric, engine="ray")
     assert remote == local

@@ -1,8 +1,7 @@
 """A metric's entry in ``results.json``: built, failed or judged here, for every kind of run.
 
-The in-memory run (:mod:`blindspot.runner.run`) and the streamed run
-(:mod:`blindspot.runner.stream`) both end here: they differ in how the scores are computed and
-kept, never in how a metric's entry is made from them, so their ``results.json`` agree.
+Every run (:func:`blindspot.runner.run.run_dataset`, whether its data is one chunk or many) and
+the protocols that report a metric's entry make it here.
 """
 
 from __future__ import annotations
@@ -64,7 +63,7 @@ def verdict_rule(test: str) -> str:
 def judge_metric(entry: MetricResult, gold: Gold, by_test: Iterable[tuple[str, list[Cell]]],
                  categories: Mapping[str, str], settings: JudgeSettings) -> None:
     """Judge each test of a metric (``by_test``: its scored cells, one test at a time, so a
-    streamed run loads one test's scores at once) and add the expectations."""
+    run loads one test's scores at once) and add the expectations."""
     drops: dict[tuple[str, str], float | None] = {}
     for test, test_cells in by_test:
         entry.tests[test] = judge_test(test, categories[test], test_cells, gold, settings,

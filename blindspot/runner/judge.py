@@ -6,8 +6,8 @@ policy) is :mod:`blindspot.judging`; this module only arranges a run's scores fo
 judged by the rule its perturbation declares, with the per-row scores (mean over seeds) for the
 bootstrap of the deciding comparison. A cell that failed or scored NaN makes the test
 an ``error`` with the reason, never a pass. A cell's per-row values may be lists or numpy arrays
-(a streamed run loads them from disk), and its worst-example candidates may come precomputed
-(:func:`worst_candidates` over each chunk), so both kinds of run judge with this one code.
+(a run loads them from disk), and its worst-example candidates may come precomputed
+(:func:`worst_candidates` over each chunk of a run), so runs and protocols judge with this one code.
 """
 
 from __future__ import annotations
@@ -46,11 +46,11 @@ class Cell:
     noise_ratios: RowScores
     applied: Sequence[bool] | np.ndarray
     perturbed: list[str]
-    #: per row (a numpy array in a streamed run); None for corpus-level metrics
+    #: per row (a numpy array in a run, read back from disk); None for corpus-level metrics
     scores: RowScores | None = None
     corpus_score: float | None = None
     error: str | None = None
-    worst: list[Candidate] | None = None  # precomputed worst-example candidates (streamed runs)
+    worst: list[Candidate] | None = None  # precomputed worst-example candidates (a run's chunks)
 
 
 @dataclass(frozen=True)
@@ -75,10 +75,15 @@ class Gold:
     scores: RowScores | None = None
     corpus_score: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: how many gold rows were scored, when neither their texts nor their row scores are kept
+    #: (a run keeps scores on disk, not texts; a corpus-level metric has no row scores)
+    size: int | None = None
 
     @property
     def rows(self) -> int:
-        """How many gold rows were scored (a streamed run keeps their scores, not their texts)."""
+        """How many gold rows were scored."""
+        if self.size is not None:
+            return self.size
         return len(self.scores) if self.scores is not None else len(self.texts)
 
 
@@ -198,7 +203,7 @@ def _values(scores: RowScores | None, corpus_score: float | None) -> Sequence[An
 
 def _ids(gold: Gold, scores: RowScores | None) -> Sequence[Any]:
     """The ids that name a cell's rows in a NaN message (positions when the gold rows' ids are
-    not kept, as in a streamed run)."""
+    not kept, as in a run)."""
     if scores is None:
         return ["(corpus)"]
     return gold.ids if len(gold.ids) == len(scores) else range(len(scores))

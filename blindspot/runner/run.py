@@ -1,43 +1,52 @@
 """The main job: perturb gold data, score it with each metric, judge every test, report.
 
-The matrix is datasets x tests x levels x seeds x metrics. Perturbation reuses the parse cache and
-runs in ``num_proc`` worker processes; scoring goes through the shared scoring layer (score cache,
-deduplication); every finished cell is kept in the run's state, so a killed run resumes where it
-stopped and ends with the same ``results.json`` as an uninterrupted one. With ``chunk_size`` the
-same job streams a data file of any size in bounded memory (:mod:`blindspot.runner.stream`).
+The matrix is datasets x tests x levels x seeds x metrics. One code runs it for every kind of run:
+a dataset is read as chunks of rows (:mod:`blindspot.runner.chunks`; data loaded whole is one
+chunk, ``chunk_size=N`` streams a file ``N`` rows at a time, :mod:`blindspot.runner.stream`), and
+each chunk is perturbed for every cell of the planned suite (on the run's engine: ``num_proc``
+local processes or Ray), then scored with every metric (:class:`~blindspot.runner.metric_run.
+MetricRun`: run state, score cache, the engine when it computes ahead). Per-row values go to a
+temporary folder, and every test is judged from there at the end. Each chunk's perturbed cells
+and each cell's scores are kept in the run's state, so a killed run resumes where it stopped and
+ends with the same ``results.json`` as an uninterrupted one, whatever its chunk size.
 """
 
 from __future__ import annotations
 
+import math
 import sys
-import time
-from collections.abc import Callable, Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, TypeVar
+
+import datasets
+import numpy as np
+import pyarrow as pa
+from datasets.table import InMemoryTable
 
 from blindspot import defaults
 from blindspot.forking import check_num_proc, fit_threads_to_load
-from blindspot.judging import gold_problem, nan_error
+from blindspot.judging import gold_problem
+from blindspot.parsing import get_parser
 from blindspot.paths import cache_dir
-from blindspot.perturbations.base import REGISTRY, canonical_task
+from blindspot.perturbations.base import REGISTRY, Perturbation, canonical_task
 from blindspot.perturbations.catalogue import suite_tests
-from blindspot.perturbations.dataset import plan_suite, run_suite
+from blindspot.perturbations.dataset import (
+    SuiteJob,
+    SuitePlan,
+    build_suite_tests,
+    plan_suite,
+    suite_state,
+)
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult
+from blindspot.runner.chunks import Chunk, DataSource, Spill, Tally
 from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
-from blindspot.runner.engines import (
-    ENGINES,
-    Engine,
-    ScoreJob,
-    ScoreJobError,
-    ScorerRecipe,
-    engine_options,
-    get_engine,
-    run_score_job,
-)
+from blindspot.runner.engines import ENGINES, Engine, engine_options, get_engine
 from blindspot.runner.entries import (
-    by_test,
     categories,
     error_text,
     fail_all,
@@ -47,25 +56,23 @@ from blindspot.runner.entries import (
     missing_input,
     tool,
 )
-from blindspot.runner.judge import Cell, Gold, JudgeSettings
+from blindspot.runner.judge import Cell, Gold, JudgeSettings, keep_worst, worst_candidates
+from blindspot.runner.metric_run import Inputs, MetricRun, announce
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.state import RunState, content_key
-from blindspot.runner.stream import check_chunk_size, check_streamable, stream_dataset, stream_path
-from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
-from blindspot.scoring.base import ScoreInput
-from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
-from blindspot.scoring.engine import (
-    build_inputs,
-    corpus_key,
-    input_keys,
-    pending_batches,
-    score_corpus,
-    score_rows,
+from blindspot.runner.stream import (
+    check_chunk_size,
+    check_streamable,
+    corpus_level_refusal,
+    stream_path,
+    streamed_source,
 )
+from blindspot.scoring.anchors import ANCHOR_ROWS
 from blindspot.seeding import parse_seeds
 
 DEFAULT_TESTS = defaults.TESTS
 DEFAULT_SEEDS = defaults.SEEDS
+T = TypeVar("T")
 
 
 @dataclass
@@ -88,7 +95,7 @@ class RunSettings:
     address: str | None = None
     actors: int | None = None
     gpus_per_actor: float | None = None
-    chunk_size: int | None = None  # stream the data this many rows at a time (runner.stream)
+    chunk_size: int | None = None  # read the data this many rows at a time (runner.stream)
 
     def __post_init__(self) -> None:
         check_num_proc(self.num_proc)
@@ -111,321 +118,239 @@ def _plan_versions(items: Sequence[Any]) -> dict[str, str]:
     return {item.test: REGISTRY[item.test].version for item in items}
 
 
-def perturbed_suite(gold: GoldData, settings: RunSettings, resources: Mapping[str, Any],
-                    state: RunState, engine: Engine | None = None) -> tuple[Any, Any]:
-    """The suite of ``gold`` (from the state when a previous run completed it) and its plan."""
-    cols = gold.columns
-    plan = plan_suite(settings.tests, settings.task, settings.seeds, settings.levels, resources,
-                      has_source=bool(cols["source"]))
-    key = content_key("suite", gold.fingerprint(), settings.task,
+def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: Mapping[str, Perturbation],
+                    state: RunState, engine: Engine, num_proc: int | None, bar: Any) -> list[Cell]:
+    """The chunk's cells in plan order, perturbed on ``engine`` (from the state when a previous
+    run perturbed the same rows with the same plan)."""
+    plan = data.plan
+    if not plan.items:
+        return []
+    key = content_key("suite", chunk.texts, chunk.ids, chunk.sources,
                       [(i.test, str(i.level), i.seed) for i in plan.items],
-                      _plan_versions(plan.items), describe_resources(resources))
-    suite = state.load_suite(key, rows=len(plan.items) * len(gold.dataset))
+                      _plan_versions(plan.items), describe_resources(data.resources))
+    rows = len(chunk.texts)
+    suite = state.load_suite(key, rows=len(plan.items) * rows)
     if suite is None:
-        suite, plan = run_suite(gold.dataset.select_columns(gold.used_columns()),
-                                settings.tests, settings.task, settings.seeds,
-                                column=gold.required_column("hypothesis"), id_column=cols["id"],
-                                source_column=cols["source"], levels=settings.levels,
-                                resources=resources, num_proc=settings.num_proc,
-                                progress=settings.progress,
-                                executor=engine.perturb if engine is not None else None)
+        job = SuiteJob(plan, suite_state(plan, perturbations, list(chunk.texts), list(chunk.ids),
+                                         chunk.sources, num_proc))
+        tables: list[Any] = [None] * len(plan.items)
+        for index, table in engine.perturb(job):  # any order; each cell an Arrow table
+            tables[index] = table
+            bar.update()
+        suite = datasets.Dataset(InMemoryTable(pa.concat_tables(tables)))
         state.save_suite(key, suite)
-    return suite, plan
-
-
-def suite_cells(suite: Any, plan: Any, rows: int) -> list[Cell]:
-    """The suite's cells in plan order (each is ``rows`` consecutive rows of the suite)."""
+    else:
+        bar.update(len(plan.items))
     table = suite.select_columns(["perturbed", "applied", "noise_ratio"]).to_dict()
     cells = []
     for k, item in enumerate(plan.items):
         span = slice(k * rows, (k + 1) * rows)
         cells.append(Cell(item.test, str(item.level), int(item.seed),
-                          noise_ratios=[float(x) for x in table["noise_ratio"][span]],
-                          applied=[bool(x) for x in table["applied"][span]],
+                          noise_ratios=table["noise_ratio"][span], applied=table["applied"][span],
                           perturbed=table["perturbed"][span]))
     return cells
 
 
 # -- scoring --------------------------------------------------------------------------------------
 
-def _cost(inputs: Sequence[Any]) -> int:
-    return sum(item.cost() for item in inputs)
+class MetricAccount:
+    """One metric on one dataset while its chunks pass: scored through :class:`MetricRun`, kept
+    as :class:`Tally` s (in memory) and per-row scores (spilled), judged once every chunk was
+    scored."""
 
-
-@dataclass(frozen=True)
-class ScoringEstimate:
-    """A measured forecast of one metric's scoring, printed before long work."""
-
-    metric: str
-    texts: int  # distinct inputs still to score (not in the run state or score cache)
-    seconds: float  # after the two measured batches
-    rate: float  # input characters per second in the timed batch
-
-    #: forecasts shorter than this are not printed
-    QUIET_BELOW_S: ClassVar[float] = 5.0
-
-    def __str__(self) -> str:
-        return (f"scoring {self.texts:,} texts with {self.metric}: about {self.seconds:.0f} s "
-                f"(measured {self.rate:,.0f} characters/s on this machine)")
-
-
-class MetricRun:
-    """One metric on one dataset: its scorer, inputs, and cell scores kept in the run state."""
-
-    def __init__(self, spec: MetricSpec, gold: GoldData, state: RunState, settings: RunSettings):
-        self.spec, self.gold, self.state, self.settings = spec, gold, state, settings
-        self.references = gold.column("references")
-        self.sources = gold.column("source")
-        self.recipe = ScorerRecipe(spec, self.references)
-        self.scorer = self.recipe.build()
-        self.identity = self.scorer.identity()
-        self.sign = 1.0 if spec.higher_is_better else -1.0
-        # the score cache (None when switched off); scores computed ahead by an engine land here
-        self.cache: Any = default_score_cache()
-
-    def check_inputs(self) -> str | None:
-        """Why this metric cannot score this data (a missing references/source column), or None."""
-        return missing_input(self.spec, self.scorer, self.gold.columns,
-                             self.gold.dataset.column_names)
-
-    def _inputs(self) -> dict[str, Any]:
-        return {"references": self.references if self.scorer.uses_references != "none" else None,
-                "sources": self.sources if self.scorer.uses_source != "none" else None}
-
-    def _state_key(self, texts: list[str]) -> str:
-        return content_key("scores", self.identity, self.spec.output, texts, self._inputs())
-
-    def pending_jobs(self, cell_texts: Sequence[list[str]]) -> list[ScoreJob]:
-        """The score jobs the cells (``cell_texts``, in scoring order) still need: those not in
-        the run state nor the score cache, batched exactly as :meth:`score` would batch them
-        one cell after the other, so every engine computes the very same numbers."""
-        known: set[str] = set()
-        jobs: list[ScoreJob] = []
-        for texts in cell_texts:
-            if self.state.get_scores(self._state_key(texts)) is not None:
-                continue
-            try:
-                inputs = build_inputs(self.scorer, texts, **self._inputs())
-            except ValueError:
-                continue  # the cell reports this error itself when it is scored
-            if self.scorer.corpus_level:
-                key = corpus_key(self.scorer, inputs)
-                if key not in known and not self.cache.get_many([key]):
-                    jobs.append(("corpus", inputs))
-                known.add(key)
-                continue
-            keys = input_keys(self.scorer, inputs)
-            known.update(self.cache.get_many([k for k in keys.values() if k not in known]))
-            jobs += [("rows", batch) for batch in
-                     pending_batches(self.scorer, keys, known, self.settings.batch_size)]
-            known.update(keys.values())
-        return jobs
-
-    def compute_ahead(self, cell_texts: Sequence[list[str]], engine: Engine, bar: Any) -> None:
-        """Score what the cells need on ``engine``, written once, here, into the score cache.
-
-        A job the metric fails on (:class:`ScoreJobError`, declared by the engine) stops this:
-        the cells are then scored one by one in this process, which reports the failure on the
-        cell it belongs to. Any other error (the engine's own) is raised.
-        """
-        jobs = self.pending_jobs(cell_texts)
+    def __init__(self, index: int, spec: MetricSpec, data: DataSource, state: RunState,
+                 settings: RunSettings) -> None:
+        self.index, self.spec, self.settings = index, spec, settings
+        self.run: MetricRun | None = None
+        self.error: str | None = None
+        self.gold = Tally()
+        self.cells: dict[int, Tally] = {}
+        #: the first gold rows (texts, references, sources), for the sanity anchors
+        self.anchor_rows: list[tuple[Any, Any, Any]] = []
         try:
-            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs), strict=True), 1):
-                self._keep(job, scores)
-                bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
-        except ScoreJobError as error:
-            bar.write(f"{self.spec.name}: {error}; scoring its cells one by one here to find "
-                      "the cell it belongs to", file=sys.stderr)
+            self.run = MetricRun(spec, state, settings.batch_size, data.idf_references)
+        except Exception as error:  # reported in the metric's entry, every test an error
+            self.error = f"could not build the metric: {error_text(error)}"
+            return
+        if self.run.scorer.corpus_level and not data.whole:  # a module: known once it is loaded
+            raise ValueError(corpus_level_refusal(spec))
+        self.error = missing_input(spec, self.run.scorer, data.roles, data.column_names)
 
-    def anchors(self, texts: list[str], engine: Engine | None) -> dict[str, float | None] | None:
-        """The metric's sanity anchors on these gold rows (:func:`sanity_anchors`), kept in the
-        run state like a cell's scores, so a resumed run scores nothing again."""
-        key = content_key("anchors", self.identity, self.spec.output, texts[:ANCHOR_ROWS],
-                          self._inputs(), ANCHOR_ROWS)
-        kept = self.state.get_record(key)
-        if kept is None:
-            kept = {"anchors": sanity_anchors(self.scorer, self.spec, texts, self.references,
-                                              self.sources,
-                                              score_batch=self.engine_batches(engine))}
-            self.state.put_record(key, kept)
-        return kept["anchors"]
+    def file(self, cell: int | None) -> str:
+        return f"m{self.index}-{'gold' if cell is None else cell}.f64"
 
-    def engine_batches(self, engine: Engine | None
-                       ) -> Callable[[list[ScoreInput]], list[dict[str, float]]]:
-        """One batch's scores through the score cache: what is missing is scored on ``engine``
-        when it computes ahead (a Ray run scores on Ray, never on the driver), else by the
-        scorer in this process, and kept in the cache (the same code scores nothing twice)."""
+    def score_chunk(self, chunk: Chunk, cells: list[Cell], spill: Spill, engine: Engine,
+                    bar: Any) -> None:
+        """Score the chunk's gold rows and cells (cell by cell, in plan order)."""
+        run = self.run
+        if run is None or self.error is not None:
+            bar.update(len(cells) + 1)
+            return
+        inputs = run.inputs(chunk.references, chunk.sources)
+        texts = [list(chunk.texts)] + [cell.perturbed for cell in cells]
+        if engine.computes_ahead:
+            run.compute_ahead(texts, inputs, engine, bar)
+        elif run.scorer.model_option is not None:
+            fit_threads_to_load()
+            if self.settings.progress:
+                announce(run.estimate(texts, inputs), bar)
+        bar.set_postfix_str(f"{self.spec.name} gold", refresh=False)
+        gold = self._score(self.gold, None, list(chunk.texts), inputs, chunk, spill)
+        bar.update()
+        if self.gold.error is not None:  # the metric fails on the gold rows: nothing is judged
+            self.error = gold_problem(self.gold.error)
+        if self.error is not None or self.gold.n_nan:  # NaN gold scores: judged as an error
+            bar.update(len(cells))
+            return
+        missing = ANCHOR_ROWS - len(self.anchor_rows)
+        if missing > 0:
+            blank = [None] * len(chunk.texts)
+            self.anchor_rows += list(zip(chunk.texts, chunk.references or blank,
+                                         chunk.sources or blank, strict=True))[:missing]
+        for index, cell in enumerate(cells):
+            bar.set_postfix_str(f"{self.spec.name} {cell.test} {cell.level} s{cell.seed}",
+                                refresh=False)
+            tally = self.cells.setdefault(index, Tally())
+            if tally.error is None:
+                scores = self._score(tally, index, cell.perturbed, inputs, chunk, spill)
+                k = self.settings.worst_examples
+                if scores is not None and gold is not None and k > 0:
+                    found = worst_candidates(scores, gold, cell.applied, k, chunk.ids,
+                                             chunk.texts, cell.perturbed, chunk.offset)
+                    tally.worst = keep_worst(tally.worst, found, k)
+            bar.update()
 
-        def cached(inputs: list[ScoreInput]) -> list[dict[str, float]]:
-            keys = input_keys(self.scorer, inputs)
-            found = self.cache.get_many(list(keys.values())) if self.cache is not None else {}
-            missing = [item for item, key in keys.items() if key not in found]
-            if missing:
-                job: ScoreJob = ("rows", missing)
-                scores = (next(iter(engine.score(self.recipe, [job])))
-                          if engine is not None and engine.computes_ahead
-                          else run_score_job(self.scorer, job))
-                self._keep(job, scores)
-                found.update(zip([keys[item] for item in missing], scores, strict=True))
-            return [found[keys[item]] for item in inputs]
-        return cached
-
-    def _keep(self, job: ScoreJob, scores: list[dict[str, float]]) -> None:
-        """Write a job's scores into the score cache (a memory one when the cache is off)."""
-        if self.cache is None:  # no score cache: keep what is computed ahead for this run only
-            self.cache = MemoryScoreCache()
-        kind, inputs = job
-        keys = ([corpus_key(self.scorer, inputs)] if kind == "corpus"
-                else list(input_keys(self.scorer, inputs).values()))
-        self.cache.put_many(zip(keys, scores, strict=True))
-
-    def estimate(self, cell_texts: Sequence[list[str]]) -> ScoringEstimate | None:
-        """How long scoring the cells will take, measured: the first pending batch is scored
-        (it loads the model), the second is timed, and the rest is extrapolated by input length
-        (:meth:`ScoreInput.cost`). Both batches land in the score cache, batched as
-        :meth:`score` batches them, so the scores are the same. None when fewer than two
-        batches are pending (nothing long to announce) or when a batch fails (the cell that
-        holds it reports the error when it is scored)."""
-        jobs = [job for job in self.pending_jobs(cell_texts) if job[0] == "rows"]
-        if len(jobs) < 2:
-            return None
-        first = self._try(jobs[0])
-        if first is None:
-            return None
-        self._keep(jobs[0], first)
-        fit_threads_to_load()  # the first batch loaded the model, and torch with it
-        start = time.perf_counter()
-        second = self._try(jobs[1])
-        took = time.perf_counter() - start
-        if second is None:
-            return None
-        self._keep(jobs[1], second)
-        rate = _cost(jobs[1][1]) / max(took, 1e-6)
-        rest = sum(_cost(inputs) for _, inputs in jobs[2:])
-        return ScoringEstimate(self.spec.name, sum(len(inputs) for _, inputs in jobs),
-                               rest / rate, rate)
-
-    def _try(self, job: ScoreJob) -> list[dict[str, float]] | None:
-        """A job's scores, or None when the metric raises on it: the cell that holds the job
-        reports that error when it is scored (:func:`_fill_cell`)."""
+    def _score(self, tally: Tally, cell: int | None, texts: list[str], inputs: Inputs,
+               chunk: Chunk, spill: Spill) -> list[float] | None:
+        """Score ``texts`` into ``tally`` and the spill; the row scores (None for a corpus-level
+        metric or when the metric raised: the tally keeps the error)."""
+        assert self.run is not None
         try:
-            return run_score_job(self.scorer, job)
-        except Exception:  # noqa: BLE001  (the metric's own error, reported on its cell)
+            scores, corpus = self.run.score(texts, inputs)
+        except Exception as error:  # a metric failing on a test's rows is reported, not fatal
+            tally.error = error_text(error)
             return None
+        if scores is None:
+            tally.corpus = corpus
+            tally.count([math.nan if corpus is None else corpus], ["(corpus)"])
+            return None
+        tally.count(scores, chunk.ids)
+        spill.append(self.file(cell), scores, np.float64)
+        return scores
 
-    def score(self, texts: list[str]) -> tuple[list[float] | None, float | None]:
-        """Per-row scores (or the corpus score) of ``texts``, from the state when already done."""
-        inputs = self._inputs()
-        key = self._state_key(texts)
-        kept = self.state.get_scores(key)
-        if kept is None:
-            output = self.spec.output or self.scorer.outputs[0]
-            if self.scorer.corpus_level:
-                corpus = float(score_corpus(self.scorer, texts, cache=self.cache,
-                                            **inputs)[output])
-                self.state.put_scores(key, corpus=corpus)
-                kept = {"corpus": corpus}
-            else:
-                rows = score_rows(self.scorer, texts, batch_size=self.settings.batch_size,
-                                  cache=self.cache, **inputs)[output]
-                self.state.put_scores(key, scores=[float(x) for x in rows])
-                kept = {"scores": [float(x) for x in rows]}
-        if "corpus" in kept:
-            return None, self.sign * kept["corpus"]
-        return [self.sign * s for s in kept["scores"]], None
+    def finish(self, plan: SuitePlan, rows: int, spill: Spill, engine: Engine) -> MetricResult:
+        """The metric's results entry, judged one test at a time from the spilled rows."""
+        tests = list(dict.fromkeys(item.test for item in plan.items))
+        test_categories = categories(tests)
+        run, self.run = self.run, None  # the scorer (and its model) goes with this metric
+        entry = metric_entry(self.spec, run.scorer if run is not None else None)
+        problem = self.gold.problem()
+        error = self.error or (gold_problem(problem) if problem else None)
+        if run is None or error is not None:
+            fail_all(entry, tests, test_categories, error or "")
+            return entry
+        corpus = run.scorer.corpus_level
+        gold = Gold([], [], None if corpus else spill.load(self.file(None), np.float64),
+                    self.gold.corpus, size=rows)
+        entry.gold = gold_summary(gold)
+        texts, references, sources = (list(c) for c in zip(*self.anchor_rows, strict=True))
+        entry.anchors = run.anchors(texts, None if references[0] is None else references,
+                                    None if sources[0] is None else sources, engine)
+
+        def cells_of(test: str) -> list[Cell]:
+            cells = []
+            for index, item in enumerate(plan.items):
+                if item.test != test:
+                    continue
+                tally = self.cells[index]
+                scores = (None if tally.error or corpus
+                          else spill.load(self.file(index), np.float64))
+                cells.append(Cell(item.test, str(item.level), int(item.seed),
+                                  noise_ratios=spill.load(f"noise-{index}.f64", np.float64),
+                                  applied=spill.load(f"applied-{index}.bool", np.bool_),
+                                  perturbed=[], scores=scores, corpus_score=tally.corpus,
+                                  error=tally.problem(), worst=tally.worst))
+            return cells
+
+        judge_metric(entry, gold, ((test, cells_of(test)) for test in tests), test_categories,
+                     self.settings.judge())
+        return entry
 
 
-def _fill_cell(run: MetricRun, cell: Cell, ids: list[Any]) -> Cell:
-    """The cell with this metric's scores, or its error."""
-    scored = Cell(cell.test, cell.level, cell.seed, cell.noise_ratios, cell.applied,
-                  cell.perturbed)
+def _with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
+    """Each item, and whether it is the last one."""
+    iterator = iter(items)
     try:
-        scored.scores, scored.corpus_score = run.score(cell.perturbed)
-    except Exception as error:  # a metric failing on a test's rows is reported, not fatal
-        scored.error = error_text(error)
-        return scored
-    values = scored.scores if scored.scores is not None else [scored.corpus_score]
-    scored.error = nan_error(values, ids if scored.scores is not None else ["(corpus)"])
-    return scored
+        current = next(iterator)
+    except StopIteration:
+        return
+    for following in iterator:
+        yield current, False
+        current = following
+    yield current, True
 
 
-def _progress(total: int, enabled: bool) -> Any:
+def _progress(total: int, desc: str, unit: str, enabled: bool, leave: bool = True) -> Any:
     # in a log (not a terminal) every refresh is a new line: refresh rarely there
-    return progress_bar(total=total, desc="scoring", unit="cell", disable=not enabled, file=sys.stderr,
-                mininterval=0.2 if sys.stderr.isatty() else 10)
+    return progress_bar(total=total, desc=desc, unit=unit, disable=not enabled, file=sys.stderr,
+                        mininterval=0.2 if sys.stderr.isatty() else 10, leave=leave)
 
 
 # -- one dataset ----------------------------------------------------------------------------------
 
-def run_metric(spec: MetricSpec, gold_data: GoldData, cells: list[Cell], state: RunState,
-               settings: RunSettings, bar: Any, engine: Engine | None = None) -> MetricResult:
-    """The results entry of one metric on one dataset."""
-    tests = list(dict.fromkeys(c.test for c in cells))
-    test_categories = categories(tests)
-    ids = gold_data.ids()
-    texts = gold_data.texts()
+def run_dataset(data: DataSource, specs: list[MetricSpec], settings: RunSettings,
+                state: RunState, engine: Engine, work: Path) -> DatasetResult:
+    """The results entry of one dataset: each chunk perturbed, then scored with every metric
+    (one metric after the other); each metric judged after the last chunk, per-row values
+    kept in ``work`` meanwhile."""
+    plan = data.plan
+    perturbations = build_suite_tests(plan, data.pool, data.resources, settings.task)
+    for perturbation in perturbations.values():  # once: every chunk's workers fork from here
+        perturbation.preload()
+    accounts = [MetricAccount(i, spec, data, state, settings) for i, spec in enumerate(specs)]
+    spill = Spill(work)
+    entries: dict[str, MetricResult] = {}
+    rows = 0
+    scoring = None  # made after the first chunk was read (and checked) and perturbed
     try:
-        run = MetricRun(spec, gold_data, state, settings)
-    except Exception as error:
-        entry = metric_entry(spec, None)
-        fail_all(entry, tests, test_categories, f"could not build the metric: {error_text(error)}")
-        bar.update(len(cells) + 1)
-        return entry
-    entry = metric_entry(spec, run.scorer)
-    problem = run.check_inputs()
-    if problem:
-        fail_all(entry, tests, test_categories, problem)
-        bar.update(len(cells) + 1)
-        return entry
-    if engine is not None and engine.computes_ahead:
-        run.compute_ahead([list(texts)] + [cell.perturbed for cell in cells], engine, bar)
-    elif run.scorer.model_option is not None:
-        fit_threads_to_load()
-        if settings.progress:
-            announce(run.estimate([list(texts)] + [cell.perturbed for cell in cells]), bar)
-    bar.set_postfix_str(f"{spec.name} gold", refresh=False)
-    gold_cell = _fill_cell(run, Cell("gold", "gold", 0, [0.0] * len(texts),
-                                     [False] * len(texts), list(texts)), ids)
-    bar.update()
-    if gold_cell.error:
-        fail_all(entry, tests, test_categories, gold_problem(gold_cell.error))
-        bar.update(len(cells))
-        return entry
-    gold = Gold(ids, list(texts), gold_cell.scores, gold_cell.corpus_score)
-    entry.gold = gold_summary(gold)
-    scored = []
-    for cell in cells:
-        bar.set_postfix_str(f"{spec.name} {cell.test} {cell.level} s{cell.seed}", refresh=False)
-        scored.append(_fill_cell(run, cell, ids))
-        bar.update()
-    # after the cells, so an engine that computes ahead scores the very batches, in the very order
-    entry.anchors = run.anchors(list(texts), engine)
-    judge_metric(entry, gold, by_test(scored), test_categories, settings.judge())
-    return entry
-
-
-def announce(estimate: ScoringEstimate | None, bar: Any) -> None:
-    """Print a long scoring's forecast above the progress bar (short ones are not printed)."""
-    if estimate is not None and estimate.seconds >= ScoringEstimate.QUIET_BELOW_S:
-        bar.write(str(estimate), file=sys.stderr)
-
-
-def run_dataset(gold: GoldData, metrics: list[MetricSpec], settings: RunSettings,
-                state: RunState, engine: Engine | None = None) -> DatasetResult:
-    """The results entry of one dataset: perturb once, then every metric."""
-    resources = default_resources(settings.task, gold, settings.resources)
-    suite, plan = perturbed_suite(gold, settings, resources, state, engine)
-    cells = suite_cells(suite, plan, gold.dataset.num_rows)
-    entry = DatasetResult(settings.task, gold.dataset.num_rows, gold.fingerprint(),
-                          dict(gold.columns), describe_resources(resources), dict(plan.skipped))
-    bar = _progress(len(metrics) * (len(cells) + 1), settings.progress)
-    try:
-        for spec in metrics:
-            entry.metrics[spec.name] = run_metric(spec, gold, cells, state, settings, bar,
-                                                  engine)
+        for chunk, last in _with_last(data.chunks):
+            # one bar at a time while a chunk is perturbed; a chunked run's bar is cleared after
+            with _progress(len(plan.items), "perturbing", "cell", settings.progress,
+                           leave=data.whole) as perturbing:
+                cells = perturbed_cells(chunk, data, perturbations, state, engine,
+                                        settings.num_proc, perturbing)
+            for index, cell in enumerate(cells):
+                spill.append(f"noise-{index}.f64", cell.noise_ratios, np.float64)
+                spill.append(f"applied-{index}.bool", cell.applied, np.bool_)
+            rows += len(chunk.texts)
+            if scoring is None:
+                scoring = _progress(len(specs) * (len(plan.items) + 1) * data.chunk_count,
+                                    "scoring", "cell", settings.progress)
+            for account in accounts:
+                account.score_chunk(chunk, cells, spill, engine, scoring)
+                if last:  # judged now, so its model goes before the next metric's loads
+                    entries[account.spec.name] = account.finish(plan, rows, spill, engine)
+            get_parser().forget()  # the disk cache keeps the parses; memory stays one chunk's
     finally:
-        bar.close()
-    return entry
+        if scoring is not None:
+            scoring.close()
+    return DatasetResult(settings.task, rows, data.fingerprint(), dict(data.roles),
+                         describe_resources(data.resources), dict(plan.skipped), entries)
+
+
+def whole_source(gold: GoldData, settings: RunSettings, work: Path | None = None) -> DataSource:
+    """A dataset loaded whole, read as one chunk (pool tests draw from it, idf counts its
+    references, the open-ended n-gram corpus is made of its references); it needs no ``work``
+    folder of its own."""
+    resources = default_resources(settings.task, gold, settings.resources)
+    plan = plan_suite(settings.tests, settings.task, settings.seeds, settings.levels, resources,
+                      has_source=bool(gold.columns["source"]))
+    texts = gold.texts()
+    references = gold.column("references")
+    chunk = Chunk(0, texts, gold.ids(), references, gold.column("source"))
+    return DataSource(gold.name, dict(gold.columns), list(gold.dataset.column_names), resources,
+                      plan, 1, iter([chunk]), gold.fingerprint, whole=True, pool=texts,
+                      idf_references=references)
 
 
 # -- the whole run --------------------------------------------------------------------------------
@@ -446,7 +371,7 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
     Returns the results dict (``blindspot.report.schema``); with ``out``, also writes the report
     folder there. ``state_dir`` (default ``<out>/.state``, else the cache) keeps finished work.
     ``chunk_size=N`` streams each data file (a local .jsonl/.parquet) N rows at a time in bounded
-    memory, with the same results (:mod:`blindspot.runner.stream`; not resumable).
+    memory, with the same results (:mod:`blindspot.runner.stream`).
     Bad input (unknown test or metric, a missing column, an empty dataset) fails before any work.
     """
     config = RunSettings(task=canonical_task(task), tests=tests,
@@ -460,10 +385,7 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
         ENGINES.get(config.engine)
         engine_options(config.engine, vars(config))
     folder = _state_folder(out, state_dir)
-    if config.chunk_size is None:
-        datasets = _run_in_memory(_as_sources(data), specs, config, columns, split, folder)
-    else:
-        datasets = _run_streamed(_as_sources(data), specs, config, columns, folder)
+    datasets = _run(_as_sources(data), specs, config, columns, split, folder)
     results = RunResult(tool(), config.as_json(test_names, specs), datasets).to_dict()
     if out is not None:
         from blindspot.report.writer import write_report
@@ -477,31 +399,35 @@ def _unique(names: list[str]) -> list[str]:
     return [f"{n}#{i + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
-def _run_in_memory(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
-                   columns: Mapping[str, str | None] | None, split: str,
-                   folder: Path) -> dict[str, DatasetResult]:
-    """Every dataset loaded whole, perturbed once, scored cell by cell (resumable)."""
-    golds = [load_gold_data(source, config.task, columns, split) for source in sources]
-    for gold, name in zip(golds, _unique([g.name for g in golds]), strict=True):
-        gold.name = name
+def _run(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
+         columns: Mapping[str, str | None] | None, split: str,
+         folder: Path) -> dict[str, DatasetResult]:
+    """Every dataset, loaded whole (one chunk) or, with ``config.chunk_size``, read that many
+    rows at a time; every source checked before any work."""
+    opens: list[Callable[[Path], DataSource]]
+    if config.chunk_size is None:
+        golds = [load_gold_data(source, config.task, columns, split) for source in sources]
+        for gold, name in zip(golds, _unique([g.name for g in golds]), strict=True):
+            gold.name = name
+        opens = [partial(whole_source, gold, config) for gold in golds]
+    else:
+        chunk_size = check_chunk_size(config.chunk_size)
+        check_streamable(specs)
+        names = _unique([stream_path(source).name for source in sources])  # all checked first
+        opens = [partial(streamed_source, source, name, config, columns, chunk_size)
+                 for name, source in zip(names, sources, strict=True)]
     state = RunState(folder)
     engine = (get_engine(config.engine, **engine_options(config.engine, vars(config)))
               if isinstance(config.engine, str) else config.engine)
+    results = {}
     try:
-        return {gold.name: run_dataset(gold, specs, config, state, engine) for gold in golds}
+        for open_source in opens:
+            with tempfile.TemporaryDirectory(prefix="run-", dir=folder) as work:
+                data = open_source(Path(work))
+                results[data.name] = run_dataset(data, specs, config, state, engine, Path(work))
     finally:
         engine.close()
-
-
-def _run_streamed(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
-                  columns: Mapping[str, str | None] | None, folder: Path
-                  ) -> dict[str, DatasetResult]:
-    """Every dataset file read ``config.chunk_size`` rows at a time (:mod:`.stream`)."""
-    chunk_size = check_chunk_size(config.chunk_size)
-    check_streamable(specs, config)
-    names = _unique([stream_path(source).name for source in sources])  # all checked first
-    return {name: stream_dataset(source, specs, config, columns, chunk_size, folder)
-            for name, source in zip(names, sources, strict=True)}
+    return results
 
 
 def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
@@ -512,4 +438,5 @@ def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
     return cache_dir() / "runs"
 
 
-__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "RunSettings", "run_blindspot"]
+__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "MetricAccount", "RunSettings", "perturbed_cells",
+           "run_blindspot", "run_dataset", "whole_source"]

@@ -1,0 +1,236 @@
+"""One metric on one dataset: its scorer, and its scores through the run state and score cache.
+
+Every kind of run scores through :class:`MetricRun`: a cell's scores come from the run state when
+a previous run finished them (a killed run resumes), else through the score cache (nothing is
+scored twice), else from the scorer here or, computed ahead, from the run's engine. The run state
+keeps the scorer's own (unsigned) scores; :meth:`MetricRun.score` turns them higher-is-better.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from blindspot.forking import fit_threads_to_load
+from blindspot.runner.engines import Engine, ScoreJob, ScoreJobError, ScorerRecipe, run_score_job
+from blindspot.runner.metric_spec import MetricSpec
+from blindspot.runner.state import RunState, content_key
+from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
+from blindspot.scoring.base import ScoreInput
+from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
+from blindspot.scoring.engine import (
+    build_inputs,
+    corpus_key,
+    input_keys,
+    pending_batches,
+    score_corpus,
+    score_rows,
+)
+
+#: a chunk's references and sources as the metric reads them (None where it uses neither)
+Inputs = dict[str, Any]
+
+
+def _cost(inputs: Sequence[Any]) -> int:
+    return sum(item.cost() for item in inputs)
+
+
+@dataclass(frozen=True)
+class ScoringEstimate:
+    """A measured forecast of one metric's scoring, printed before long work."""
+
+    metric: str
+    texts: int  # distinct inputs still to score (not in the run state or score cache)
+    seconds: float  # after the two measured batches
+    rate: float  # input characters per second in the timed batch
+
+    #: forecasts shorter than this are not printed
+    QUIET_BELOW_S: ClassVar[float] = 5.0
+
+    def __str__(self) -> str:
+        return (f"scoring {self.texts:,} texts with {self.metric}: about {self.seconds:.0f} s "
+                f"(measured {self.rate:,.0f} characters/s on this machine)")
+
+
+def announce(estimate: ScoringEstimate | None, bar: Any) -> None:
+    """Print a long scoring's forecast above the progress bar (short ones are not printed)."""
+    if estimate is not None and estimate.seconds >= ScoringEstimate.QUIET_BELOW_S:
+        bar.write(str(estimate), file=sys.stderr)
+
+
+class MetricRun:
+    """One metric on one dataset: its scorer, and cell scores kept in the run state.
+
+    ``idf_references``: the references an idf-weighting metric counts (every reference of the
+    dataset; None where the run never holds them all)."""
+
+    def __init__(self, spec: MetricSpec, state: RunState, batch_size: int | None = None,
+                 idf_references: Sequence[Any] | None = None):
+        self.spec, self.state, self.batch_size = spec, state, batch_size
+        self.recipe = ScorerRecipe(spec, idf_references)
+        self.scorer = self.recipe.build()
+        self.identity = self.scorer.identity()
+        self.sign = 1.0 if spec.higher_is_better else -1.0
+        # the score cache (None when switched off); scores computed ahead by an engine land here
+        self.cache: Any = default_score_cache()
+
+    def inputs(self, references: Sequence[Any] | None, sources: Sequence[Any] | None) -> Inputs:
+        """Rows' references and sources as this metric reads them (what it does not use: None)."""
+        return {"references": references if self.scorer.uses_references != "none" else None,
+                "sources": sources if self.scorer.uses_source != "none" else None}
+
+    def _state_key(self, texts: list[str], inputs: Inputs) -> str:
+        return content_key("scores", self.identity, self.spec.output, texts, inputs)
+
+    def pending_jobs(self, cell_texts: Sequence[list[str]], inputs: Inputs) -> list[ScoreJob]:
+        """The score jobs the cells (``cell_texts``, in scoring order, all of the rows
+        ``inputs``) still need: those not in the run state nor the score cache, batched exactly
+        as :meth:`score` would batch them one cell after the other, so every engine computes the
+        very same numbers."""
+        known: set[str] = set()
+        jobs: list[ScoreJob] = []
+        for texts in cell_texts:
+            if self.state.get_scores(self._state_key(texts, inputs)) is not None:
+                continue
+            try:
+                built = build_inputs(self.scorer, texts, **inputs)
+            except ValueError:
+                continue  # the cell reports this error itself when it is scored
+            if self.scorer.corpus_level:
+                key = corpus_key(self.scorer, built)
+                if key not in known and not self.cache.get_many([key]):
+                    jobs.append(("corpus", built))
+                known.add(key)
+                continue
+            keys = input_keys(self.scorer, built)
+            known.update(self.cache.get_many([k for k in keys.values() if k not in known]))
+            jobs += [("rows", batch) for batch in
+                     pending_batches(self.scorer, keys, known, self.batch_size)]
+            known.update(keys.values())
+        return jobs
+
+    def compute_ahead(self, cell_texts: Sequence[list[str]], inputs: Inputs, engine: Engine,
+                      bar: Any) -> None:
+        """Score what the cells need on ``engine``, written once, here, into the score cache.
+
+        A job the metric fails on (:class:`ScoreJobError`, declared by the engine) stops this:
+        the cells are then scored one by one in this process, which reports the failure on the
+        cell it belongs to. Any other error (the engine's own) is raised.
+        """
+        jobs = self.pending_jobs(cell_texts, inputs)
+        try:
+            for done, (job, scores) in enumerate(zip(jobs, engine.score(self.recipe, jobs),
+                                                     strict=True), 1):
+                self._keep(job, scores)
+                bar.set_postfix_str(f"{self.spec.name} batch {done}/{len(jobs)}")
+        except ScoreJobError as error:
+            bar.write(f"{self.spec.name}: {error}; scoring its cells one by one here to find "
+                      "the cell it belongs to", file=sys.stderr)
+
+    def anchors(self, texts: list[str], references: Sequence[Any] | None,
+                sources: Sequence[Any] | None, engine: Engine | None
+                ) -> dict[str, float | None] | None:
+        """The metric's sanity anchors on the first gold rows (:func:`sanity_anchors`), kept in
+        the run state like a cell's scores, so a resumed run scores nothing again."""
+        rows = slice(0, ANCHOR_ROWS)
+        key = content_key("anchors", self.identity, self.spec.output, texts[rows],
+                          self.inputs(None if references is None else references[rows],
+                                      None if sources is None else sources[rows]), ANCHOR_ROWS)
+        kept = self.state.get_record(key)
+        if kept is None:
+            kept = {"anchors": sanity_anchors(self.scorer, self.spec, texts, references, sources,
+                                              score_batch=self.cached_batch_scorer(engine))}
+            self.state.put_record(key, kept)
+        return kept["anchors"]
+
+    def cached_batch_scorer(self, engine: Engine | None
+                            ) -> Callable[[list[ScoreInput]], list[dict[str, float]]]:
+        """A batch scorer that reads and writes the score cache: what the cache lacks is scored
+        on ``engine`` when it computes ahead (a Ray run scores on Ray, never on the driver),
+        else by the scorer in this process, and kept in the cache (the same code scores nothing
+        twice)."""
+
+        def cached(inputs: list[ScoreInput]) -> list[dict[str, float]]:
+            keys = input_keys(self.scorer, inputs)
+            found = self.cache.get_many(list(keys.values())) if self.cache is not None else {}
+            missing = [item for item, key in keys.items() if key not in found]
+            if missing:
+                job: ScoreJob = ("rows", missing)
+                scores = (next(iter(engine.score(self.recipe, [job])))
+                          if engine is not None and engine.computes_ahead
+                          else run_score_job(self.scorer, job))
+                self._keep(job, scores)
+                found.update(zip([keys[item] for item in missing], scores, strict=True))
+            return [found[keys[item]] for item in inputs]
+        return cached
+
+    def _keep(self, job: ScoreJob, scores: list[dict[str, float]]) -> None:
+        """Write a job's scores into the score cache (a memory one when the cache is off)."""
+        if self.cache is None:  # no score cache: keep what is computed ahead for this run only
+            self.cache = MemoryScoreCache()
+        kind, inputs = job
+        keys = ([corpus_key(self.scorer, inputs)] if kind == "corpus"
+                else list(input_keys(self.scorer, inputs).values()))
+        self.cache.put_many(zip(keys, scores, strict=True))
+
+    def estimate(self, cell_texts: Sequence[list[str]], inputs: Inputs
+                 ) -> ScoringEstimate | None:
+        """How long scoring the cells will take, measured: the first pending batch is scored
+        (it loads the model), the second is timed, and the rest is extrapolated by input length
+        (:meth:`ScoreInput.cost`). Both batches land in the score cache, batched as
+        :meth:`score` batches them, so the scores are the same. None when fewer than two
+        batches are pending (nothing long to announce) or when a batch fails (the cell that
+        holds it reports the error when it is scored)."""
+        jobs = [job for job in self.pending_jobs(cell_texts, inputs) if job[0] == "rows"]
+        if len(jobs) < 2:
+            return None
+        first = self._try(jobs[0])
+        if first is None:
+            return None
+        self._keep(jobs[0], first)
+        fit_threads_to_load()  # the first batch loaded the model, and torch with it
+        start = time.perf_counter()
+        second = self._try(jobs[1])
+        took = time.perf_counter() - start
+        if second is None:
+            return None
+        self._keep(jobs[1], second)
+        rate = _cost(jobs[1][1]) / max(took, 1e-6)
+        rest = sum(_cost(inputs) for _, inputs in jobs[2:])
+        return ScoringEstimate(self.spec.name, sum(len(inputs) for _, inputs in jobs),
+                               rest / rate, rate)
+
+    def _try(self, job: ScoreJob) -> list[dict[str, float]] | None:
+        """A job's scores, or None when the metric raises on it: the cell that holds the job
+        reports that error when it is scored."""
+        try:
+            return run_score_job(self.scorer, job)
+        except Exception:  # noqa: BLE001  (the metric's own error, reported on its cell)
+            return None
+
+    def score(self, texts: list[str], inputs: Inputs) -> tuple[list[float] | None, float | None]:
+        """Higher-is-better per-row scores (or the corpus score) of ``texts`` against the rows
+        ``inputs``, from the run state when already done (which keeps them unsigned)."""
+        key = self._state_key(texts, inputs)
+        kept = self.state.get_scores(key)
+        if kept is None:
+            output = self.spec.output or self.scorer.outputs[0]
+            if self.scorer.corpus_level:
+                corpus = float(score_corpus(self.scorer, texts, cache=self.cache,
+                                            **inputs)[output])
+                self.state.put_scores(key, corpus=corpus)
+                kept = {"corpus": corpus}
+            else:
+                rows = score_rows(self.scorer, texts, batch_size=self.batch_size,
+                                  cache=self.cache, **inputs)[output]
+                self.state.put_scores(key, scores=[float(x) for x in rows])
+                kept = {"scores": [float(x) for x in rows]}
+        if "corpus" in kept:
+            return None, self.sign * kept["corpus"]
+        return [self.sign * s for s in kept["scores"]], None
+
+
+__all__ = ["Inputs", "MetricRun", "ScoringEstimate", "announce"]
