@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from blindspot.minmax import Range, minmax
+from blindspot.minmax import Range, combine, minmax
 from blindspot.protocols import deviation, preference
 from blindspot.scorers import menli
 
@@ -22,7 +22,8 @@ def test_minmax_by_hand() -> None:
 
 
 def test_every_caller_uses_the_one_function() -> None:
-    assert preference.minmax is minmax and menli.minmax is minmax
+    assert preference.minmax is minmax and preference.combine is combine
+    assert menli.combine_minmax is combine  # the MENLI scorer's combine: MENLI's default weight
     scores = [-80.0, -20.0, -50.0, math.nan]
     norm = deviation.normaliser("minmax", None, scores)
     assert norm == {"method": "minmax", "low": -80.0, "high": -20.0}

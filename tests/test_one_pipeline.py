@@ -103,3 +103,26 @@ def test_a_killed_chunked_run_resumes_to_the_same_bytes(
     assert (tmp_path / "resumed" / "results.json").read_bytes() == whole
     # what the killed run scored is read back from the run state, never scored again
     assert sum(before) + sum(after) == sum(full)
+
+
+def test_the_kept_anchors_are_those_of_the_data_given(gold_file: Path, tmp_path: Path) -> None:
+    """chrF reads no source, but its copied-source anchor does: the same rows without and then
+    with a source column, in one run state, keep each its own anchors (the state's key once left
+    the sources out, and the second run read the first run's null)."""
+    state = tmp_path / "state"
+    without = tmp_path / "no-source.jsonl"
+    without.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items()
+                                           if k != "source"}) + "\n"
+                               for line in gold_file.read_text(encoding="utf-8").splitlines()),
+                       encoding="utf-8")
+    settings = dict(RUN, tests="truncation", seeds=[1])
+
+    def anchors(path: Path, folder: Path) -> dict[str, Any]:
+        results = run_blindspot(str(path), "chrf", state_dir=folder, **settings)
+        (dataset,) = results["datasets"].values()
+        return dataset["metrics"]["chrf.chrf"]["anchors"]
+
+    assert anchors(without, state)["copied_source"] is None
+    kept = anchors(gold_file, state)
+    fresh = anchors(gold_file, tmp_path / "fresh-state")
+    assert kept == fresh and isinstance(kept["copied_source"], float)

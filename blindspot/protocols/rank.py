@@ -1,7 +1,7 @@
 """The rank and monotonicity protocol (PROTOCOLS.md §1): ``blindspot run``'s default protocol.
 
 Its declared options are :data:`RANK_OPTIONS`; its run is
-:func:`blindspot.runner.run.run_blindspot` (perturb, score, judge), its result a
+:func:`blindspot.runner.run.judge_run` (perturb, score, judge), its result a
 :class:`RankResult`, its report :func:`blindspot.report.writer.write_report`; its judge is
 :mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy),
 which this module re-exports for the code that names the protocol.
@@ -44,22 +44,28 @@ from blindspot.protocols.registry import (
     ProtocolResult,
     register_protocol,
 )
-from blindspot.report.schema import SCHEMA_VERSION, results_schema
+from blindspot.report.schema import SCHEMA_VERSION, DatasetResult, RunResult, results_schema
 from blindspot.report.writer import write_report
-from blindspot.runner.run import run_blindspot
+from blindspot.runner.run import judge_run
 from blindspot.runner.summary import print_summary
 
 
 @dataclass(kw_only=True)
 class RankResult(ProtocolResult):
-    """results.json of a rank run, as :func:`run_blindspot` returns it (its layout and JSON
-    Schema: :class:`blindspot.report.schema.RunResult`): the run's config and, per dataset, every
-    metric's verdicts."""
+    """A rank run's result (:func:`judge_run`; its layout and JSON Schema:
+    :class:`blindspot.report.schema.RunResult`): the run's config and, per dataset, every
+    metric's typed verdicts."""
 
     schema_version: int = SCHEMA_VERSION
     protocol: str = "rank"
     config: dict[str, Any]
-    datasets: dict[str, Any]
+    datasets: dict[str, DatasetResult]
+
+    @classmethod
+    def of(cls, run: RunResult) -> RankResult:
+        """The protocol's result of the runner's :class:`RunResult`."""
+        return cls(schema_version=run.schema_version, protocol=run.protocol, tool=run.tool,
+                   config=run.config, datasets=run.datasets)
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
@@ -70,7 +76,7 @@ class RankResult(ProtocolResult):
 
 def state_folder(request: ProtocolRequest) -> Path | None:
     """The run's resumable state: the ``state_dir`` option, else ``<out>/.state`` when the run
-    has a report folder, else None (:func:`run_blindspot` then keeps it in the cache)."""
+    has a report folder, else None (:func:`judge_run` then keeps it in the cache)."""
     given = request.options.get("state_dir")
     if given is not None:
         return Path(given)
@@ -121,9 +127,9 @@ class RankProtocol(Protocol[RankResult]):
     options = RANK_OPTIONS
 
     def execute(self, request: ProtocolRequest) -> RankResult:
-        """:func:`run_blindspot` on the request (options checked against ``RANK_OPTIONS``)."""
+        """:func:`judge_run` on the request (options checked against ``RANK_OPTIONS``)."""
         options = {**request.options, "state_dir": state_folder(request)}
-        return RankResult(**run_blindspot(
+        return RankResult.of(judge_run(
             request.data, request.metrics, task=request.task, tests=request.tests,
             seeds=request.seeds, columns=request.columns, split=request.split,
             metric_options=request.metric_options, resources=request.resources,

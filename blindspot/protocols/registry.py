@@ -25,7 +25,7 @@ from rich.console import Console
 from blindspot import defaults
 from blindspot.protocols.options import OptionSpec, validate_options
 from blindspot.registry import Registry, lowercase
-from blindspot.report.schema import _type_schema
+from blindspot.report.schema import plain, type_schema
 from blindspot.seeding import parse_seeds
 
 
@@ -72,7 +72,8 @@ class ProtocolResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The results dict, keys in field order (the bytes of results.json follow from it)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self.UNSAVED}
+        return {f.name: plain(getattr(self, f.name))
+                for f in fields(self) if f.name not in self.UNSAVED}
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
@@ -82,7 +83,7 @@ class ProtocolResult:
         hints = typing.get_type_hints(cls)
         saved = [f for f in fields(cls) if f.name not in cls.UNSAVED]
         defs: dict[str, Any] = {}
-        properties = {f.name: _type_schema(hints[f.name], defs) for f in saved}
+        properties = {f.name: type_schema(hints[f.name], defs) for f in saved}
         for fixed in ("schema_version", "protocol"):
             default = next(f.default for f in fields(cls) if f.name == fixed)
             if fixed in properties and default is not MISSING:

@@ -115,15 +115,15 @@ STATUSES = ("pass", "fail", "error", "undecided")
 
 # -- the typed results of a rank run (``to_dict`` gives the layout above, key for key) -------------
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """A value as results.json holds it: typed results become their dicts, lists and dicts are
     rebuilt (so the dict never shares a list with the typed result), anything else is kept."""
     if hasattr(value, "to_dict"):
         return value.to_dict()
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     return value
 
 
@@ -134,7 +134,7 @@ class _Entry:
     OPTIONAL: typing.ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name))
+        return {f.name: plain(getattr(self, f.name))
                 for f in fields(self)}  # type: ignore[arg-type]
 
 
@@ -271,8 +271,8 @@ class RunResult(_Entry):
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema_version": self.schema_version, "protocol": self.protocol,
-                "tool": _plain(self.tool), "config": _plain(self.config),
-                "datasets": _plain(self.datasets)}
+                "tool": plain(self.tool), "config": plain(self.config),
+                "datasets": plain(self.datasets)}
 
 
 # -- the JSON Schema of results.json, generated from the dataclasses above ------------------------
@@ -281,7 +281,7 @@ _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean",
                type(None): "null"}
 
 
-def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
+def type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
     """The JSON Schema of one type hint (dataclasses go to ``defs``, referenced by name)."""
     if hint is Any:
         return {}
@@ -294,11 +294,11 @@ def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"$ref": f"#/$defs/{hint.__name__}"}
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        return {"anyOf": [_type_schema(a, defs) for a in args]}
+        return {"anyOf": [type_schema(a, defs) for a in args]}
     if origin is list:
-        return {"type": "array", "items": _type_schema(args[0], defs)}
+        return {"type": "array", "items": type_schema(args[0], defs)}
     if origin is dict:
-        return {"type": "object", "additionalProperties": _type_schema(args[1], defs)}
+        return {"type": "object", "additionalProperties": type_schema(args[1], defs)}
     raise TypeError(f"no JSON Schema for the type {hint!r}")
 
 
@@ -306,7 +306,7 @@ def _class_schema(cls: type[Any], defs: dict[str, Any]) -> dict[str, Any]:
     hints = typing.get_type_hints(cls)
     names = [f.name for f in fields(cls)]
     return {"type": "object", "title": cls.__name__, "description": (cls.__doc__ or "").strip(),
-            "properties": {n: _type_schema(hints[n], defs) for n in names},
+            "properties": {n: type_schema(hints[n], defs) for n in names},
             "required": [n for n in names if n not in cls.OPTIONAL],
             "additionalProperties": False}
 

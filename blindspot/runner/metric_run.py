@@ -136,9 +136,11 @@ class MetricRun:
         """The metric's sanity anchors on the first gold rows (:func:`sanity_anchors`), kept in
         the run state like a cell's scores, so a resumed run scores nothing again."""
         rows = slice(0, ANCHOR_ROWS)
+        # the sources too, even for a metric that reads none: the copied-source anchor scores them
         key = content_key("anchors", self.identity, self.spec.output, texts[rows],
                           self.inputs(None if references is None else references[rows],
-                                      None if sources is None else sources[rows]), ANCHOR_ROWS)
+                                      None if sources is None else sources[rows]),
+                          None if sources is None else list(sources[rows]), ANCHOR_ROWS)
         kept = self.state.get_record(key)
         if kept is None:
             kept = {"anchors": sanity_anchors(self.scorer, self.spec, texts, references, sources,

@@ -359,17 +359,17 @@ def _as_sources(data: Any) -> list[Any]:
     return list(data) if isinstance(data, (list, tuple)) else [data]
 
 
-def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
-                  tests: str | Sequence[str] = defaults.TESTS,
-                  seeds: Sequence[int] = defaults.SEEDS,
-                  columns: Mapping[str, str | None] | None = None, out: str | Path | None = None,
-                  state_dir: str | Path | None = None, split: str = "test",
-                  metric_options: Mapping[str, Mapping[str, Any]] | None = None,
-                  **settings: Any) -> dict[str, Any]:
-    """Judge ``metrics`` on ``data`` (one source or a list: paths, ``"demo"``, Hub ids, Datasets).
+def judge_run(data: Any, metrics: Any, *, task: str = defaults.TASK,
+              tests: str | Sequence[str] = defaults.TESTS,
+              seeds: Sequence[int] = defaults.SEEDS,
+              columns: Mapping[str, str | None] | None = None,
+              state_dir: str | Path | None = None, split: str = "test",
+              metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+              **settings: Any) -> RunResult:
+    """Judge ``metrics`` on ``data`` (one source or a list: paths, ``"demo"``, Hub ids, Datasets)
+    and return the typed result (:class:`~blindspot.report.schema.RunResult`); nothing written
+    but the resumable state in ``state_dir`` (default: the cache).
 
-    Returns the results dict (``blindspot.report.schema``); with ``out``, also writes the report
-    folder there. ``state_dir`` (default ``<out>/.state``, else the cache) keeps finished work.
     ``chunk_size=N`` streams each data file (a local .jsonl/.parquet) N rows at a time in bounded
     memory, with the same results (:mod:`blindspot.runner.stream`).
     Bad input (unknown test or metric, a missing column, an empty dataset) fails before any work.
@@ -384,9 +384,18 @@ def run_blindspot(data: Any, metrics: Any, *, task: str = defaults.TASK,
     if isinstance(config.engine, str):  # an unknown engine or a stray option fails before any work
         ENGINES.get(config.engine)
         engine_options(config.engine, vars(config))
-    folder = _state_folder(out, state_dir)
+    folder = _state_folder(None, state_dir)
     datasets = _run(_as_sources(data), specs, config, columns, split, folder)
-    results = RunResult(tool(), config.as_json(test_names, specs), datasets).to_dict()
+    return RunResult(tool(), config.as_json(test_names, specs), datasets)
+
+
+def run_blindspot(data: Any, metrics: Any, *, out: str | Path | None = None,
+                  state_dir: str | Path | None = None, **options: Any) -> dict[str, Any]:
+    """:func:`judge_run` (``options`` are its keywords) as the results dict
+    (``blindspot.report.schema``); with ``out``, also writes the report folder there.
+    ``state_dir`` (default ``<out>/.state``, else the cache) keeps finished work."""
+    results = judge_run(data, metrics, state_dir=_state_folder(out, state_dir),
+                        **options).to_dict()
     if out is not None:
         from blindspot.report.writer import write_report
 
@@ -438,5 +447,5 @@ def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
     return cache_dir() / "runs"
 
 
-__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "MetricAccount", "RunSettings", "perturbed_cells",
-           "run_blindspot", "run_dataset", "whole_source"]
+__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "MetricAccount", "RunSettings", "judge_run",
+           "perturbed_cells", "run_blindspot", "run_dataset", "whole_source"]

@@ -3,7 +3,7 @@ patterns found against BERTScore into noise rules, applied them to the whole WMT
 that they did not: the edits fool the metric only on some hypotheses.
 
 Here the top-ranked patterns become a rule-based perturbation (:mod:`blindspot.search.rules`),
-registered in the catalogue, and the rank protocol (:func:`blindspot.runner.run_blindspot`) runs
+registered in the catalogue, and the rank protocol (:func:`blindspot.runner.run.judge_run`) runs
 it on the whole dataset with the targeted metric and the panel, against the data's references as
 every rank run does. The patterns *generalise* when the targeted metric fails the rank protocol
 on them (it does not strictly lower its score as the rules add noise); the panel's verdicts and
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.protocols.rank import RankResult
-from blindspot.runner.run import run_blindspot
+from blindspot.runner.run import judge_run
 from blindspot.search.rules import register_rules, rules_from_results
 
 
@@ -49,8 +49,9 @@ def generalisation(results: Mapping[str, Any], data: Any, metrics: Sequence[Any]
 
     rules = rules_from_results(results, top)
     name = register_rules(rules, results["config"]["noise_ratio"])
-    run = run_blindspot(data, list(metrics), task=task, tests=name, seeds=list(seeds),
-                        columns=columns, state_dir=state_dir, split=split, progress=progress)
+    judged = judge_run(data, list(metrics), task=task, tests=name, seeds=list(seeds),
+                       columns=columns, state_dir=state_dir, split=split, progress=progress)
+    run = judged.to_dict()
     dataset = next(iter(run["datasets"].values()))
     views = {metric: _metric_view(entry["tests"].get(name, {"status": "error",
                                                             "error": entry.get("error")}))
@@ -60,4 +61,4 @@ def generalisation(results: Mapping[str, Any], data: Any, metrics: Sequence[Any]
     return ({"test": name, "rules": rules.as_json(), "rows": dataset["rows"],
              "seeds": [int(s) for s in seeds], "metrics": views,
              "generalises": None if status not in ("pass", "fail") else status == "fail"},
-            RankResult(**run))
+            RankResult.of(judged))
