@@ -30,6 +30,11 @@ import pytest
 from engine_support import write_cnndm_gold
 from typer.testing import CliRunner
 
+#: the Ray tests run one after another on one xdist worker (``make test`` runs ``--dist
+#: loadgroup``): two Ray clusters on two cores at once made each several times slower, and this
+#: file's client driver ran past its timeout
+pytestmark = pytest.mark.xdist_group("ray")
+
 #: a small real slice: 6 CNN/DM rows, two tests, one seed, two metrics
 RUN_ARGS = ["--metrics", "rouge,chrf", "--tests", "truncation,sentence_switching",
             "--seeds", "1", "--task", "summarization"]
@@ -120,7 +125,7 @@ def local(gold: Path, tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return (folder / "out" / "results.json").read_bytes()
 
 
-def _blindspot(env: dict[str, str], *args: str, timeout: int = 300
+def _blindspot(env: dict[str, str], *args: str, timeout: int = 600
                ) -> subprocess.CompletedProcess:
     """``blindspot`` in a process of its own, as a user runs it (a hang fails the test)."""
     return subprocess.run([sys.executable, "-m", "blindspot.cli", *args], env=env,
