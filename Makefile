@@ -84,7 +84,7 @@ browser:
 	  exit 1; }
 
 test: env browser
-	$(PY) -m pytest -n 2 --dist loadgroup --durations=15
+	$(PY) -m pytest -n 2 --durations=15
 
 bench: env
 	$(PY) benchmarks/perturbation_speed.py

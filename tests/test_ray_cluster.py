@@ -30,11 +30,6 @@ import pytest
 from engine_support import write_cnndm_gold
 from typer.testing import CliRunner
 
-#: the Ray tests run one after another on one xdist worker (``make test`` runs ``--dist
-#: loadgroup``): two Ray clusters on two cores at once made each several times slower, and this
-#: file's client driver ran past its timeout
-pytestmark = pytest.mark.xdist_group("ray")
-
 #: a small real slice: 6 CNN/DM rows, two tests, one seed, two metrics
 RUN_ARGS = ["--metrics", "rouge,chrf", "--tests", "truncation,sentence_switching",
             "--seeds", "1", "--task", "summarization"]
@@ -73,7 +68,7 @@ def _stop(group: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def head() -> Iterator[Head]:
+def head(one_ray_at_a_time: None) -> Iterator[Head]:
     # a short folder: Ray's Unix sockets live under it, and their paths may not pass 107 bytes
     folder = Path(tempfile.mkdtemp(prefix="bs-ray-", dir="/tmp" if os.path.isdir("/tmp")
                                    else None))

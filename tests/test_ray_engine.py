@@ -23,15 +23,12 @@ from blindspot.runner.metric_spec import MetricSpec  # noqa: E402
 from blindspot.runner.module_scorer import FunctionScorer  # noqa: E402
 from blindspot.scoring.cache import ScoreCache  # noqa: E402
 
-#: one xdist worker runs every Ray test, one after another (see tests/test_ray_cluster.py)
-pytestmark = pytest.mark.xdist_group("ray")
-
 RUN = dict(task="summarization", tests="truncation,sentence_switching", seeds=[1, 2],
            progress=False)
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Any:
+def cluster(one_ray_at_a_time: None) -> Any:
     import ray_support
     from ray import cloudpickle
 
