@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from hypothesis import settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -64,3 +65,12 @@ def _quick_tests_load_no_model(request: pytest.FixtureRequest) -> Iterator[None]
     if request.config.getoption("--quick") and "torch" in sys.modules:
         pytest.fail(f"{request.node.nodeid} is marked quick but imported torch (a model load): "
                     "remove its quick mark, or keep the model out of it", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def one_ray_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The suite's Ray clusters start one at a time across the xdist workers (a lock beside the
+    workers' temporary folders): two clusters on two cores at once made each several times
+    slower, and the Ray client test ran past its timeout in clean-clone CI (74 s alone)."""
+    with FileLock(str(tmp_path_factory.getbasetemp().parent / "blindspot-ray.lock")):
+        yield

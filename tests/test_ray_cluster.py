@@ -68,7 +68,7 @@ def _stop(group: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def head() -> Iterator[Head]:
+def head(one_ray_at_a_time: None) -> Iterator[Head]:
     # a short folder: Ray's Unix sockets live under it, and their paths may not pass 107 bytes
     folder = Path(tempfile.mkdtemp(prefix="bs-ray-", dir="/tmp" if os.path.isdir("/tmp")
                                    else None))
@@ -120,7 +120,7 @@ def local(gold: Path, tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return (folder / "out" / "results.json").read_bytes()
 
 
-def _blindspot(env: dict[str, str], *args: str, timeout: int = 300
+def _blindspot(env: dict[str, str], *args: str, timeout: int = 600
                ) -> subprocess.CompletedProcess:
     """``blindspot`` in a process of its own, as a user runs it (a hang fails the test)."""
     return subprocess.run([sys.executable, "-m", "blindspot.cli", *args], env=env,

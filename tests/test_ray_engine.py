@@ -28,7 +28,7 @@ RUN = dict(task="summarization", tests="truncation,sentence_switching", seeds=[1
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Any:
+def cluster(one_ray_at_a_time: None) -> Any:
     import ray_support
     from ray import cloudpickle
 

@@ -50,7 +50,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return with_ids, without_ids
 
 
-def test_every_entry_point_gives_the_same_curves(files: tuple[Path, Path], tmp_path: Path) -> None:
+def test_every_entry_point_gives_the_same_curves(files: tuple[Path, Path], tmp_path: Path,
+                                                 one_ray_at_a_time: None) -> None:
     import evaluate
     import ray
 
