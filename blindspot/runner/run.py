@@ -7,8 +7,11 @@ each chunk is perturbed for every cell of the planned suite (on the run's engine
 local processes or Ray), then scored with every metric (:class:`~blindspot.runner.metric_run.
 MetricRun`: run state, score cache, the engine when it computes ahead). Per-row values go to a
 temporary folder, and every test is judged from there at the end. Each chunk's perturbed cells
-and each cell's scores are kept in the run's state, so a killed run resumes where it stopped and
-ends with the same ``results.json`` as an uninterrupted one, whatever its chunk size.
+go to the run state as they are made and are read back one at a time (memory holds one cell, not
+the chunk's suite); each cell's scores are kept there too, so a killed run resumes where it
+stopped and ends with the same ``results.json`` as an uninterrupted one, whatever its chunk size
+(a chunked run removes a chunk's perturbed cells once it is scored, and a resumed one perturbs
+its finished chunks again to read their scores back).
 """
 
 from __future__ import annotations
