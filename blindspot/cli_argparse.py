@@ -29,7 +29,7 @@ class BlindspotArgumentParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose help and usage errors look like the typer commands'."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, add_help=False, **kwargs)
+        super().__init__(*args, **{**kwargs, "add_help": False})  # ours, worded as typer's
         self.add_argument("-h", "--help", action="help", help=HELP_TEXT)
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
