@@ -31,8 +31,9 @@ What cannot be read in chunks, and what happens instead:
 
 Limits: memory holds one chunk's rows and one of its perturbed cells at a time (the cells are
 read back from the run state one by one; ``--engine ray`` and a model metric's forecast hold every
-pending text of a chunk); the run state grows with the rows by their scores only. An error message that names a row by its position (e.g.
-``predictions[3] must be a string``) counts within the chunk. Neural metrics whose scores depend
+pending text of a chunk); the run state grows with the rows by their scores only. An error
+message that names a row by its position (e.g. ``predictions[3] must be a string``) counts within
+the chunk. Neural metrics whose scores depend
 on their batch's other texts (padding, BERTScore's embedding cache) batch per chunk, so their
 last bits may differ from the whole run. Values read from a JSON-lines file are the JSON values
 themselves; the whole run reads them through Arrow, which may convert a column of mixed ints and
