@@ -107,7 +107,11 @@ class PositionedError(Perturbation):
     def __init__(self, task: str | None = None, **resources: Any) -> None:
         super().__init__(task, **resources)
         self._lm = os.fspath(self.resources["lm"])  # a Hub id, a folder or a short name
-        replacement_vocabulary(self._lm)  # fail now, not on the first row, if it cannot load
+
+    def preload(self) -> None:
+        """Load the tokenizer and its vocabulary now (a run does, before its first row, so a
+        model that cannot load fails there; a run whose perturbations are cached loads none)."""
+        replacement_vocabulary(self._lm)
 
     def is_swap(self, level: str) -> bool:
         return level.endswith("-shuffle")

@@ -9,6 +9,8 @@ them when it reads them, so a resumed run that mixed the two would flip its verd
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +128,29 @@ def test_the_kept_anchors_are_those_of_the_data_given(gold_file: Path, tmp_path:
     kept = anchors(gold_file, state)
     fresh = anchors(gold_file, tmp_path / "fresh-state")
     assert kept == fresh and isinstance(kept["copied_source"], float)
+
+
+#: the second run: the open-ended suite (positioned_error reads SmolLM2's tokenizer, the
+#: substitution tests WordNet) on rows whose every perturbation the run state already keeps
+SECOND_RUN = """
+import sys
+from blindspot.runner import run_blindspot
+run_blindspot("demo", ["rep_ngram"], task="open_ended", tests="all", seeds=[1],
+              state_dir=sys.argv[1], progress=False)
+loaded = sorted(m for m in ("transformers", "torch", "nltk.corpus.reader.wordnet", "checklist")
+                if m in sys.modules)
+print("loaded:", ",".join(loaded))
+"""
+
+
+def test_a_cached_run_loads_no_test_resource(tmp_path: Path) -> None:
+    """A run whose perturbed cells are all in the run state builds no test: no tokenizer, no
+    WordNet, no CheckList is loaded (a second ``make demo`` spent most of its time on them)."""
+    state = tmp_path / "state"
+    first = subprocess.run([sys.executable, "-c", SECOND_RUN, str(state)], capture_output=True,
+                           text=True, check=True)
+    # the first run perturbs, so it loads them: the check below can fail
+    assert "transformers" in first.stdout and "nltk.corpus.reader.wordnet" in first.stdout
+    again = subprocess.run([sys.executable, "-c", SECOND_RUN, str(state)], capture_output=True,
+                           text=True, check=True)
+    assert again.stdout.strip().endswith("loaded:"), again.stdout

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -118,7 +118,23 @@ def _plan_versions(items: Sequence[Any]) -> dict[str, str]:
     return {item.test: REGISTRY[item.test].version for item in items}
 
 
-def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: Mapping[str, Perturbation],
+class SuiteTests:
+    """The plan's test instances, built and their one-off loads (a tokenizer, WordNet,
+    CheckList) done on first need: a run whose every chunk was perturbed before (the run state
+    keeps it) loads none of them."""
+
+    def __init__(self, data: DataSource, task: str | None) -> None:
+        self.data, self.task = data, task
+
+    @cached_property
+    def instances(self) -> dict[str, Perturbation]:
+        built = build_suite_tests(self.data.plan, self.data.pool, self.data.resources, self.task)
+        for perturbation in built.values():  # once: every chunk's workers fork from here
+            perturbation.preload()
+        return built
+
+
+def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: SuiteTests,
                     state: RunState, engine: Engine, num_proc: int | None, bar: Any) -> list[Cell]:
     """The chunk's cells in plan order, perturbed on ``engine`` (from the state when a previous
     run perturbed the same rows with the same plan)."""
@@ -131,7 +147,7 @@ def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: Mapping[str, 
     rows = len(chunk.texts)
     suite = state.load_suite(key, rows=len(plan.items) * rows)
     if suite is None:
-        job = SuiteJob(plan, suite_state(plan, perturbations, list(chunk.texts), list(chunk.ids),
+        job = SuiteJob(plan, suite_state(plan, perturbations.instances, list(chunk.texts), list(chunk.ids),
                                          chunk.sources, num_proc))
         tables: list[Any] = [None] * len(plan.items)
         for index, table in engine.perturb(job):  # any order; each cell an Arrow table
@@ -304,9 +320,7 @@ def run_dataset(data: DataSource, specs: list[MetricSpec], settings: RunSettings
     (one metric after the other); each metric judged after the last chunk, per-row values
     kept in ``work`` meanwhile."""
     plan = data.plan
-    perturbations = build_suite_tests(plan, data.pool, data.resources, settings.task)
-    for perturbation in perturbations.values():  # once: every chunk's workers fork from here
-        perturbation.preload()
+    perturbations = SuiteTests(data, settings.task)
     accounts = [MetricAccount(i, spec, data, state, settings) for i, spec in enumerate(specs)]
     spill = Spill(work)
     entries: dict[str, MetricResult] = {}
