@@ -123,7 +123,7 @@ class SuiteTests:
     CheckList) done on first need: a run whose every chunk was perturbed before (the run state
     keeps it) loads none of them."""
 
-    def __init__(self, data: DataSource, task: str | None) -> None:
+    def __init__(self, data: DataSource, task: str) -> None:
         self.data, self.task = data, task
 
     @cached_property
