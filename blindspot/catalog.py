@@ -2,8 +2,9 @@
 
 A :class:`blindspot.registry.Registry` calls :func:`fill` with its kind on its first read, so the
 registry is complete whatever the caller imported before (no "import this package for its side
-effects" lines). A provider package lends all its public modules: adding a test, a metric or a
-protocol is one new module in its package, found here without an edit.
+effects" lines). A provider package lends all its public modules: adding a test or a metric is
+one new module in its package, found here without an edit; adding a protocol is one declaration
+in ``blindspot.protocols.declarations`` and the module it names.
 
 ==========  =============================================  ========================================
 kind        registry                                       providers
@@ -12,7 +13,10 @@ test        ``blindspot.perturbations.base.REGISTRY``      every public module o
                                                            ``blindspot.perturbations``
 metric      ``blindspot.scoring.base.SCORERS``             every public module of
                                                            ``blindspot.scorers``
-protocol    ``blindspot.protocols.registry.PROTOCOLS``     ``PROTOCOL_MODULES``
+protocol    ``blindspot.protocols.registry.PROTOCOLS``     ``blindspot.protocols.declarations``
+                                                           (declarations only: each names the
+                                                           module that runs it, imported when
+                                                           it runs)
 task        ``blindspot.perturbations.base.TASKS``         (declared where it is defined)
 checklist   ``blindspot.checklists.templates.TASKS``       (declared where it is defined)
 task
@@ -24,7 +28,7 @@ engine
 ==========  =============================================  ========================================
 
 Providers are named as module paths and imported on first need, so listing the tests loads no
-metric and no model code.
+metric and no model code, and listing the protocols loads none of their execution code.
 """
 
 from __future__ import annotations
@@ -55,20 +59,11 @@ class Providers:
         yield from self.modules
 
 
-#: the protocols' modules, in the order ``blindspot protocols`` lists them
-PROTOCOL_MODULES = (
-    "blindspot.protocols.rank",
-    "blindspot.protocols.preference_run",
-    "blindspot.protocols.deviation",
-    "blindspot.protocols.correlation",
-    "blindspot.search.protocol",
-    "blindspot.protocols.self_bias",
-)
-
 PROVIDERS: dict[str, Providers] = {
     "test": Providers(packages=("blindspot.perturbations",)),
     "metric": Providers(packages=("blindspot.scorers",)),
-    "protocol": Providers(modules=PROTOCOL_MODULES),
+    # every protocol's declaration, in the order ``blindspot protocols`` lists them
+    "protocol": Providers(modules=("blindspot.protocols.declarations",)),
     "Space tab": Providers(packages=("blindspot.space.tabs",)),
 }
 

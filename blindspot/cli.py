@@ -17,7 +17,7 @@ from blindspot.cli_columns import HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUM
 from blindspot.cli_protocol import console, run_job, seeds_option
 from blindspot.demo_job import run_demo
 from blindspot.errors import BlindspotInputError
-from blindspot.evaluate_modules import install_modules, load_name
+from blindspot.evaluate_modules import load_name, register_modules
 from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
 from blindspot.io import read_table, write_table
 from blindspot.protocols.registry import PROTOCOLS
@@ -359,9 +359,10 @@ def report_table(
 def install_modules_command() -> None:
     """Register the metric modules with evaluate as `blindspot/<name>`, so that
     `evaluate.load("blindspot/rouge")` finds ours offline (canonical names are left alone)."""
-    written = install_modules()
+    written, startup_file = register_modules()
     console.print(f"registered {len(written)} metric modules: "
                   + ", ".join(load_name(p.stem) for p in written))
+    console.print(f"evaluate's cached-module notice hidden for them by {startup_file}")
 
 
 @app.command("build-dataset", add_help_option=False,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO, NoReturn
+from typing import IO, Any, NoReturn
 
 from rich import box
 from rich.console import Console
@@ -21,13 +21,27 @@ from rich.text import Text
 from blindspot.exit_codes import ExitCode
 from blindspot.suggest import did_you_mean
 
+#: the help line of ``--help``, as the typer commands word it
+HELP_TEXT = "Show this message and exit."
+
 
 class BlindspotArgumentParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose help and usage errors look like the typer commands'."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "add_help": False})  # ours, worded as typer's
+        self.add_argument("-h", "--help", action="help", help=HELP_TEXT)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A value outside ``choices`` names them, with "did you mean"."""
+        if action.choices is not None and value not in action.choices:
+            choices = [str(choice) for choice in action.choices]
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from "
+                                                 f"{', '.join(choices)}){did_you_mean(str(value), choices)}")
+
     def error(self, message: str) -> NoReturn:
-        """``error: message; `prog --help` lists the options`` on stderr, exit 1."""
-        sys.stderr.write(f"error: {message}; `{self.prog} --help` lists the options\n")
+        """``error: message; see `prog --help``` on stderr, exit 1 (as the typer commands')."""
+        sys.stderr.write(f"error: {message}; see `{self.prog} --help`\n")
         sys.exit(ExitCode.BAD_INPUT)
 
     def parse_args(self, args=None, namespace=None):  # type: ignore[override]
@@ -60,6 +74,8 @@ def _row(action: argparse.Action) -> tuple[str, str, str, str]:
     name = action.metavar if isinstance(action.metavar, str) and action.metavar else action.dest
     value = f"<{name.lower()}>" if takes_value else ""
     help_text = action.help or ""
+    if action.choices is not None:
+        help_text = ": ".join(filter(None, (help_text, "one of " + " | ".join(map(str, action.choices)))))
     if takes_value and action.default not in (None, argparse.SUPPRESS):
         help_text += f" [default: {action.default}]"
     if action.required:

@@ -22,9 +22,11 @@ import logging
 import os
 import re
 import shutil
+import sysconfig
 from pathlib import Path
 
 from blindspot.pkgpath import package_dir
+from blindspot.report.files import atomic_write_text
 from blindspot.suggest import did_you_mean
 
 #: the namespace of our modules in ``evaluate.load("blindspot/<name>")``
@@ -43,22 +45,60 @@ _HASH = re.compile(r"^[0-9a-f]{64}$")
 _IMPORTS_BLINDSPOT = re.compile(r"^\s*(?:import|from)\s+blindspot[.\s]", re.MULTILINE)
 
 
+#: the start-up file (``.pth``) that installs the same filter when the interpreter starts, so that
+#: even the first ``evaluate.load("blindspot/<name>")`` of a process is quiet (that load logs the
+#: notice before it imports our module, hence before ``import blindspot`` could install it)
+STARTUP_FILE = "blindspot-evaluate-notice.pth"
+
+
+def is_our_cached_notice(message: str) -> bool:
+    """Whether a log message is evaluate's cached-module notice for one of our modules."""
+    return message.startswith(CACHED_NOTICE) and f"{NAMESPACE}--" in message
+
+
 class OurCachedModuleNotice(logging.Filter):
     """Drops evaluate's "Using the latest cached version of the module ... couldn't be found ...
     on the Hugging Face Hub" for our namespace only: our modules are never on the Hub, the cached
     copy is the one ``install_modules`` wrote, so the warning says nothing. Other modules keep it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        return not (message.startswith(CACHED_NOTICE) and f"{NAMESPACE}--" in message)
+        return not is_our_cached_notice(record.getMessage())
 
 
 def quiet_cached_module_notice() -> None:
     """Install :class:`OurCachedModuleNotice` on evaluate's loading logger (once; importing
-    ``blindspot`` does), without importing evaluate."""
+    ``blindspot`` does), without importing evaluate. The start-up file's filter, built under the
+    same class name, counts as installed."""
     logger = logging.getLogger(EVALUATE_LOADING_LOGGER)
-    if not any(isinstance(f, OurCachedModuleNotice) for f in logger.filters):
+    if not any(type(f).__name__ == OurCachedModuleNotice.__name__ for f in logger.filters):
         logger.addFilter(OurCachedModuleNotice())
+
+
+def startup_file_text() -> str:
+    """The start-up file: a comment, then one line that builds :class:`OurCachedModuleNotice` from the same
+    constants, importing nothing but ``logging`` and nothing of blindspot (a file left behind by
+    an uninstall still runs without error)."""
+    drop = (f"lambda self, record: not (record.getMessage().startswith({CACHED_NOTICE!r}) "
+            f"and {NAMESPACE + '--'!r} in record.getMessage())")
+    notice = f"type({OurCachedModuleNotice.__name__!r}, (logging.Filter,), {{'filter': {drop}}})"
+    return (f"# written by blindspot (python -m blindspot.assets): hides evaluate's notice \"{CACHED_NOTICE}"
+            f" ...\" for the {NAMESPACE}/<name> modules only; delete this file to undo\n"
+            f"import logging; logging.getLogger({EVALUATE_LOADING_LOGGER!r}).addFilter({notice}())\n")
+
+
+def default_site_dir() -> Path:
+    """The environment's purelib folder (site-packages), whose ``.pth`` files run at start-up."""
+    return Path(sysconfig.get_paths()["purelib"])
+
+
+def install_startup_filter(site_dir: Path | None = None) -> Path:
+    """Write :data:`STARTUP_FILE` into ``site_dir`` (default: :func:`default_site_dir`); the file is
+    rewritten only when its content differs. Returns its path."""
+    target = (site_dir or default_site_dir()) / STARTUP_FILE
+    text = startup_file_text()
+    if not (target.is_file() and target.read_text(encoding="utf-8") == text):
+        atomic_write_text(target, text)  # a start-up never reads half a file
+    return target
 
 
 def metrics_root() -> Path:
@@ -129,6 +169,13 @@ def install_modules(dynamic_modules_path: str | os.PathLike[str] | None = None) 
         os.utime(target)  # the newest copy is the one evaluate picks
         written.append(target)
     return written
+
+
+def register_modules(dynamic_modules_path: str | os.PathLike[str] | None = None,
+                     site_dir: Path | None = None) -> tuple[list[Path], Path]:
+    """The install step (``python -m blindspot.assets``, ``blindspot install-modules``):
+    :func:`install_modules`, then :func:`install_startup_filter`; returns what each wrote."""
+    return install_modules(dynamic_modules_path), install_startup_filter(site_dir)
 
 
 def is_ours(version_folder: Path) -> bool:

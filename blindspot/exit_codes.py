@@ -16,14 +16,17 @@ The contract (README, "Exit codes"; ``blindspot run --help``):
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum, IntEnum
 from typing import Any, NoReturn
 
 import typer
-from typer._click.exceptions import UsageError  # typer 0.29 vendors click; not re-exported
+from typer._click.exceptions import NoSuchOption, UsageError  # typer 0.29 vendors click
 from typer.core import TyperGroup
+
+from blindspot.suggest import did_you_mean
 
 
 class ExitCode(IntEnum):
@@ -111,18 +114,40 @@ def gate(results: Mapping[str, Any]) -> dict[str, Any]:
             "exit_code": {mode.value: int(run_exit_code(results, mode)) for mode in FailOn}}
 
 
+def usage_message(error: UsageError) -> str:
+    """A usage error (unknown option or command, a value of the wrong type, a missing option)
+    as one paragraph in the project's manner: "did you mean" from :func:`did_you_mean`, and the
+    command whose ``--help`` shows the usage."""
+    if isinstance(error, NoSuchOption):
+        text = f"no such option: {error.option_name}"
+        if error.ctx is not None:
+            names = [name for param in error.ctx.command.get_params(error.ctx) for name in param.opts]
+            text += did_you_mean(error.option_name, names)
+    else:
+        text = error.format_message().rstrip(".")
+    where = error.ctx.command_path if error.ctx is not None else "blindspot"
+    return f"{text}; see `{where} --help`"
+
+
 @contextmanager
 def _usage_errors_are_bad_input() -> Iterator[None]:
     try:
         yield
-    except UsageError as error:  # click's own code is 2, which here means "tests in error"
-        error.exit_code = ExitCode.BAD_INPUT
-        raise
+    except UsageError as error:  # click's own exit code is 2, which here means "tests in error"
+        fail(usage_message(error))
 
 
 class BlindspotGroup(TyperGroup):
-    """The command group: a usage error (an unknown option, a value of the wrong type) exits 1,
-    as bad input does, so that exit status 2 always means "tests ended in error"."""
+    """The command group: a usage error (an unknown option or command, a value of the wrong
+    type) is one ``error: `` paragraph with exit status 1, as bad input is, so that exit status 2
+    always means "tests ended in error". In the commands list each command's help is its first
+    paragraph on one line (typer's rich mode would keep the docstring's line breaks there)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for command in self.commands.values():
+            if command.help and not command.short_help:
+                command.short_help = " ".join(inspect.cleandoc(command.help).split("\n\n")[0].split())
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         with _usage_errors_are_bad_input():
@@ -132,6 +157,15 @@ class BlindspotGroup(TyperGroup):
         with _usage_errors_are_bad_input():
             return super().invoke(ctx)
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as error:
+            if args and args[0] not in self.commands:
+                error.message = (f"unknown command {args[0]!r}; valid commands: "
+                                 f"{', '.join(self.commands)}{did_you_mean(args[0], self.commands)}")
+            raise
+
 
 __all__ = ["EPILOG", "BlindspotGroup", "ExitCode", "FailOn", "ended_in_error", "fail",
-           "failed_tests", "gate", "run_exit_code"]
+           "failed_tests", "gate", "run_exit_code", "usage_message"]

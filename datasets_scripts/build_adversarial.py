@@ -744,14 +744,15 @@ def build_parser() -> argparse.ArgumentParser:
                       "is $BLINDSPOT_DATASETS_DIR, else out/datasets here, where the Space's "
                       "Browse tab looks)")
     add("--tests", default="fluency,consistency",
-        help="suites (fluency, consistency, targeted, all) and/or test names, comma-separated")
+        help="suites and/or test names, comma-separated (`blindspot list` names them)")
     add("--seeds", default="1,2,3,4,5", help="comma-separated seeds")
     add("--levels", action="append", metavar="TEST=L1,L2",
         help="levels of one test instead of the paper's (repeatable)")
     add("--version", default="1.0.0", help="semantic version of this dataset")
     add("--name", help="dataset name (default: blindspot-<source>-adversarial)")
     add("--limit", type=int, help="use only the first N gold rows")
-    add("--column", default="gold", help="the hypothesis column")
+    add("--column", "--hypothesis-column", dest="column", default="gold",
+        help="the hypothesis column (the text to perturb), as `run --hypothesis-column`")
     add("--id-column", default="id", help="the row-id column")
     add("--source-column", help="the source column (default: the gold source's)")
     add("--mlm", help="masked LM (Hub id, folder or offline short name) for tests that need one")

@@ -130,11 +130,12 @@ def build_parser() -> BlindspotArgumentParser:
     parser = BlindspotArgumentParser(
         prog="blindspot build-challenge",
         description="Build a challenge set (DEMETR, ACES) as a Hub-ready dataset folder.")
-    parser.add_argument("--format", required=True, choices=sorted(FORMATS))
+    parser.add_argument("--format", required=True, choices=sorted(FORMATS),
+                        help="the challenge set's format")
     parser.add_argument("--data", required=True, help="a DEMETR .json file or folder, or an "
                                                       "ACES .tsv file")
     parser.add_argument("--out", help="output folder (default: <datasets folder>/<name>)")
-    parser.add_argument("--version", default="1.0.0")
+    parser.add_argument("--version", default="1.0.0", help="the dataset version its card states")
     parser.add_argument("--name", help="dataset name (default: blindspot-<format>-<data>)")
     return parser
 

@@ -35,6 +35,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 #: of the others; a quick test that pulls in torch (every model load does) fails by name.
 QUICK = "quick"
 
+#: the xdist group of the tests that start a Ray cluster, and the fixture that puts a test in it
+RAY_GROUP = "ray"
+RAY_LOCK_FIXTURE = "one_ray_at_a_time"
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--quick", action="store_true",
@@ -49,7 +53,9 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return f"pytest.mark.{QUICK}" not in collection_path.read_text(encoding="utf-8")
 
 
+@pytest.hookimpl(trylast=True)  # after xdist's own (inert) group suffix
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _group_the_ray_tests(config, items)
     if not config.getoption("--quick"):
         return
     quick = [item for item in items
@@ -57,6 +63,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if len(quick) < len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in quick])
         items[:] = quick
+
+
+def _group_the_ray_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that starts a Ray cluster (it requests :func:`one_ray_at_a_time`, directly or
+    through a fixture) joins the ``ray`` xdist group: ``--dist loadgroup`` (setup.cfg) sends the
+    group to one worker, which runs the Ray tests one after another while the other worker goes
+    on with the rest of the suite (neither waits for the other)."""
+    for item in items:
+        if RAY_LOCK_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(RAY_GROUP))
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        for item in items:
+            _tag_with_group(item)
+
+
+def _tag_with_group(item: pytest.Item) -> None:
+    """``nodeid@group``: how an xdist worker tells the controller a test's group. xdist 3.8 sets
+    it through ``item._nodeid``, which pytest 9.2 no longer reads (its node ids are structured),
+    so the groups were silently ignored (pytest-dev/pytest-xdist#1386); this sets the id pytest
+    reads, with the suffix xdist would have written, unless xdist already did."""
+    groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                     for mark in item.iter_markers("xdist_group")})
+    suffix = "@" + "_".join(groups)
+    if not groups or item.nodeid.endswith(suffix):
+        return
+    item._id = type(item.id).parse(item.nodeid + suffix)  # pytest 9.2's NodeId
+    if not item.nodeid.endswith(suffix):
+        raise pytest.UsageError(
+            f"{item.nodeid}: its xdist group {suffix} could not be attached to its node id, so "
+            "--dist loadgroup would not keep the Ray tests on one worker: update "
+            "tests/conftest.py::_tag_with_group for this pytest/pytest-xdist")
 
 
 @pytest.fixture(autouse=True)
@@ -69,8 +106,11 @@ def _quick_tests_load_no_model(request: pytest.FixtureRequest) -> Iterator[None]
 
 @pytest.fixture(scope="module")
 def one_ray_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The suite's Ray clusters start one at a time across the xdist workers (a lock beside the
-    workers' temporary folders): two clusters on two cores at once made each several times
-    slower, and the Ray client test ran past its timeout in clean-clone CI (74 s alone)."""
+    """Requested by every fixture or test that starts a Ray cluster: two clusters on two cores at
+    once made each several times slower, and the Ray client test ran past its timeout in
+    clean-clone CI (74 s alone). Its tests form one xdist group (see
+    :func:`_group_the_ray_tests`), so under ``--dist loadgroup`` this lock beside the workers'
+    temporary folders is never waited for; it still keeps the clusters apart under another
+    ``--dist`` mode."""
     with FileLock(str(tmp_path_factory.getbasetemp().parent / "blindspot-ray.lock")):
         yield

@@ -170,3 +170,19 @@ def test_rank_report_prints_the_anchors_beside_the_verdicts(tmp_path: Path) -> N
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     section = report.split("### Sanity anchors (score units)")[1]
     assert f"| unrelated_gold | {anchors['unrelated_gold']:.4f} |" in section
+
+
+@pytest.mark.parametrize("data", ["demo", "file"])
+def test_a_misspelt_task_is_refused_with_did_you_mean(tmp_path: Path, data: str) -> None:
+    """A file's check-up used to accept any --task (and record it); the demo's named no
+    suggestion. Both now refuse it as `run` does, before any scoring."""
+    given = "demo"
+    if data == "file":
+        given = str(tmp_path / "rows.jsonl")
+        load_demo("translation").to_json(given)
+    result = CliRunner().invoke(app, ["checkup", "chrf", "--task", "translaton", "--data", given,
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: unknown task 'translaton'; valid tasks: ")
+    assert result.stderr.rstrip().endswith("did you mean 'translation'?")
+    assert not (tmp_path / "out").exists()

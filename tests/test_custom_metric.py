@@ -201,6 +201,14 @@ def test_cli_mixes_function_module_folder_and_names(tmp_path: Path,
                          "path/to/file.py:function with a file that exists"),
     ("my_metric.py:score", "metric 'my_metric.py:score': 'my_metric.py' defines no 'score'; "
                            "its functions are length_ratio"),
+    ("my_metrc.py:length_ratio", "no file 'my_metrc.py'; give path/to/file.py:function with a "
+                                 "file that exists (relative to the current folder); did you "
+                                 "mean 'my_metric.py'?"),
+    ("my_metric.py:length_rati", "defines no 'length_rati'; its functions are length_ratio; did "
+                                 "you mean 'length_ratio'?"),
+    ("./my_modul/", "no file or folder 'my_modul'; give a module folder (./my_module/), a module "
+                    "script (my_module.py) or a function (my_metric.py:score); did you mean "
+                    "'my_module'?"),
     ("my_metric.py:fmean_of", "metric 'my_metric.py:fmean_of' is a float, not a metric"),
     ("broken.py:score", "metric 'broken.py:score': importing 'broken.py' failed with "
                         "NameError: name 'undefined_name' is not defined; fix the file"),
@@ -214,6 +222,7 @@ def test_cli_bad_custom_metric_exits_1(spec: str, message: str, tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     _write(tmp_path, "my_metric.py", LENGTH_RATIO + "\nfmean_of = 0.5\n")
     _write(tmp_path, "broken.py", "def score(predictions):\n    return []\n\nundefined_name\n")
+    (tmp_path / "my_module").mkdir()
     result = runner.invoke(app, ["run", "--data", "demo", "--metrics", f"chrf,{spec}",
                                  "--tests", "truncation", "--out", "out"])
     assert result.exit_code == 1, result.output

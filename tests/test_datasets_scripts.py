@@ -233,3 +233,11 @@ def test_upstream_text_helpers() -> None:
     assert ba.config_name("copy_source", "-") == "copy_source"
     with pytest.raises(ValueError, match="semantic version"):
         ba.check_version("v1")
+
+
+def test_build_dataset_takes_runs_name_for_the_hypothesis_column() -> None:
+    """`run` names it --hypothesis-column; build-dataset's --column takes that name too."""
+    parser = ba.build_parser()
+    assert parser.parse_args(["--data", "demo", "--hypothesis-column", "summary"]).column == "summary"
+    assert parser.parse_args(["--data", "demo", "--column", "summary"]).column == "summary"
+    assert parser.parse_args(["--data", "demo"]).column == "gold"

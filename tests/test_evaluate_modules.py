@@ -5,21 +5,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
 import sacrebleu
 
+from blindspot import evaluate_modules
 from blindspot.evaluate_modules import (
     MARKER,
+    STARTUP_FILE,
+    OurCachedModuleNotice,
     install_modules,
+    install_startup_filter,
     module_folders,
     module_path,
+    register_modules,
     remove_stale_modules,
+    startup_file_text,
 )
 
 SCRIPT = """
@@ -206,38 +214,118 @@ def test_our_older_copies_under_canonical_names_are_removed_and_nothing_else(
     assert (theirs / "ter.py").is_file()
 
 
+# -- evaluate's "cached version" notice -----------------------------------------------------------
+
+NOTICE = "Using the latest cached version of the module"
+# a fresh interpreter; the filters a start-up file of the real environment may have installed are
+# cleared first, so each run starts as an environment without one; argv: [import blindspot first
+# ("1"/"0"), site folders whose .pth files to process]
 NOTICE_SCRIPT = """
-import blindspot, evaluate
+import logging, site, sys
+logging.getLogger("evaluate.loading").filters.clear()
+for folder in sys.argv[2:]:
+    site.addsitedir(folder)
+if sys.argv[1] == "1":
+    import blindspot
+import evaluate
+evaluate.load("blindspot/blindspot")
 evaluate.load("blindspot/chrf")
-evaluate.load("blindspot/rouge")
 evaluate.load("someone/thing")
 print("loaded")
 """
 
 
-def test_loading_ours_offline_says_nothing_and_others_keep_the_notice(tmp_path: Path) -> None:
-    """evaluate warns "Using the latest cached version of the module ..." on every offline load
-    of a community module; ours are never on the Hub, so for them the notice is dropped (once
-    blindspot is imported), while someone else's cached module keeps it."""
+def _notices(tmp_path: Path, *args: str) -> list[str]:
+    """The notices a fresh process prints loading two of ours, then someone else's cached module,
+    from a fresh modules cache filled by install_modules."""
     modules = tmp_path / "hf-modules"
-    chrf = next(p for p in install_modules(modules / "evaluate_modules") if p.stem == "chrf")
-    theirs = modules / "evaluate_modules" / "metrics" / "someone--thing" / ("ab" * 32)
-    theirs.mkdir(parents=True)
-    (theirs.parent / "__init__.py").touch()
-    (theirs / "__init__.py").touch()
-    shutil.copyfile(chrf, theirs / "thing.py")
+    if not modules.exists():
+        chrf = next(p for p in install_modules(modules / "evaluate_modules") if p.stem == "chrf")
+        theirs = modules / "evaluate_modules" / "metrics" / "someone--thing" / ("ab" * 32)
+        theirs.mkdir(parents=True)
+        (theirs.parent / "__init__.py").touch()
+        (theirs / "__init__.py").touch()
+        shutil.copyfile(chrf, theirs / "thing.py")
     env = dict(os.environ, HF_MODULES_CACHE=str(modules), HF_HUB_OFFLINE="1")
-    done = subprocess.run([sys.executable, "-c", NOTICE_SCRIPT], cwd=tmp_path, env=env,
+    done = subprocess.run([sys.executable, "-c", NOTICE_SCRIPT, *args], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr[-2000:]
-    notices = [line for line in done.stderr.splitlines()
-               if "Using the latest cached version of the module" in line]
-    assert len(notices) == 1 and "someone--thing" in notices[0]
-    # without `import blindspot` first, only the very first load (it imports blindspot) tells
-    plain = NOTICE_SCRIPT.replace("import blindspot, ", "import ")
-    first = subprocess.run([sys.executable, "-c", plain],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    notices = [line for line in first.stderr.splitlines()
-               if "Using the latest cached version of the module" in line]
-    assert [("blindspot--chrf" in n, "someone--thing" in n) for n in notices] == [
-        (True, False), (False, True)]
+    return [line for line in done.stderr.splitlines() if NOTICE in line]
+
+
+def _whose(notices: list[str]) -> list[str]:
+    return [next(n for n in ("blindspot--blindspot", "blindspot--chrf", "someone--thing")
+                 if n in notice) for notice in notices]
+
+
+def test_the_startup_file_quiets_even_a_fresh_processs_first_load(tmp_path: Path) -> None:
+    """evaluate logs the notice for `evaluate.load("blindspot/blindspot")` before it imports our
+    module (so before `import blindspot` could filter it): only the start-up file, run when the
+    interpreter starts, hides it. Without the file the same run shows it; other modules keep it."""
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    without = _notices(tmp_path, "0", str(site_dir))
+    assert _whose(without) == ["blindspot--blindspot", "someone--thing"]  # chrf: blindspot imported
+    install_startup_filter(site_dir)
+    assert _whose(_notices(tmp_path, "0", str(site_dir))) == ["someone--thing"]
+
+
+def test_importing_blindspot_first_quiets_ours_without_the_startup_file(tmp_path: Path) -> None:
+    assert _whose(_notices(tmp_path, "1")) == ["someone--thing"]
+
+
+# the start-up file with blindspot not importable (isolated mode, no site-packages): it must run
+# without error, as it does after an uninstall, and drop our notice only
+STARTUP_ALONE = """
+import logging, site, sys
+site.addsitedir(sys.argv[1])
+def kept(message):
+    record = logging.LogRecord("evaluate.loading", logging.WARNING, "x.py", 1, message, None, None)
+    return logging.getLogger("evaluate.loading").filter(record)
+print([type(f).__name__ for f in logging.getLogger("evaluate.loading").filters],
+      "blindspot" in sys.modules, "evaluate" in sys.modules,
+      [kept(m) for m in sys.argv[2:]])
+import blindspot
+"""
+
+MESSAGES = [f"{NOTICE} from /c/metrics/blindspot--rouge/{'a' * 64} (last modified) since it "
+            "couldn't be found locally at blindspot--rouge, or remotely on the Hugging Face Hub.",
+            f"{NOTICE} from /c/metrics/someone--rouge/{'a' * 64} (last modified) since it "
+            "couldn't be found locally at someone--rouge, or remotely on the Hugging Face Hub.",
+            "Something else about blindspot--rouge"]
+
+
+def test_the_startup_file_runs_alone_and_drops_only_our_notice(tmp_path: Path) -> None:
+    written = install_startup_filter(tmp_path)
+    assert written == tmp_path / STARTUP_FILE
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", STARTUP_ALONE, str(tmp_path), *MESSAGES],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == [
+        "['OurCachedModuleNotice'] False False [False, True, True]"], done.stderr
+    assert "Error processing" not in done.stderr
+    assert "ModuleNotFoundError: No module named 'blindspot'" in done.stderr  # truly alone
+    # the in-process filter decides the same
+    records = [logging.LogRecord("evaluate.loading", logging.WARNING, __file__, 1, m, None, None)
+               for m in MESSAGES]
+    assert [OurCachedModuleNotice().filter(r) for r in records] == [False, True, True]
+
+
+def test_the_startup_file_is_rewritten_only_when_it_differs(tmp_path: Path) -> None:
+    target = install_startup_filter(tmp_path)
+    os.utime(target, ns=(10**9, 10**9))
+    assert install_startup_filter(tmp_path) == target and target.stat().st_mtime_ns == 10**9
+    target.write_text("import logging\n", encoding="utf-8")  # an older version of the file
+    install_startup_filter(tmp_path)
+    assert target.read_text(encoding="utf-8") == startup_file_text()
+    assert [p.name for p in tmp_path.iterdir()] == [STARTUP_FILE]  # no temporary left
+
+
+def test_the_install_step_writes_the_startup_file_into_purelib(tmp_path: Path, monkeypatch) -> None:
+    """`python -m blindspot.assets` and `blindspot install-modules` call register_modules(): the
+    modules go into evaluate's cache and the start-up file into the environment's purelib."""
+    assert evaluate_modules.default_site_dir() == Path(sysconfig.get_paths()["purelib"])
+    monkeypatch.setattr(evaluate_modules, "default_site_dir", lambda: tmp_path / "purelib")
+    (tmp_path / "purelib").mkdir()
+    written, startup = register_modules(tmp_path / "modules")
+    assert startup == tmp_path / "purelib" / STARTUP_FILE and startup.is_file()
+    assert {p.stem for p in written} == {p.name for p in module_folders()}

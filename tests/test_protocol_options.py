@@ -10,7 +10,11 @@ visitor check (the Space over HTTP is in ``test_space_security.py``).
 from __future__ import annotations
 
 import inspect
+import json
+import subprocess
+import sys
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +23,9 @@ from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.protocols.options import KINDS, OptionError
-from blindspot.protocols.registry import PROTOCOLS, get_protocol
+from blindspot.protocols.registry import PROTOCOLS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: every declared option as (protocol, option name)
 DECLARED = [(p.name, s.name) for p in PROTOCOLS.values() for s in p.options]
@@ -52,23 +58,59 @@ def test_declared_defaults_are_the_ones_the_code_runs_with() -> None:
     from blindspot.search.run import search_result
 
     settings = {f.name: f.default for f in fields(RunSettings)}
-    for spec in get_protocol("rank").options:
+    for spec in PROTOCOLS.get("rank").options:
         if spec.name != "state_dir":  # run_blindspot's own argument, default None
             assert spec.default == settings[spec.name], spec.name
-    assert get_protocol("rank").option("engine").choices == tuple(sorted(ENGINES))
+    assert PROTOCOLS.get("rank").option("engine").choices == tuple(sorted(ENGINES))
     search = inspect.signature(search_result).parameters
-    for spec in get_protocol("search").options:
+    for spec in PROTOCOLS.get("search").options:
         if spec.name != "panel":  # DEFAULT_PANEL, a tuple of specs
             assert spec.default == search[spec.name].default, spec.name
 
 
+#: what the protocols' execution code imports (the runner, the judge, the report writer, the
+#: models) and listing them must not
+EXECUTION_LIBRARIES = ("datasets", "scipy", "matplotlib", "torch")
+
+#: `blindspot protocols` in a fresh interpreter, then the modules it loaded (the last line)
+LIST_PROTOCOLS = """
+import json, sys
+from blindspot.cli import app
+app(["protocols"], prog_name="blindspot", standalone_mode=False)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _table_cells(output: str) -> set[tuple[str, str]]:
+    """(protocol, option) of every row of the `blindspot protocols` table."""
+    rows = [line for line in output.splitlines() if "│" in line]
+    return {tuple(c.strip() for c in line.split("│")[1:3]) for line in rows}
+
+
+@pytest.mark.quick
+def test_listing_the_protocols_loads_none_of_their_execution_code() -> None:
+    """`blindspot protocols` reads the declarations only (issue 19: under a second, like `list`):
+    no runner, judge, report writer or model library, no protocol's own module; and it still
+    lists every registered protocol with each of its declared options."""
+    out = subprocess.run([sys.executable, "-c", LIST_PROTOCOLS], capture_output=True,
+                         text=True, check=True, cwd=ROOT).stdout
+    table, _, last = out.rstrip("\n").rpartition("\n")
+    loaded = set(json.loads(last))
+    assert [m for m in EXECUTION_LIBRARIES if m in loaded] == []
+    implementations = {p.implementation.partition(":")[0] for p in PROTOCOLS.values()}
+    assert len(implementations) == len(PROTOCOLS) and not implementations & loaded
+    listed = _table_cells(table)
+    assert {name for name, _ in listed} >= set(PROTOCOLS) == {
+        "rank", "preference", "deviation", "correlation", "search", "self-bias"}
+    assert set(DECLARED) <= listed
+
+
+@pytest.mark.quick
 def test_the_protocols_command_lists_every_declared_option() -> None:
     result = CliRunner().invoke(app, ["protocols"], terminal_width=200)
     assert result.exit_code == 0, result.output
     rows = [line for line in result.output.splitlines() if "│" in line]
-    listed = {tuple(c.strip() for c in line.split("│")[1:3]) for line in rows}
-    declared = {(p.name, s.name) for p in PROTOCOLS.values() for s in p.options}
-    assert declared <= listed
+    assert set(DECLARED) <= _table_cells(result.output)
     state = next(line for line in rows if "state_dir" in line)
     scores = next(line for line in rows if "human_scores" in line)
     assert "│ no " in state and "│ upload " in scores
@@ -93,7 +135,7 @@ def test_the_protocols_command_lists_every_declared_option() -> None:
 ])
 def test_values_are_read_by_their_kind_and_reading_twice_changes_nothing(
         protocol: str, given: dict, read: dict) -> None:
-    chosen = get_protocol(protocol)
+    chosen = PROTOCOLS.get(protocol)
     once = chosen.check_options(given)
     assert once == read
     assert chosen.check_options(once) == once
@@ -111,7 +153,7 @@ RAW_VALUES = st.one_of(st.text(), st.integers(), st.floats(), st.booleans(), st.
 def test_any_value_is_read_or_refused_with_an_option_error(option: tuple[str, str], value,
                                                            visitor: bool) -> None:
     """Never another exception (no traceback for any input), and a read value reads the same."""
-    protocol, name = get_protocol(option[0]), option[1]
+    protocol, name = PROTOCOLS.get(option[0]), option[1]
     try:
         once = protocol.check_options({name: value}, visitor=visitor)
     except OptionError as error:
@@ -149,12 +191,12 @@ def test_any_value_is_read_or_refused_with_an_option_error(option: tuple[str, st
 def test_bad_values_name_the_option_the_value_and_what_is_accepted(protocol: str, given: dict,
                                                                    message: str) -> None:
     with pytest.raises(OptionError) as refused:
-        get_protocol(protocol).check_options(given)
+        PROTOCOLS.get(protocol).check_options(given)
     assert message in str(refused.value)
 
 
 def test_a_visitor_may_set_only_the_visitor_safe_options() -> None:
-    rank = get_protocol("rank")
+    rank = PROTOCOLS.get("rank")
     assert rank.check_options({"tolerance": "0.01", "levels": {"truncation": ["0.1"]}},
                               visitor=True) == {"tolerance": 0.01,
                                                 "levels": {"truncation": ["0.1"]}}
@@ -164,10 +206,10 @@ def test_a_visitor_may_set_only_the_visitor_safe_options() -> None:
         with pytest.raises(OptionError, match=rf"'{name}' cannot be set from this Space"):
             rank.check_options({name: value}, visitor=True)
     with pytest.raises(OptionError, match="'human_scores' names a file: upload it"):
-        get_protocol("deviation").check_options({"human_scores": "scores.csv"}, visitor=True)
+        PROTOCOLS.get("deviation").check_options({"human_scores": "scores.csv"}, visitor=True)
     with pytest.raises(OptionError, match="'mlm' cannot be set from this Space"):
-        get_protocol("search").check_options({"mlm": "/models/bert"}, visitor=True)
-    preference = get_protocol("preference")
+        PROTOCOLS.get("search").check_options({"mlm": "/models/bert"}, visitor=True)
+    preference = PROTOCOLS.get("preference")
     assert preference.check_options({"combine_with": "bertscore.f1@minilm"}, visitor=True)
     with pytest.raises(ValueError, match="Hub models and local paths are off"):
         preference.check_options({"combine_with": "bertscore@roberta-large"}, visitor=True)

@@ -14,7 +14,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from blindspot.protocols.registry import PROTOCOLS, ProtocolRequest, ProtocolResult, get_protocol
+from blindspot.protocols.registry import (
+    PROTOCOLS,
+    Protocol,
+    ProtocolDeclaration,
+    ProtocolRequest,
+    ProtocolResult,
+    get_protocol,
+)
 from blindspot.protocols.self_bias import SelfBiasResult
 from blindspot.search.run import SearchResult
 from tests.conftest import SHARED_DATA
@@ -95,6 +102,18 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def test_every_registered_protocol_has_a_request_here() -> None:
     assert sorted(REQUESTS) == sorted(PROTOCOLS)
+
+
+def test_every_declaration_names_the_protocol_that_runs_it() -> None:
+    """Each declaration's ``implementation`` is a Protocol subclass whose declaration is that
+    one; a declaration naming another protocol's class is refused when it would run."""
+    for name, declared in PROTOCOLS.items():
+        protocol = get_protocol(name)
+        assert isinstance(protocol, Protocol) and protocol.declaration is declared
+        assert protocol.name == name and get_protocol(name) is protocol  # loaded once
+    stray = ProtocolDeclaration("stray", "runs rank's class", "blindspot.protocols.rank:RankProtocol")
+    with pytest.raises(TypeError, match="runs the 'rank' declaration, not 'stray'"):
+        stray.load()
 
 
 def _reported_later(name: str, request: ProtocolRequest, tmp_path: Path) -> dict[str, bytes]:

@@ -100,7 +100,9 @@ def test_a_registry_is_complete_whatever_was_imported_first() -> None:
     found = json.loads(out)
     assert not any(m.startswith("blindspot.scorers.") for m in found["before"])
     assert found["metrics"] == sorted(SCORERS) and "rouge" in found["metrics"]
-    assert found["tests"] == len(REGISTRY) >= 60
+    # this process may hold tests registered at run time too (a search's pattern rules)
+    catalogued = [n for n, c in REGISTRY.items() if c.__module__.startswith("blindspot.perturbations.")]
+    assert found["tests"] == len(catalogued) >= 60
     assert found["protocols"] == ["rank", "preference", "deviation", "correlation", "search",
                                   "self-bias"]
 
@@ -128,8 +130,9 @@ def test_a_typed_result_writes_the_keys_of_results_json_in_order() -> None:
 
 
 def test_the_order_is_the_catalogues_whatever_was_imported_first() -> None:
-    """A provider imported before the first read registers first, yet the registry lists the
-    catalogue's order (blindspot.catalog.PROTOCOL_MODULES), as `blindspot protocols` shows it."""
+    """Protocols' modules imported before the first read, in another order, yet the registry
+    lists the order declared in blindspot.protocols.declarations, as `blindspot protocols`
+    shows it."""
     script = ("import blindspot.protocols.self_bias, blindspot.protocols.deviation\n"
               "from blindspot.protocols.registry import PROTOCOLS\nprint(','.join(PROTOCOLS))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -294,11 +294,11 @@ def test_the_page_states_the_operators_limits(space: Space) -> None:
 
 
 def test_the_page_lists_only_the_options_a_visitor_may_set(space: Space, client: Client) -> None:
-    from blindspot.protocols.registry import get_protocol
+    from blindspot.protocols.registry import PROTOCOLS
 
     for protocol in ("rank", "deviation", "correlation", "preference"):
         hint = str(client.predict(protocol, None, "", api_name="/on_protocol")[0])
-        for spec in get_protocol(protocol).options:
+        for spec in PROTOCOLS.get(protocol).options:
             shown = f"`{spec.name}: " in hint
             assert shown == (spec.visitor_safe and not spec.file), (protocol, spec.name)
     hint = str(client.predict("rank", None, "", api_name="/on_protocol")[0])

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_support import write_cnndm_gold
 
+from blindspot.perturbations.dataset import plan_suite
 from blindspot.runner import run_blindspot
+from blindspot.runner.state import SavedSuite
 from blindspot.runner.stream import iter_chunks
+from blindspot.scoring.base import SCORERS
 
 # truncation is deterministic (one seed); the others are random and three of them parse;
 # repetition is judged by its own rule (every level below gold, with a bootstrap over rows)
@@ -58,10 +62,64 @@ def test_streamed_run_writes_the_in_memory_report_byte_for_byte(
     rows = {e["id"]: i for i, e in enumerate(json.loads(line) for line in
                                              gold_file.read_text(encoding="utf-8").splitlines())}
     assert max(rows[e["id"]] for t in tests.values() for e in t["worst_examples"]) >= 7
-    # the spilled rows are gone; the run state (scores, perturbed chunks) stays, to resume
+    # the spilled rows are gone; the run state keeps the scores, to resume, but no finished
+    # chunk's perturbed texts (they grow with the rows); the whole run keeps its one suite, a
+    # file per cell
     kept = sorted(p.name for p in (tmp_path / "streamed" / ".state").iterdir())
     assert "state.sqlite" in kept and "suites" in kept
     assert not [name for name in kept if name.startswith("run-")]
+    assert not list((tmp_path / "streamed" / ".state" / "suites").iterdir())
+    (suite,) = (tmp_path / "whole" / ".state" / "suites").iterdir()
+    cells = len(plan_suite(RUN["tests"], RUN["task"], RUN["seeds"], None, {}).items)
+    assert sorted(p.name for p in suite.iterdir()) == sorted(f"cell-{i}.arrow"
+                                                             for i in range(cells))
+
+
+def _stopping(monkeypatch: pytest.MonkeyPatch, batches: list[int],
+              stop_after: int | None = None) -> None:
+    """Count chrF's scored batches; raise KeyboardInterrupt (a kill) on batch ``stop_after``."""
+    scorer = SCORERS["chrf"]
+    real = scorer.score_batch
+
+    def score_batch(self: Any, inputs: list[Any]) -> list[dict[str, float]]:
+        if len(batches) + 1 == stop_after:
+            raise KeyboardInterrupt
+        batches.append(len(inputs))
+        return real(self, inputs)
+
+    monkeypatch.setattr(scorer, "score_batch", score_batch)
+
+
+def test_a_killed_streamed_run_keeps_one_chunks_suite_and_resumes(
+        small_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished chunk's perturbed texts leave the run state once every metric scored them:
+    killed in the second of three chunks, the state keeps that chunk's suite only, and the
+    resumed run perturbs the first chunk again, reads its scores back, scores nothing twice
+    and writes the uninterrupted run's bytes."""
+    monkeypatch.setenv("BLINDSPOT_SCORE_CACHE", "0")  # only the run state can spare a rescoring
+    settings = dict(chunk_size=5, **SMALL)  # 12 rows: chunks of 5, 5 and 2
+    full: list[int] = []
+    with monkeypatch.context() as patch:
+        _stopping(patch, full)
+        run_blindspot(str(small_file), "chrf", out=tmp_path / "full", **settings)
+    out = tmp_path / "resumed"
+    cells = len(plan_suite(SMALL["tests"], SMALL["task"], SMALL["seeds"]).items)
+    before: list[int] = []
+    with monkeypatch.context() as patch:
+        # a chunk is one batch for its gold rows and one per cell: the second chunk's first cell
+        _stopping(patch, before, stop_after=(1 + cells) + 2)
+        with pytest.raises(KeyboardInterrupt):
+            run_blindspot(str(small_file), "chrf", out=out, **settings)
+    (suite,) = (out / ".state" / "suites").iterdir()  # the second chunk's; the first is gone
+    assert not suite.name.endswith(".partial")
+    assert {len(SavedSuite(suite, 1).cell(0)["perturbed"])} == {5}
+    after: list[int] = []
+    with monkeypatch.context() as patch:
+        _stopping(patch, after)
+        run_blindspot(str(small_file), "chrf", out=out, **settings)
+    assert (out / "results.json").read_bytes() == (tmp_path / "full" / "results.json").read_bytes()
+    assert sum(before) + sum(after) == sum(full) and sum(before) > 0
+    assert not list((out / ".state" / "suites").iterdir())
 
 
 def test_streamed_run_in_processes_gives_the_same_results(gold_file: Path, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from blindspot.cli import app
@@ -65,7 +66,7 @@ def test_argparse_commands_fail_like_the_others(command: str) -> None:
     missing = runner.invoke(app, [command])
     assert missing.exit_code == 1
     assert missing.stderr == (f"error: the following arguments are required: --data; "
-                              f"`blindspot {command} --help` lists the options\n")
+                              f"see `blindspot {command} --help`\n")
     misspelt = runner.invoke(app, [command, "--data", "demo", "--licence", "mit"])
     assert misspelt.exit_code == 1
     assert misspelt.stderr.startswith("error: unrecognised argument(s): --licence mit; did you "
@@ -87,3 +88,43 @@ def test_every_command_has_the_same_help_panel(command: str) -> None:
 def test_a_second_name_only_when_it_is_as_close() -> None:
     assert close_names("word_dorp", ["word_drop", "word_swap", "typo"]) == ["word_drop"]
     assert sorted(close_names("ab", ["abc", "abd"])) == ["abc", "abd"]  # a tie names both
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "--data", "demo", "--metrics", "chrf", "--protocl", "rank"],
+     "error: no such option: --protocl; did you mean '--protocol'?; see `blindspot run --help`\n"),
+    (["rnu"], "error: unknown command 'rnu'; valid commands: list, protocols, perturb, demo, run, "
+              "checkup, stream, report, install-modules, build-dataset, build-menli, "
+              "build-challenge, self-bias, search, space; did you mean 'run'?; "
+              "see `blindspot --help`\n"),
+    (["perturb", "--hepl"], "error: no such option: --hepl; did you mean '--help'?; "
+                            "see `blindspot perturb --help`\n"),
+    (["report"], "error: Missing argument 'results'; see `blindspot report --help`\n"),
+])
+def test_typer_usage_errors_are_one_error_line_with_did_you_mean(args: list[str],
+                                                                   message: str) -> None:
+    """click's own usage errors (a rich panel, "Possible options: ...", exit 2) come out as the
+    project's other errors do: one `error: ` line, our "did you mean", exit 1."""
+    result = runner.invoke(app, args, prog_name="blindspot")
+    assert result.exit_code == 1
+    assert result.stderr == message and result.stdout == ""
+
+
+def test_a_wrong_choice_of_an_argparse_command_gets_did_you_mean() -> None:
+    result = runner.invoke(app, ["build-challenge", "--format", "demtr", "--data", "x"])
+    assert result.exit_code == 1
+    assert result.stderr == ("error: argument --format: invalid choice: 'demtr' (choose from aces, "
+                             "demetr); did you mean 'demetr'?; see `blindspot build-challenge --help`\n")
+
+
+def test_every_command_is_one_line_of_help_in_the_commands_list() -> None:
+    """typer's rich mode keeps a docstring's line breaks in the commands list ("the input length
+    it is blind\\npast"): each command's list entry is its first paragraph, on one line."""
+    group = get_command(app)
+    entries = {name: command.short_help for name, command in group.commands.items()}
+    assert all(entry and "\n" not in entry for entry in entries.values()), entries
+    assert entries["checkup"].startswith("A metric's check-up: batch/order invariance, determinism, "
+                                         "the input length it is blind past, normalisation")
+    result = runner.invoke(app, ["build-challenge", "--help"], prog_name="blindspot")
+    assert "-h, --help" in result.stdout and "Show this message and exit." in result.stdout
+    assert "one of aces | demetr" in result.stdout

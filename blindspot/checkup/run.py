@@ -17,6 +17,7 @@ from typing import Any
 from rich.table import Table
 
 from blindspot.checkup.checks import CHECKS, TOLERANCE, CheckContext, run_check
+from blindspot.perturbations.base import canonical_task
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.data import load_gold_data
@@ -58,6 +59,7 @@ def run_checkup(metric: Any, data: Any, *, task: str = "summarization",
                 out: str | Path | None = None) -> dict[str, Any]:
     """Every check of :data:`~blindspot.checkup.checks.CHECKS` on ``metric`` (one spec, a
     module or a function); writes ``out`` when given. Returns the results dict."""
+    task = canonical_task(task)  # a misspelt task is refused with "did you mean", as by `run`
     specs = resolve_metrics(metric, metric_options)
     if len(specs) != 1:
         raise ValueError(f"checkup examines one metric at a time; got {len(specs)} "

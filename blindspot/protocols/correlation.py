@@ -53,13 +53,11 @@ from rich.console import Console
 from rich.table import Table
 from scipy import stats
 
-from blindspot.protocols.options import OptionSpec
+from blindspot.protocols.declarations import CORRELATION
 from blindspot.protocols.registry import (
-    BATCH_SIZE,
     Protocol,
     ProtocolRequest,
     ProtocolResult,
-    register_protocol,
     single_data,
 )
 from blindspot.report import markdown as md
@@ -258,7 +256,7 @@ def _nan_to_none(value: Any) -> Any:
 def run_correlation(request: Any) -> CorrelationResult:
     """The correlation protocol's result on a request (see the module docstring); nothing
     written (the report: :func:`write_correlation_report`)."""
-    options = request.options  # checked by the registry against CORRELATION_OPTIONS
+    options = request.options  # checked against CORRELATION.options
     data = single_data("correlation", request.data)
     specs = resolve_metrics(request.metrics, request.metric_options)
     name, rows = _read_rows(data)
@@ -349,26 +347,8 @@ def write_correlation_report(results: dict[str, Any], out: Path) -> list[Path]:
             atomic_write_text(out / MARKDOWN_FILE, "\n".join(lines) + "\n")]
 
 
-CORRELATION_OPTIONS = (
-    OptionSpec("references", "path", "file of references joined on id (default: the "
-               "judgment rows' own)", file=True),
-    OptionSpec("reference_columns", "names", "columns holding references",
-               default="gold,references", visitor_safe=True),
-    OptionSpec("criteria", "names", "human criteria to correlate with (default: the expert_* "
-               "columns, else every other numeric column)", visitor_safe=True),
-    OptionSpec("system_column", "text", "the column naming the system", default="system",
-               visitor_safe=True),
-    BATCH_SIZE,
-)
-
-
-@register_protocol
 class CorrelationProtocol(Protocol[CorrelationResult]):
-    name = "correlation"
-    description = ("correlation with human criteria (Kendall tau-b, Pearson, Spearman) at system "
-                   "and summary level, e.g. SummEval's expert coherence/consistency/fluency/"
-                   "relevance")
-    options = CORRELATION_OPTIONS
+    declaration = CORRELATION
 
     def execute(self, request: ProtocolRequest) -> CorrelationResult:
         return run_correlation(request)
@@ -404,5 +384,5 @@ class CorrelationProtocol(Protocol[CorrelationResult]):
         return out
 
 
-__all__ = ["CORRELATION_OPTIONS", "CorrelationProtocol", "correlations", "criteria_matrix",
+__all__ = ["CorrelationProtocol", "correlations", "criteria_matrix",
            "run_correlation", "summary_level", "system_level"]

@@ -77,13 +77,11 @@ from blindspot.checklists import (
 from blindspot.minmax import Range
 from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
 from blindspot.progress import progress_bar
-from blindspot.protocols.options import OptionSpec
+from blindspot.protocols.declarations import DEVIATION, NORMALISE
 from blindspot.protocols.registry import (
-    BATCH_SIZE,
     Protocol,
     ProtocolRequest,
     ProtocolResult,
-    register_protocol,
     single_data,
 )
 from blindspot.report.deviation import write_deviation_report
@@ -93,8 +91,6 @@ from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.scoring.facts import registered_metrics, scorer_facts
-
-NORMALISE = ("auto", "minmax", "none")
 
 
 @dataclass(kw_only=True)
@@ -348,9 +344,9 @@ def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, fl
 
 
 def _settings(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The run's settings: the options (checked by the registry against DEVIATION_OPTIONS) over
+    """The run's settings: the options (checked against DEVIATION.options) over
     their declared defaults."""
-    settings = DeviationProtocol().settings(options)
+    settings = DEVIATION.settings(options)
     return {name: settings[name] for name in ("normalise", "tolerance", "batch_size", "examples")}
 
 
@@ -399,29 +395,8 @@ def run_deviation(request: Any) -> DeviationResult:
     )
 
 
-DEVIATION_OPTIONS = (
-    OptionSpec("human_scores", "path", "CSV of human scores per template (default: the "
-               "shipped table)", file=True),
-    OptionSpec("criteria", "names", "criteria to check (default: all of the task)",
-               visitor_safe=True),
-    OptionSpec("templates", "names", "template ids to run (default: all of the criteria)",
-               visitor_safe=True),
-    OptionSpec("normalise", "choice", "how metric scores are brought to [0, 1]",
-               default="auto", choices=NORMALISE, visitor_safe=True),
-    OptionSpec("tolerance", "float", "a normalised drop up to this counts as none", default=0.0,
-               minimum=0, visitor_safe=True),
-    BATCH_SIZE,
-    OptionSpec("examples", "int", "examples per template in the report", default=2, minimum=0,
-               maximum=1000, visitor_safe=True),
-)
-
-
-@register_protocol
 class DeviationProtocol(Protocol[DeviationResult]):
-    name = "deviation"
-    description = ("deviation from human judgement (Sai et al., 2021, Eq. 1): per task, "
-                   "criterion and checklist template, the metric's drop against the humans' drop")
-    options = DEVIATION_OPTIONS
+    declaration = DEVIATION
 
     def execute(self, request: ProtocolRequest) -> DeviationResult:
         return run_deviation(request)
@@ -475,5 +450,5 @@ class DeviationProtocol(Protocol[DeviationResult]):
         return out
 
 
-__all__ = ["DEVIATION_OPTIONS", "DeviationProtocol", "deviation", "normalise",
+__all__ = ["DeviationProtocol", "deviation", "normalise",
            "normaliser", "run_deviation"]

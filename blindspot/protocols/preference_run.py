@@ -38,15 +38,13 @@ from typing import Any
 
 from rich.console import Console
 
-from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
 from blindspot.challenge_sets.run import ChallengeResult, run_challenge
 from blindspot.progress import progress_bar
-from blindspot.protocols.options import OptionSpec
+from blindspot.protocols.declarations import PREFERENCE
 from blindspot.protocols.preference import (
     ADEQUACY_TYPES,
     ERROR_TYPES,
     FLUENCY_TYPES,
-    MODES,
     Mode,
     check_error_types,
     combine_pairs,
@@ -61,20 +59,14 @@ from blindspot.protocols.preference_data import (
     row_ids,
 )
 from blindspot.protocols.preference_report import print_summary, write_preference_report
-from blindspot.protocols.registry import (
-    BATCH_SIZE,
-    Protocol,
-    ProtocolRequest,
-    ProtocolResult,
-    register_protocol,
-)
+from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.runner.entries import error_text
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
 
-PROTOCOL = "preference"
+PROTOCOL = PREFERENCE.name
 
 
 @dataclass(kw_only=True)
@@ -91,37 +83,8 @@ class PreferenceResult(ProtocolResult):
         return list(write_preference_report(self.to_dict(), out).values())
 
 
-# -- options ---------------------------------------------------------------------------------------
-
-PREFERENCE_OPTIONS = (
-    OptionSpec("mode", "choice", "the anchor the candidates are compared with",
-               default="ref-based", visitor_safe=True,
-               choices=(*MODES, *(m.replace("-", "_") for m in MODES))),
-    OptionSpec("fixed", "bool", "read the *_fixed columns", default=False, visitor_safe=True),
-    OptionSpec("error_types", "names", "error types to judge (default: all present)",
-               choices=tuple(ERROR_TYPES), visitor_safe=True),
-    OptionSpec("combine_with", "metric", "a metric N reported as w * minmax(N) + "
-               "(1 - w) * minmax(M) beside each metric M", visitor_safe=True),
-    OptionSpec("weight", "float", "w of combine_with (MENLI's best MT weight)", default=0.2,
-               minimum=0, maximum=1, visitor_safe=True),
-    OptionSpec("examples", "int", "failed pairs kept per error type and metric", default=1,
-               minimum=0, maximum=1000, visitor_safe=True),
-    OptionSpec("format", "choice", "the set's file format: MENLI-style columns, or a challenge "
-               "set as published (blindspot run --format)", default="menli",
-               choices=("menli", *FORMAT_NAMES)),
-    OptionSpec("ties", "choice", "how the Kendall-like tau counts a tie: left out (MENLI) or "
-               "against the metric (ACES); challenge-set formats", default="excluded",
-               choices=TIES_POLICIES, visitor_safe=True),
-    BATCH_SIZE,
-)
-
-
-@register_protocol
 class PreferenceProtocol(Protocol[PreferenceResult | ChallengeResult]):
-    name = PROTOCOL
-    description = ("preference accuracy (Chen and Eger, 2023, MENLI): the metric must score the "
-                   "paraphrase strictly above the adversarial candidate, per error type")
-    options = PREFERENCE_OPTIONS
+    declaration = PREFERENCE
 
     def execute(self, request: ProtocolRequest) -> PreferenceResult | ChallengeResult:
         """:func:`preference_result` on the request."""
@@ -158,10 +121,9 @@ class PreferenceProtocol(Protocol[PreferenceResult | ChallengeResult]):
 
 def parse_options(options: dict[str, Any]) -> dict[str, Any]:
     """The protocol's settings from ``--protocol-option`` values, checked against the declared
-    ``PREFERENCE_OPTIONS`` (:mod:`blindspot.protocols.registry`), with their defaults."""
-    declared = PreferenceProtocol()
-    options = declared.check_options(options)
-    settings = declared.settings(options)
+    options (:data:`blindspot.protocols.declarations.PREFERENCE`), with their defaults."""
+    options = PREFERENCE.check_options(options)
+    settings = PREFERENCE.settings(options)
     mode = get_mode(settings["mode"])
     fixed = settings["fixed"]
     if fixed and mode.name == "ref-free":
@@ -407,5 +369,5 @@ def run_preference(data: Any, metrics: Any, *, out: str | Path | None = None,
     return PreferenceProtocol().run(request).to_dict()
 
 
-__all__ = ["PREFERENCE_OPTIONS", "PreferenceProtocol", "anchor_inputs", "combination_name",
+__all__ = ["PreferenceProtocol", "anchor_inputs", "combination_name",
            "parse_options", "preference_result", "run_preference", "score_pairs"]

@@ -1,6 +1,6 @@
 """The rank and monotonicity protocol (PROTOCOLS.md §1): ``blindspot run``'s default protocol.
 
-Its declared options are :data:`RANK_OPTIONS`; its run is
+Its declaration (options included) is :data:`blindspot.protocols.declarations.RANK`; its run is
 :func:`blindspot.runner.run.judge_run` (perturb, score, judge), its result a
 :class:`RankResult`, its report :func:`blindspot.report.writer.write_report`; its judge is
 :mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy),
@@ -15,7 +15,6 @@ from typing import Any
 
 from rich.console import Console
 
-from blindspot import defaults
 from blindspot.exit_codes import gate
 from blindspot.judging import (
     DEFAULT_RULE,
@@ -36,14 +35,8 @@ from blindspot.judging import (
     register_rule,
     summarise_point,
 )
-from blindspot.protocols.options import MAX_SEED, OptionSpec
-from blindspot.protocols.registry import (
-    BATCH_SIZE,
-    Protocol,
-    ProtocolRequest,
-    ProtocolResult,
-    register_protocol,
-)
+from blindspot.protocols.declarations import RANK
+from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.report.schema import SCHEMA_VERSION, DatasetResult, RunResult, results_schema
 from blindspot.report.writer import write_report
 from blindspot.runner.run import judge_run
@@ -98,36 +91,11 @@ def module_view(results: dict[str, Any]) -> dict[str, Any]:
             "expectations": entry.get("expectations", []), "results": results}
 
 
-RANK_OPTIONS = (
-    OptionSpec("levels", "levels", "levels per test instead of the paper's", visitor_safe=True),
-    OptionSpec("tolerance", "float", "a mean score may rise by this much and still count as a "
-               "decrease", default=defaults.TOLERANCE, minimum=0, visitor_safe=True),
-    OptionSpec("worst_examples", "int", "examples the metric penalised least, per test",
-               default=defaults.WORST_EXAMPLES, minimum=0, maximum=1000, visitor_safe=True),
-    OptionSpec("bootstrap_seed", "int", "seed of the bootstrap confidence intervals",
-               default=defaults.BOOTSTRAP_SEED,
-               minimum=0, maximum=MAX_SEED, visitor_safe=True),
-    BATCH_SIZE,
-    OptionSpec("state_dir", "path", "folder of the run's resumable state (default "
-               "<out>/.state)"),
-    OptionSpec("engine", "engine", "where perturbation and scoring run", default="local",
-               choices=("local", "ray")),
-    OptionSpec("address", "text", "Ray cluster to join (engine ray)"),
-    OptionSpec("actors", "int", "scoring actors (engine ray)", minimum=1),
-    OptionSpec("gpus_per_actor", "float", "GPUs per scoring actor (engine ray)", minimum=0),
-    OptionSpec("chunk_size", "int", "stream each data file this many rows at a time", minimum=1),
-)
-
-
-@register_protocol
 class RankProtocol(Protocol[RankResult]):
-    name = "rank"
-    description = ("rank and monotonicity (He et al., 2023): the score must strictly decrease "
-                   "as the noise ratio grows")
-    options = RANK_OPTIONS
+    declaration = RANK
 
     def execute(self, request: ProtocolRequest) -> RankResult:
-        """:func:`judge_run` on the request (options checked against ``RANK_OPTIONS``)."""
+        """:func:`judge_run` on the request (options checked against ``RANK.options``)."""
         options = {**request.options, "state_dir": state_folder(request)}
         return RankResult.of(judge_run(
             request.data, request.metrics, task=request.task, tests=request.tests,
@@ -147,7 +115,7 @@ class RankProtocol(Protocol[RankResult]):
         return module_view(result.to_dict())
 
 
-__all__ = ["DEFAULT_RULE", "GOLD", "N_BOOT", "NOISE_CAP", "RANK_OPTIONS", "RULES", "TOLERANCE",
+__all__ = ["DEFAULT_RULE", "GOLD", "N_BOOT", "NOISE_CAP", "RULES", "TOLERANCE",
            "Comparison", "Evidence", "Noise", "RankProtocol", "RankResult", "Ruling", "VerdictRule",
            "get_rule", "judge_curve", "judge_rows", "module_view", "per_sample", "register_rule",
            "state_folder", "summarise_point"]

@@ -1,22 +1,34 @@
-"""The meta-evaluation protocols by name: one :class:`Protocol` interface, one registry.
+"""The meta-evaluation protocols by name: what each one is, apart from how it runs; one
+:class:`Protocol` interface for running it; one registry.
 
-A protocol turns a :class:`ProtocolRequest` (data, metrics and the run's settings, the same for
-every protocol) into a typed :class:`ProtocolResult` (``execute``, which writes nothing), and
-writes a result's report folder from the result alone (``report``); :meth:`Protocol.run` does
-both, the report when ``request.out`` is set. The CLI (``blindspot run --protocol NAME``), the
-``blindspot`` evaluate module and the Space all dispatch through :func:`get_protocol`, so adding
-a protocol is one module: a :class:`Protocol` subclass with ``@register_protocol``, its module listed in
-:data:`blindspot.catalog.PROTOCOL_MODULES` (rank: :mod:`blindspot.protocols.rank`;
+A protocol is two things. Its :class:`ProtocolDeclaration` (name, description, declared
+options, where its code lives) is all that listing it (``blindspot protocols``), checking its
+options and the Space's forms need; the declarations sit together in
+:mod:`blindspot.protocols.declarations`, which imports no execution code, and fill
+:data:`PROTOCOLS`. Its :class:`Protocol` subclass runs it: it turns a :class:`ProtocolRequest`
+(data, metrics and the run's settings, the same for every protocol) into a typed
+:class:`ProtocolResult` (``execute``, which writes nothing), and writes a result's report folder
+from the result alone (``report``); :meth:`Protocol.run` does both, the report when
+``request.out`` is set. Its module is imported on first need (:meth:`ProtocolDeclaration.load`),
+the way :mod:`blindspot.catalog` imports providers, so listing the protocols loads no runner,
+statistics or plotting code.
+
+The CLI (``blindspot run --protocol NAME``), the ``blindspot`` evaluate module and the Space all
+run a protocol through :func:`get_protocol`; adding one is a declaration in
+:mod:`~blindspot.protocols.declarations` (its ``implementation`` names the class) and a module
+with a :class:`Protocol` subclass whose ``declaration`` is it (rank: :mod:`blindspot.protocols.rank`;
 preference: :mod:`~blindspot.protocols.preference_run`; deviation, correlation, self-bias: their
 modules; search: :mod:`blindspot.search.protocol`).
 """
 
 from __future__ import annotations
 
+import importlib
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -98,23 +110,20 @@ class ProtocolResult:
 R = TypeVar("R", bound=ProtocolResult)
 
 
-class Protocol(ABC, Generic[R]):
-    """The one shape of every meta-evaluation protocol: what it judges, its declared options,
-    ``execute(request) -> result`` (a typed :class:`ProtocolResult`; nothing written),
-    ``report(result, out)`` (its report folder, from the result alone), its terminal summary and
-    its evaluate-module view.
+@dataclass(frozen=True)
+class ProtocolDeclaration:
+    """What a protocol is, apart from how it runs: what listing it, checking its options and the
+    Space's forms need, importable without its execution code.
 
-    A protocol is a subclass declaring :attr:`name`, :attr:`description` and :attr:`options` and
-    implementing :meth:`execute`, :meth:`report`, :meth:`summarise` and :meth:`view`;
-    :func:`register_protocol` adds one instance to :data:`PROTOCOLS`. :meth:`run` checks the
-    options before :meth:`execute` sees them and writes the report when the request has an
-    ``out``, so every entry point (CLI, evaluate module, Space) is checked and written alike.
+    ``implementation`` is ``"module:Class"``, the :class:`Protocol` subclass that runs it, whose
+    ``declaration`` is this one; :meth:`load` imports it on first need.
     """
 
-    name: ClassVar[str]
-    description: ClassVar[str]
+    name: str
+    description: str
+    implementation: str
     #: its settings, the one allow-list of every entry point
-    options: ClassVar[tuple[OptionSpec, ...]] = ()
+    options: tuple[OptionSpec, ...] = ()
 
     def check_options(self, given: Mapping[str, Any], *, visitor: bool = False,
                       allow_hub_models: bool = False) -> dict[str, Any]:
@@ -130,10 +139,47 @@ class Protocol(ABC, Generic[R]):
         """Every declared option: the given (checked) value, else its declared default."""
         return {s.name: given.get(s.name, s.default) for s in self.options}
 
+    def load(self) -> Protocol[Any]:
+        """The protocol that runs this declaration (its module imported on the first call)."""
+        protocol = _implementation(self.implementation)
+        if protocol.declaration is not self:
+            raise TypeError(f"{self.implementation} runs the {protocol.declaration.name!r} "
+                            f"declaration, not {self.name!r}: its declaration must be this one")
+        return protocol
+
+
+@cache
+def _implementation(path: str) -> Protocol[Any]:
+    """One instance of the :class:`Protocol` subclass at ``"module:Class"``."""
+    module, _, name = path.partition(":")
+    protocol: Protocol[Any] = getattr(importlib.import_module(module), name)()
+    return protocol
+
+
+class Protocol(ABC, Generic[R]):
+    """The one shape of every meta-evaluation protocol's execution: its :attr:`declaration`
+    (name, description, options), ``execute(request) -> result`` (a typed
+    :class:`ProtocolResult`; nothing written), ``report(result, out)`` (its report folder, from
+    the result alone), its terminal summary and its evaluate-module view.
+
+    A protocol is a subclass naming its :attr:`declaration` (from
+    :mod:`blindspot.protocols.declarations`) and implementing :meth:`execute`, :meth:`report`,
+    :meth:`summarise` and :meth:`view`. :meth:`run` checks the options before :meth:`execute`
+    sees them and writes the report when the request has an ``out``, so every entry point (CLI,
+    evaluate module, Space) is checked and written alike.
+    """
+
+    declaration: ClassVar[ProtocolDeclaration]
+
+    @property
+    def name(self) -> str:
+        """The declared name."""
+        return self.declaration.name
+
     def run(self, request: ProtocolRequest) -> R:
         """Run the protocol on ``request``, its options checked first; with ``request.out``,
         write the result's report folder there."""
-        checked = replace(request, options=self.check_options(request.options))
+        checked = replace(request, options=self.declaration.check_options(request.options))
         result = self.execute(checked)
         if checked.out is not None:
             self.report(result, Path(checked.out))
@@ -156,22 +202,19 @@ class Protocol(ABC, Generic[R]):
         """What the ``blindspot`` evaluate module's ``compute(protocol=...)`` returns."""
 
 
-#: every protocol by name (case-insensitive); filled by :mod:`blindspot.catalog`
-PROTOCOLS: Registry[Protocol[Any]] = Registry("protocol", normalise=lowercase)
+#: every protocol's declaration by name (case-insensitive); filled by :mod:`blindspot.catalog`
+#: from :mod:`blindspot.protocols.declarations`
+PROTOCOLS: Registry[ProtocolDeclaration] = Registry("protocol", normalise=lowercase)
 
-P = TypeVar("P", bound=type[Protocol[Any]])
 
-
-def register_protocol(cls: P) -> P:
-    """Class decorator: add an instance of the protocol ``cls`` to the registry under its name
-    (a name can be registered once)."""
-    PROTOCOLS.register(cls.name, cls())
-    return cls
+def register_protocol(declaration: ProtocolDeclaration) -> ProtocolDeclaration:
+    """Add ``declaration`` to the registry under its name (a name can be registered once)."""
+    return PROTOCOLS.register(declaration.name, declaration)
 
 
 def get_protocol(name: str) -> Protocol[Any]:
-    """The protocol called ``name``; a clear error lists the registered ones."""
-    return PROTOCOLS.get(name)
+    """The protocol called ``name``, ready to run; a clear error lists the registered ones."""
+    return PROTOCOLS.get(name).load()
 
 
 def single_data(protocol: str, data: Any) -> Any:
@@ -182,12 +225,3 @@ def single_data(protocol: str, data: Any) -> Any:
                              f"{len(data)} (--data once)")
         return data[0]
     return data
-
-
-# -- options several protocols share -------------------------------------------------------------
-# Each protocol declares its options beside its class. visitor_safe: a visitor of the public Space
-# may set it; engine settings, models and anything that names a server path never are; file
-# options come from the Space's upload box only.
-
-BATCH_SIZE = OptionSpec("batch_size", "int", "texts per metric call (the metric's default when "
-                        "unset)", minimum=1)

@@ -47,12 +47,11 @@ import numpy as np
 from rich.console import Console
 
 from blindspot.io import read_table
-from blindspot.protocols.options import OptionSpec
+from blindspot.protocols.declarations import SELF_BIAS
 from blindspot.protocols.registry import (
     Protocol,
     ProtocolRequest,
     ProtocolResult,
-    register_protocol,
     single_data,
 )
 from blindspot.runner.entries import tool as _tool
@@ -498,13 +497,6 @@ def write_outputs(result: Mapping[str, Any], out: Path,
 
 # -- the protocol --------------------------------------------------------------------------------
 
-SELF_BIAS_OPTIONS = (
-    OptionSpec("system_column", "text", "the generator-system column", default="system",
-               visitor_safe=True),
-)
-
-
-@register_protocol
 class SelfBiasProtocol(Protocol[SelfBiasResult]):
     """``blindspot run --protocol self-bias --data TABLE --metrics EVALUATORS``: the rows of
     ``--data`` are (system, hypothesis[, references][, source]) with the columns of
@@ -512,11 +504,7 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
     and the ``system_column`` option; ``--metrics`` holds the evaluator specs
     (:func:`parse_evaluators`). The report folder gets ``results.json`` and ``report.md`` (what
     ``blindspot self-bias --out`` writes as ``self_bias.json`` and ``self_bias.md``)."""
-    name = "self-bias"
-    description = ("self-evaluation bias (He et al., 2023, §5.4): the generator x evaluator "
-                   "score matrix, flagging evaluators that rank their own base model's system "
-                   "first")
-    options = SELF_BIAS_OPTIONS
+    declaration = SELF_BIAS
 
     def execute(self, request: ProtocolRequest) -> SelfBiasResult:
         """The evaluators read first (a bad spec fails before the data is read), then the
@@ -526,7 +514,7 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
         data = single_data(self.name, request.data)
         rows = read_table(data) if isinstance(data, (str, Path)) else data
         columns = dict(request.columns or {})
-        systems = group_rows(rows, self.settings(request.options)["system_column"],
+        systems = group_rows(rows, SELF_BIAS.settings(request.options)["system_column"],
                              columns.get("hypothesis") or "hypothesis",
                              columns.get("references"), columns.get("source"))
         return matrix_for_systems(systems, evaluators, request.progress)

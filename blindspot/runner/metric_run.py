@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -85,7 +85,7 @@ class MetricRun:
     def _state_key(self, texts: list[str], inputs: Inputs) -> str:
         return content_key("scores", self.identity, self.spec.output, texts, inputs)
 
-    def pending_jobs(self, cell_texts: Sequence[list[str]], inputs: Inputs) -> list[ScoreJob]:
+    def pending_jobs(self, cell_texts: Iterable[list[str]], inputs: Inputs) -> list[ScoreJob]:
         """The score jobs the cells (``cell_texts``, in scoring order, all of the rows
         ``inputs``) still need: those not in the run state nor the score cache, batched exactly
         as :meth:`score` would batch them one cell after the other, so every engine computes the
@@ -112,7 +112,7 @@ class MetricRun:
             known.update(keys.values())
         return jobs
 
-    def compute_ahead(self, cell_texts: Sequence[list[str]], inputs: Inputs, engine: Engine,
+    def compute_ahead(self, cell_texts: Iterable[list[str]], inputs: Inputs, engine: Engine,
                       bar: Any) -> None:
         """Score what the cells need on ``engine``, written once, here, into the score cache.
 
@@ -178,7 +178,7 @@ class MetricRun:
                 else list(input_keys(self.scorer, inputs).values()))
         self.cache.put_many(zip(keys, scores, strict=True))
 
-    def estimate(self, cell_texts: Sequence[list[str]], inputs: Inputs
+    def estimate(self, cell_texts: Iterable[list[str]], inputs: Inputs
                  ) -> ScoringEstimate | None:
         """How long scoring the cells will take, measured: the first pending batch is scored
         (it loads the model), the second is timed, and the rest is extrapolated by input length

@@ -207,11 +207,18 @@ def _looks_like_path(text: str) -> bool:
             or Path(text).expanduser().exists())
 
 
+def _nearby(path: Path) -> str:
+    """"Did you mean" for a missing file or folder: the closest name beside it."""
+    beside = [str(path.parent / p.name) for p in path.parent.iterdir()] if path.parent.is_dir() else []
+    return did_you_mean(str(path), beside)
+
+
 def load_function(path: Path, function: str, text: str) -> Any:
     """The function ``function`` defined in the Python file ``path`` (``text`` as written)."""
     if not path.is_file():
         raise ValueError(f"metric {text!r}: no file {str(path)!r}; give path/to/file.py:function "
-                         "with a file that exists (relative to the current folder)")
+                         "with a file that exists (relative to the current folder)"
+                         f"{_nearby(path)}")
     name = f"blindspot_user_metric_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -233,7 +240,7 @@ def load_function(path: Path, function: str, text: str) -> Any:
                          if callable(v) and not n.startswith("_")
                          and getattr(v, "__module__", None) == name)
         raise ValueError(f"metric {text!r}: {str(path)!r} defines no {function!r}; its "
-                         f"functions are {', '.join(defined) or 'none'}")
+                         f"functions are {', '.join(defined) or 'none'}{did_you_mean(function, defined)}")
     check_function(getattr(module, function), repr(text))
     return getattr(module, function)
 
@@ -264,7 +271,7 @@ def custom_spec(text: str) -> MetricSpec | None:
         if not path.exists():
             raise ValueError(f"metric {text!r}: no file or folder {str(path)!r}; give a module "
                              "folder (./my_module/), a module script (my_module.py) or a "
-                             "function (my_metric.py:score)")
+                             f"function (my_metric.py:score){_nearby(path)}")
         hint = (f"; to judge a function in it, write {text}:FUNCTION" if path.suffix == ".py"
                 else "")
         return spec_from_module(_load_module(str(path), "from that path", hint))

@@ -7,8 +7,11 @@ each chunk is perturbed for every cell of the planned suite (on the run's engine
 local processes or Ray), then scored with every metric (:class:`~blindspot.runner.metric_run.
 MetricRun`: run state, score cache, the engine when it computes ahead). Per-row values go to a
 temporary folder, and every test is judged from there at the end. Each chunk's perturbed cells
-and each cell's scores are kept in the run's state, so a killed run resumes where it stopped and
-ends with the same ``results.json`` as an uninterrupted one, whatever its chunk size.
+go to the run state as they are made and are read back one at a time (memory holds one cell, not
+the chunk's suite); each cell's scores are kept there too, so a killed run resumes where it
+stopped and ends with the same ``results.json`` as an uninterrupted one, whatever its chunk size
+(a chunked run removes a chunk's perturbed cells once it is scored, and a resumed one perturbs
+its finished chunks again to read their scores back).
 """
 
 from __future__ import annotations
@@ -22,10 +25,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-import datasets
 import numpy as np
-import pyarrow as pa
-from datasets.table import InMemoryTable
 
 from blindspot import defaults
 from blindspot.forking import check_num_proc, fit_threads_to_load
@@ -35,6 +35,7 @@ from blindspot.paths import cache_dir
 from blindspot.perturbations.base import REGISTRY, Perturbation, canonical_task
 from blindspot.perturbations.catalogue import suite_tests
 from blindspot.perturbations.dataset import (
+    SuiteItem,
     SuiteJob,
     SuitePlan,
     build_suite_tests,
@@ -59,7 +60,7 @@ from blindspot.runner.entries import (
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, keep_worst, worst_candidates
 from blindspot.runner.metric_run import Inputs, MetricRun, announce
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
-from blindspot.runner.state import RunState, content_key
+from blindspot.runner.state import RunState, SavedSuite, content_key
 from blindspot.runner.stream import (
     check_chunk_size,
     check_streamable,
@@ -71,6 +72,8 @@ from blindspot.scoring.anchors import ANCHOR_ROWS
 from blindspot.seeding import parse_seeds
 
 DEFAULT_TESTS = defaults.TESTS
+#: in a suite's key: suites saved in another layout are never read as this one
+SUITE_FORMAT = "arrow-cells-1"
 DEFAULT_SEEDS = defaults.SEEDS
 T = TypeVar("T")
 
@@ -123,7 +126,7 @@ class SuiteTests:
     CheckList) done on first need: a run whose every chunk was perturbed before (the run state
     keeps it) loads none of them."""
 
-    def __init__(self, data: DataSource, task: str | None) -> None:
+    def __init__(self, data: DataSource, task: str) -> None:
         self.data, self.task = data, task
 
     @cached_property
@@ -134,37 +137,71 @@ class SuiteTests:
         return built
 
 
+class ChunkCells:
+    """A chunk's perturbed cells in plan order, kept in the run state and read one at a time
+    (memory holds one cell of the chunk, never its whole suite)."""
+
+    def __init__(self, items: Sequence[SuiteItem], suite: SavedSuite | None) -> None:
+        self.items, self.suite = list(items), suite
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Cell]:
+        for index, item in enumerate(self.items):
+            assert self.suite is not None  # a plan with cells has a suite
+            columns = self.suite.cell(index)
+            yield Cell(item.test, str(item.level), int(item.seed),
+                       noise_ratios=columns["noise_ratio"], applied=columns["applied"],
+                       perturbed=columns["perturbed"])
+
+    def texts(self, gold: Sequence[str]) -> Iterable[list[str]]:
+        """The gold texts, then each cell's perturbed texts (read as they are iterated)."""
+        return _Texts(list(gold), self)
+
+    def drop(self) -> None:
+        """Remove the suite from the run state (once every metric's scores of it are kept)."""
+        if self.suite is not None:
+            self.suite.remove()
+
+
+@dataclass
+class _Texts:
+    """Texts to score, cell after cell, read again from the run state at each iteration."""
+
+    gold: list[str]
+    cells: ChunkCells
+
+    def __iter__(self) -> Iterator[list[str]]:
+        yield self.gold
+        for cell in self.cells:
+            yield cell.perturbed
+
+
 def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: SuiteTests,
-                    state: RunState, engine: Engine, num_proc: int | None, bar: Any) -> list[Cell]:
-    """The chunk's cells in plan order, perturbed on ``engine`` (from the state when a previous
-    run perturbed the same rows with the same plan)."""
+                    state: RunState, engine: Engine, num_proc: int | None,
+                    bar: Any) -> ChunkCells:
+    """The chunk's cells in plan order, perturbed on ``engine`` and written to the state as they
+    come (read from the state when a previous run perturbed the same rows with the same plan)."""
     plan = data.plan
     if not plan.items:
-        return []
+        return ChunkCells([], None)
     key = content_key("suite", chunk.texts, chunk.ids, chunk.sources,
                       [(i.test, str(i.level), i.seed) for i in plan.items],
-                      _plan_versions(plan.items), describe_resources(data.resources))
-    rows = len(chunk.texts)
-    suite = state.load_suite(key, rows=len(plan.items) * rows)
+                      _plan_versions(plan.items), describe_resources(data.resources),
+                      SUITE_FORMAT)
+    suite = state.load_suite(key, len(plan.items), len(chunk.texts))
     if suite is None:
-        job = SuiteJob(plan, suite_state(plan, perturbations.instances, list(chunk.texts), list(chunk.ids),
-                                         chunk.sources, num_proc))
-        tables: list[Any] = [None] * len(plan.items)
+        job = SuiteJob(plan, suite_state(plan, perturbations.instances, list(chunk.texts),
+                                         list(chunk.ids), chunk.sources, num_proc))
+        writer = state.suite_writer(key)
         for index, table in engine.perturb(job):  # any order; each cell an Arrow table
-            tables[index] = table
+            writer.add(index, table)
             bar.update()
-        suite = datasets.Dataset(InMemoryTable(pa.concat_tables(tables)))
-        state.save_suite(key, suite)
+        suite = writer.finish(len(plan.items))
     else:
         bar.update(len(plan.items))
-    table = suite.select_columns(["perturbed", "applied", "noise_ratio"]).to_dict()
-    cells = []
-    for k, item in enumerate(plan.items):
-        span = slice(k * rows, (k + 1) * rows)
-        cells.append(Cell(item.test, str(item.level), int(item.seed),
-                          noise_ratios=table["noise_ratio"][span], applied=table["applied"][span],
-                          perturbed=table["perturbed"][span]))
-    return cells
+    return ChunkCells(plan.items, suite)
 
 
 # -- scoring --------------------------------------------------------------------------------------
@@ -195,7 +232,7 @@ class MetricAccount:
     def file(self, cell: int | None) -> str:
         return f"m{self.index}-{'gold' if cell is None else cell}.f64"
 
-    def score_chunk(self, chunk: Chunk, cells: list[Cell], spill: Spill, engine: Engine,
+    def score_chunk(self, chunk: Chunk, cells: ChunkCells, spill: Spill, engine: Engine,
                     bar: Any) -> None:
         """Score the chunk's gold rows and cells (cell by cell, in plan order)."""
         run = self.run
@@ -203,7 +240,7 @@ class MetricAccount:
             bar.update(len(cells) + 1)
             return
         inputs = run.inputs(chunk.references, chunk.sources)
-        texts = [list(chunk.texts)] + [cell.perturbed for cell in cells]
+        texts = cells.texts(chunk.texts)
         if engine.computes_ahead:
             run.compute_ahead(texts, inputs, engine, bar)
         elif run.scorer.model_option is not None:
@@ -344,6 +381,8 @@ def run_dataset(data: DataSource, specs: list[MetricSpec], settings: RunSettings
                 account.score_chunk(chunk, cells, spill, engine, scoring)
                 if last:  # judged now, so its model goes before the next metric's loads
                     entries[account.spec.name] = account.finish(plan, rows, spill, engine)
+            if not data.whole:  # every score of the chunk is kept: its texts can go
+                cells.drop()
             get_parser().forget()  # the disk cache keeps the parses; memory stays one chunk's
     finally:
         if scoring is not None:

@@ -2,8 +2,13 @@
 
 Two things are kept under the run's state folder (``<out>/.state`` by default):
 
-* each dataset's perturbed suite, saved once it is complete (written to a temporary folder and
-  renamed, so a half-written suite is never read back);
+* each chunk's perturbed suite (:class:`SavedSuite`): one Arrow file per (test, level, seed)
+  cell, written as the cells come from the engine into a temporary folder renamed once every
+  cell is in it (a half-written suite is never read back), and read back one cell at a time, so
+  memory holds one cell of a chunk, never its whole suite. A chunked run removes a chunk's suite
+  once every metric scored it (its scores are kept): the state then holds the scores and the
+  suite of the chunk in progress, not every perturbed text of the data (a resumed chunked run
+  perturbs its finished chunks again, which reads their scores back, scoring nothing twice);
 * each metric's scores per (gold | test, level, seed) cell, keyed by the scorer's identity and
   the exact texts scored, one SQLite transaction per cell.
 
@@ -17,9 +22,9 @@ A damaged file is handled by what it holds:
   with a message naming it and what to delete to start over
   (:class:`~blindspot.sqlite_utils.DamagedStoreError`, ``derived=False``).
 * a suite is derived: the same gold data, tests, seeds and code make it again in the time of
-  one perturbation pass. An unreadable one (a truncated ``.arrow``, bad JSON) or one with the
-  wrong number of rows is moved aside to ``<folder>.corrupt-<n>`` with one warning, and made
-  again.
+  one perturbation pass. One with an unreadable cell (a truncated ``.arrow``), a missing cell,
+  or a cell with the wrong number of rows is moved aside to ``<folder>.corrupt-<n>`` with one
+  warning, and made again.
 """
 
 from __future__ import annotations
@@ -32,9 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import datasets
-import pyarrow
-from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
+import pyarrow as pa
 
 from blindspot.sqlite_utils import KeyValueStore, move_aside, warn
 
@@ -94,37 +97,89 @@ class RunState:
     def suite_path(self, key: str) -> Path:
         return self.folder / "suites" / key[:32]
 
-    def load_suite(self, key: str, rows: int | None = None) -> Any | None:
-        """The saved suite, or None when it was never completed or is damaged (unreadable, or
-        not ``rows`` rows long): a damaged suite is moved aside with a warning, to be made again.
-        """
+    def load_suite(self, key: str, cells: int, rows: int) -> SavedSuite | None:
+        """The saved suite, or None when it was never completed or is damaged (a cell
+        unreadable, missing, or not ``rows`` rows long): a damaged suite is moved aside with a
+        warning, to be made again. Every cell is read once here, one at a time."""
         path = self.suite_path(key)
-        if not (path / "dataset_info.json").is_file():
+        if not path.is_dir():
             return None
+        suite = SavedSuite(path, cells)
         try:
-            suite = datasets.load_from_disk(str(path), keep_in_memory=True)
-        except (OSError, ValueError, pyarrow.ArrowException) as error:
+            lengths = [suite.rows(index) for index in range(cells)]
+        except (OSError, pa.ArrowException) as error:
             problem = f"it cannot be read ({error})"
         else:
-            if rows is None or len(suite) == rows:
+            wrong = [n for n in lengths if n != rows]
+            if not wrong:
                 return suite
-            problem = f"it has {len(suite)} rows, not {rows}"
+            problem = f"a cell has {wrong[0]} rows, not {rows}"
         aside = move_aside(path)
         warn(f"the saved perturbed suite {path} was damaged ({problem}); moved it to "
              f"{aside.name} and made the suite again")
         return None
 
-    def save_suite(self, key: str, suite: Any) -> None:
-        """Save atomically: a temporary folder renamed into place."""
-        path = self.suite_path(key)
-        partial = path.with_name(path.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        shown = is_progress_bar_enabled()
-        disable_progress_bar()  # a bar for a sub-second save is noise next to the run's own bars
-        try:
-            suite.save_to_disk(str(partial))
-        finally:
-            if shown:
-                enable_progress_bar()
-        shutil.rmtree(path, ignore_errors=True)
-        partial.rename(path)
+    def suite_writer(self, key: str) -> SuiteWriter:
+        """A writer of the suite ``key``, cell by cell, saved atomically by its ``finish``."""
+        return SuiteWriter(self.suite_path(key))
+
+
+#: the columns of a perturbed cell a run reads (``perturbations.dataset.OUTPUT_SCHEMA`` less
+#: the test, level and seed, which the plan knows)
+SUITE_COLUMNS = ("perturbed", "applied", "noise_ratio")
+_COMPRESSION = pa.ipc.IpcWriteOptions(compression="zstd")
+
+
+def _cell_file(folder: Path, index: int) -> Path:
+    return folder / f"cell-{index}.arrow"
+
+
+class SavedSuite:
+    """A perturbed suite in the run state: one Arrow file per cell, each read when asked."""
+
+    def __init__(self, path: Path, cells: int) -> None:
+        self.path, self.cells = path, cells
+
+    def _table(self, index: int) -> pa.Table:
+        with pa.OSFile(str(_cell_file(self.path, index))) as source:  # read, not mapped
+            return pa.ipc.open_file(source).read_all()
+
+    def rows(self, index: int) -> int:
+        """How many rows cell ``index`` has (reading it whole: a damaged file raises)."""
+        return self._table(index).num_rows
+
+    def cell(self, index: int) -> dict[str, list[Any]]:
+        """Cell ``index``'s :data:`SUITE_COLUMNS` as Python lists."""
+        return self._table(index).select(list(SUITE_COLUMNS)).to_pydict()
+
+    def remove(self) -> None:
+        """Delete the suite (its cells' scores, kept apart, stay)."""
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+class SuiteWriter:
+    """Cells written as they come (any order) into ``<path>.partial``, renamed into place by
+    :meth:`finish` once every cell is there."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.partial = path.with_name(path.name + ".partial")
+        shutil.rmtree(self.partial, ignore_errors=True)
+        self.partial.mkdir(parents=True)
+
+    def add(self, index: int, table: pa.Table) -> None:
+        kept = table.select(list(SUITE_COLUMNS))
+        with pa.OSFile(str(_cell_file(self.partial, index)), "wb") as sink, \
+                pa.ipc.new_file(sink, kept.schema, options=_COMPRESSION) as writer:
+            writer.write_table(kept)
+
+    def finish(self, cells: int) -> SavedSuite:
+        missing = [i for i in range(cells) if not _cell_file(self.partial, i).is_file()]
+        if missing:
+            raise RuntimeError(f"the perturbed suite lacks cells {missing[:5]}")
+        shutil.rmtree(self.path, ignore_errors=True)
+        self.partial.rename(self.path)
+        return SavedSuite(self.path, cells)
+
+
+__all__ = ["SUITE_COLUMNS", "RunState", "SavedSuite", "SuiteWriter", "content_key"]

@@ -10,8 +10,9 @@ the run state and the score cache, its per-row values spilled to disk, and each 
 test at a time at the end. Every test draws its randomness per row (seed, test, level, row id),
 so chunking changes no perturbation, and ``results.json`` and the report are byte-identical to
 those of the run without chunks on the same data, seeds and metrics, whatever the chunk size
-(``tests/test_one_pipeline.py``). A killed chunked run resumes like any run: each chunk's
-perturbed cells and each cell's scores are in the run state.
+(``tests/test_one_pipeline.py``). A killed chunked run resumes like any run: each cell's scores
+are in the run state (the chunk in progress's perturbed cells too; a finished chunk's are removed,
+:mod:`blindspot.runner.state`, and perturbed again on resume).
 
 What cannot be read in chunks, and what happens instead:
 
@@ -28,9 +29,11 @@ What cannot be read in chunks, and what happens instead:
   in N processes; ``--engine ray`` perturbs and scores each chunk on Ray (the same plan, the same
   bytes).
 
-Limits: memory holds one chunk with its perturbed cells; the run state grows with the rows (it
-keeps every chunk's perturbed texts). An error message that names a row by its position (e.g.
-``predictions[3] must be a string``) counts within the chunk. Neural metrics whose scores depend
+Limits: memory holds one chunk's rows and one of its perturbed cells at a time (the cells are
+read back from the run state one by one; ``--engine ray`` and a model metric's forecast hold every
+pending text of a chunk); the run state grows with the rows by their scores only. An error
+message that names a row by its position (e.g. ``predictions[3] must be a string``) counts within
+the chunk. Neural metrics whose scores depend
 on their batch's other texts (padding, BERTScore's embedding cache) batch per chunk, so their
 last bits may differ from the whole run. Values read from a JSON-lines file are the JSON values
 themselves; the whole run reads them through Arrow, which may convert a column of mixed ints and

@@ -11,45 +11,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from blindspot.protocols.options import MAX_SEED, OptionSpec
-from blindspot.protocols.registry import BATCH_SIZE, Protocol, ProtocolRequest, register_protocol, single_data
+from blindspot.protocols.declarations import SEARCH
+from blindspot.protocols.registry import Protocol, ProtocolRequest, single_data
 from blindspot.search.run import SearchResult, generalisation_state, search_result
 
-SEARCH_OPTIONS = (
-    OptionSpec("noise_ratio", "float", "target noise ratio of every hypothesis", default=0.1,
-               minimum=0, maximum=1, exclusive_minimum=True, visitor_safe=True),
-    OptionSpec("panel", "metrics", "other metrics scoring the same perturbed texts",
-               visitor_safe=True),
-    OptionSpec("k", "int", "candidates per source and word", default=8, minimum=1, maximum=100,
-               visitor_safe=True),
-    OptionSpec("mlm", "model", "masked LM for top-k candidates (default: the run's --mlm)"),
-    OptionSpec("embedding_model", "model", "model whose input embeddings give nearest-word "
-               "candidates", default="minilm"),
-    OptionSpec("max_calls", "int", "budget: scored candidate texts (one search step of one "
-               "text costs one call per candidate edit)", minimum=1,
-               visitor_safe=True),
-    OptionSpec("max_seconds", "float", "budget: wall time", minimum=0, exclusive_minimum=True,
-               visitor_safe=True),
-    OptionSpec("seed", "int", "breaks exact ties between edits", default=0, minimum=0,
-               maximum=MAX_SEED, visitor_safe=True),
-    OptionSpec("limit", "int", "search the first N rows only", minimum=1, visitor_safe=True),
-    OptionSpec("generalise", "bool", "check that the patterns found generalise (rank "
-               "protocol)", default=False, visitor_safe=True),
-    OptionSpec("top_patterns", "int", "patterns checked by generalise", default=3, minimum=0,
-               maximum=100, visitor_safe=True),
-    BATCH_SIZE,
-)
 
-
-@register_protocol
 class SearchProtocol(Protocol[SearchResult]):
-    name = "search"
-    description = ("adversarial search (He et al., 2023, Appendix J): greedy word edits the "
-                   "metric penalises least, judged by a panel of other metrics")
-    options = SEARCH_OPTIONS
+    declaration = SEARCH
 
     def execute(self, request: ProtocolRequest) -> SearchResult:
-        """Run the search (its options checked against ``SEARCH_OPTIONS``); the masked LM
+        """Run the search (its options checked against ``SEARCH.options``); the masked LM
         defaults to the request's ``mlm``."""
         options = dict(request.options)
         options.setdefault("mlm", (request.resources or {}).get("mlm"))

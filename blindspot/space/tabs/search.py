@@ -16,7 +16,7 @@ from typing import Any
 
 import gradio as gr
 
-from blindspot.protocols.registry import get_protocol
+from blindspot.protocols.registry import PROTOCOLS
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.search.report import PLOT_FILE, metric_table, pattern_table
 from blindspot.search.run import SearchSettings
@@ -86,8 +86,8 @@ def search_request(data: str, task: str, columns: Mapping[str, str | None] | Non
                "max_seconds": float(max_seconds) if _given(max_seconds) else None,
                "seed": _whole("seed", seed, 0) if _given(seed) else 0,
                "limit": _whole("rows", limit, 1) if _given(limit) else None}
-    options = get_protocol("search").check_options(options, visitor=True,
-                                                   allow_hub_models=allow_hub_models)
+    options = PROTOCOLS.get("search").check_options(options, visitor=True,
+                                                    allow_hub_models=allow_hub_models)
     SearchSettings(**{k: v for k, v in options.items() if k != "panel"}).check()
     return {"protocol": "search", "data": data, "task": task,
             "columns": dict(columns) if columns else None, "metrics": [metric],

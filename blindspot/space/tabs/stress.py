@@ -26,7 +26,7 @@ from typing import Any
 
 from blindspot import seeding
 from blindspot.models import available_models
-from blindspot.protocols.registry import get_protocol
+from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report import views
 from blindspot.report.html import esc, lines_list
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
@@ -84,13 +84,13 @@ def parse_options(text: str) -> dict[str, Any]:
 def visitor_options(protocol: str, text: str, limits: SpaceLimits = DEFAULT_LIMITS
                     ) -> dict[str, Any]:
     """The options field read and checked against the protocol's visitor-safe options."""
-    return get_protocol(protocol).check_options(parse_options(text), visitor=True,
-                                                allow_hub_models=limits.allow_hub_models)
+    return PROTOCOLS.get(protocol).check_options(parse_options(text), visitor=True,
+                                                 allow_hub_models=limits.allow_hub_models)
 
 
 def options_hint(protocol: str) -> str:
     """The options a visitor may type for ``protocol``, from its declaration."""
-    chosen = get_protocol(protocol)
+    chosen = PROTOCOLS.get(protocol)
     lines = [f"- `{s.describe()}`" for s in chosen.options if s.visitor_safe and not s.file]
     return "Options you can set (key=value per line):\n" + "\n".join(lines) if lines else ""
 
@@ -113,7 +113,7 @@ def make_request(protocol: str, data: str, task: str, columns: dict | None,
     must be one a visitor may run; ``options`` were checked by :func:`visitor_options`."""
     from blindspot.perturbations.catalogue import suite_tests  # lazy: see test_choices
 
-    name = get_protocol(protocol).name
+    name = PROTOCOLS.get(protocol).name
     form = form_for(name)
     request: dict[str, Any] = {"protocol": name, "data": data, "task": task, "columns": columns,
                                "metrics": metrics, "out": str(out) if out else None,

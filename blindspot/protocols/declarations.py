@@ -1,0 +1,167 @@
+"""Every protocol's declaration: its name, what it judges, its options and where its code lives.
+
+This is what ``blindspot protocols`` lists, what every entry point checks a protocol's options
+against (:meth:`~blindspot.protocols.registry.ProtocolDeclaration.check_options`) and what the
+Space's forms read, and it imports no execution code: the runner (``datasets``), the judge
+(``scipy``) and the report writer (matplotlib) load only when a protocol runs
+(:func:`~blindspot.protocols.registry.get_protocol`). :mod:`blindspot.catalog` fills
+:data:`~blindspot.protocols.registry.PROTOCOLS` from this module, in the order declared here,
+which is the order ``blindspot protocols`` lists them.
+
+Each option's ``visitor_safe``: a visitor of the public Space may set it; engine settings, models
+and anything that names a server path never are; ``file`` options come from the Space's upload
+box only.
+"""
+
+from __future__ import annotations
+
+from blindspot import defaults
+from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
+from blindspot.protocols.options import MAX_SEED, OptionSpec
+from blindspot.protocols.preference import ERROR_TYPES, MODES
+from blindspot.protocols.registry import ProtocolDeclaration, register_protocol
+
+# -- options several protocols share -------------------------------------------------------------
+
+BATCH_SIZE = OptionSpec("batch_size", "int", "texts per metric call (the metric's default when "
+                        "unset)", minimum=1)
+
+#: how the deviation protocol brings metric scores to [0, 1]
+NORMALISE = ("auto", "minmax", "none")
+
+# -- the protocols, in the order they are listed -------------------------------------------------
+
+RANK = register_protocol(ProtocolDeclaration(
+    "rank",
+    "rank and monotonicity (He et al., 2023): the score must strictly decrease as the noise "
+    "ratio grows",
+    implementation="blindspot.protocols.rank:RankProtocol",
+    options=(
+        OptionSpec("levels", "levels", "levels per test instead of the paper's",
+                   visitor_safe=True),
+        OptionSpec("tolerance", "float", "a mean score may rise by this much and still count as "
+                   "a decrease", default=defaults.TOLERANCE, minimum=0, visitor_safe=True),
+        OptionSpec("worst_examples", "int", "examples the metric penalised least, per test",
+                   default=defaults.WORST_EXAMPLES, minimum=0, maximum=1000, visitor_safe=True),
+        OptionSpec("bootstrap_seed", "int", "seed of the bootstrap confidence intervals",
+                   default=defaults.BOOTSTRAP_SEED,
+                   minimum=0, maximum=MAX_SEED, visitor_safe=True),
+        BATCH_SIZE,
+        OptionSpec("state_dir", "path", "folder of the run's resumable state (default "
+                   "<out>/.state)"),
+        OptionSpec("engine", "engine", "where perturbation and scoring run", default="local",
+                   choices=("local", "ray")),
+        OptionSpec("address", "text", "Ray cluster to join (engine ray)"),
+        OptionSpec("actors", "int", "scoring actors (engine ray)", minimum=1),
+        OptionSpec("gpus_per_actor", "float", "GPUs per scoring actor (engine ray)", minimum=0),
+        OptionSpec("chunk_size", "int", "stream each data file this many rows at a time",
+                   minimum=1),
+    )))
+
+PREFERENCE = register_protocol(ProtocolDeclaration(
+    "preference",
+    "preference accuracy (Chen and Eger, 2023, MENLI): the metric must score the paraphrase "
+    "strictly above the adversarial candidate, per error type",
+    implementation="blindspot.protocols.preference_run:PreferenceProtocol",
+    options=(
+        OptionSpec("mode", "choice", "the anchor the candidates are compared with",
+                   default="ref-based", visitor_safe=True,
+                   choices=(*MODES, *(m.replace("-", "_") for m in MODES))),
+        OptionSpec("fixed", "bool", "read the *_fixed columns", default=False,
+                   visitor_safe=True),
+        OptionSpec("error_types", "names", "error types to judge (default: all present)",
+                   choices=tuple(ERROR_TYPES), visitor_safe=True),
+        OptionSpec("combine_with", "metric", "a metric N reported as w * minmax(N) + "
+                   "(1 - w) * minmax(M) beside each metric M", visitor_safe=True),
+        OptionSpec("weight", "float", "w of combine_with (MENLI's best MT weight)", default=0.2,
+                   minimum=0, maximum=1, visitor_safe=True),
+        OptionSpec("examples", "int", "failed pairs kept per error type and metric", default=1,
+                   minimum=0, maximum=1000, visitor_safe=True),
+        OptionSpec("format", "choice", "the set's file format: MENLI-style columns, or a "
+                   "challenge set as published (blindspot run --format)", default="menli",
+                   choices=("menli", *FORMAT_NAMES)),
+        OptionSpec("ties", "choice", "how the Kendall-like tau counts a tie: left out (MENLI) "
+                   "or against the metric (ACES); challenge-set formats", default="excluded",
+                   choices=TIES_POLICIES, visitor_safe=True),
+        BATCH_SIZE,
+    )))
+
+DEVIATION = register_protocol(ProtocolDeclaration(
+    "deviation",
+    "deviation from human judgement (Sai et al., 2021, Eq. 1): per task, criterion and "
+    "checklist template, the metric's drop against the humans' drop",
+    implementation="blindspot.protocols.deviation:DeviationProtocol",
+    options=(
+        OptionSpec("human_scores", "path", "CSV of human scores per template (default: the "
+                   "shipped table)", file=True),
+        OptionSpec("criteria", "names", "criteria to check (default: all of the task)",
+                   visitor_safe=True),
+        OptionSpec("templates", "names", "template ids to run (default: all of the criteria)",
+                   visitor_safe=True),
+        OptionSpec("normalise", "choice", "how metric scores are brought to [0, 1]",
+                   default="auto", choices=NORMALISE, visitor_safe=True),
+        OptionSpec("tolerance", "float", "a normalised drop up to this counts as none",
+                   default=0.0, minimum=0, visitor_safe=True),
+        BATCH_SIZE,
+        OptionSpec("examples", "int", "examples per template in the report", default=2,
+                   minimum=0, maximum=1000, visitor_safe=True),
+    )))
+
+CORRELATION = register_protocol(ProtocolDeclaration(
+    "correlation",
+    "correlation with human criteria (Kendall tau-b, Pearson, Spearman) at system and summary "
+    "level, e.g. SummEval's expert coherence/consistency/fluency/relevance",
+    implementation="blindspot.protocols.correlation:CorrelationProtocol",
+    options=(
+        OptionSpec("references", "path", "file of references joined on id (default: the "
+                   "judgment rows' own)", file=True),
+        OptionSpec("reference_columns", "names", "columns holding references",
+                   default="gold,references", visitor_safe=True),
+        OptionSpec("criteria", "names", "human criteria to correlate with (default: the "
+                   "expert_* columns, else every other numeric column)", visitor_safe=True),
+        OptionSpec("system_column", "text", "the column naming the system", default="system",
+                   visitor_safe=True),
+        BATCH_SIZE,
+    )))
+
+SEARCH = register_protocol(ProtocolDeclaration(
+    "search",
+    "adversarial search (He et al., 2023, Appendix J): greedy word edits the metric penalises "
+    "least, judged by a panel of other metrics",
+    implementation="blindspot.search.protocol:SearchProtocol",
+    options=(
+        OptionSpec("noise_ratio", "float", "target noise ratio of every hypothesis",
+                   default=0.1, minimum=0, maximum=1, exclusive_minimum=True, visitor_safe=True),
+        OptionSpec("panel", "metrics", "other metrics scoring the same perturbed texts",
+                   visitor_safe=True),
+        OptionSpec("k", "int", "candidates per source and word", default=8, minimum=1,
+                   maximum=100, visitor_safe=True),
+        OptionSpec("mlm", "model", "masked LM for top-k candidates (default: the run's --mlm)"),
+        OptionSpec("embedding_model", "model", "model whose input embeddings give "
+                   "nearest-word candidates", default="minilm"),
+        OptionSpec("max_calls", "int", "budget: scored candidate texts (one search step of one "
+                   "text costs one call per candidate edit)", minimum=1, visitor_safe=True),
+        OptionSpec("max_seconds", "float", "budget: wall time", minimum=0,
+                   exclusive_minimum=True, visitor_safe=True),
+        OptionSpec("seed", "int", "breaks exact ties between edits", default=0, minimum=0,
+                   maximum=MAX_SEED, visitor_safe=True),
+        OptionSpec("limit", "int", "search the first N rows only", minimum=1, visitor_safe=True),
+        OptionSpec("generalise", "bool", "check that the patterns found generalise (rank "
+                   "protocol)", default=False, visitor_safe=True),
+        OptionSpec("top_patterns", "int", "patterns checked by generalise", default=3,
+                   minimum=0, maximum=100, visitor_safe=True),
+        BATCH_SIZE,
+    )))
+
+SELF_BIAS = register_protocol(ProtocolDeclaration(
+    "self-bias",
+    "self-evaluation bias (He et al., 2023, §5.4): the generator x evaluator score matrix, "
+    "flagging evaluators that rank their own base model's system first",
+    implementation="blindspot.protocols.self_bias:SelfBiasProtocol",
+    options=(
+        OptionSpec("system_column", "text", "the generator-system column", default="system",
+                   visitor_safe=True),
+    )))
+
+__all__ = ["BATCH_SIZE", "CORRELATION", "DEVIATION", "NORMALISE", "PREFERENCE", "RANK",
+           "SEARCH", "SELF_BIAS"]
