@@ -3,6 +3,7 @@ serve the Space."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -431,7 +432,13 @@ def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    finally:
+        # the command is done: the interpreter's exit would still walk every object it holds
+        # (spaCy, WordNet, a model: seconds after a demo) in its last collections; frozen
+        # objects are left to the process's end (every file we write is closed already)
+        gc.freeze()
 
 
 if __name__ == "__main__":

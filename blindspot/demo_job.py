@@ -3,14 +3,16 @@
 For each demo task, a representative set of metrics that run offline (lexical metrics, BERTScore
 on MiniLM, GPT-PPL on SmolLM2) is judged on every test the paper runs for that task, and a report
 folder is written per task. The lexical metrics are judged first, on every row and seed; the model
-metrics then on fewer cells (:class:`ModelCells`), each announced with a measured time forecast.
-Each finished cell is kept, so a second ``make demo`` only re-judges.
+metrics then on fewer cells (:class:`ModelCells`), one table each as soon as it is judged, each
+announced with a measured time forecast. The report folders (their plots take seconds) are
+written once every table is on screen. Each finished cell is kept, so a second ``make demo`` only
+re-judges.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -81,19 +83,60 @@ def _first_rows(task: str, rows: int, folder: Path) -> Path:
     return path
 
 
-def _judge(console: Console, title: str, folder: Path, data: Any, metrics: Sequence[str],
-           task: str, seeds: Sequence[int], num_proc: int | None) -> None:
-    """Judge, print the table, then write the report folder (its plots take seconds)."""
-    from blindspot.report.writer import write_report
+@dataclass
+class DemoReports:
+    """The report folders the demo writes once every table is on screen (their plots take
+    seconds each), each with its results."""
+
+    pending: list[tuple[dict[str, Any], Path]] = field(default_factory=list)
+
+    def add(self, results: dict[str, Any], folder: Path) -> None:
+        self.pending.append((results, folder))
+
+    def write(self, console: Console) -> None:
+        """Write each report not already there (a second ``make demo`` rewrites none)."""
+        from blindspot.report.writer import write_report
+
+        stale = [(results, folder) for results, folder in self.pending
+                 if not report_is_current(results, folder)]
+        if stale:
+            console.print(f"writing {len(stale)} report folder{'s' if len(stale) > 1 else ''} "
+                          "(plots take a few seconds)")
+        for results, folder in stale:
+            write_report(results, folder)
+
+
+def _judge(console: Console, title: str | None, folder: Path, data: Any,
+           metrics: Sequence[str], task: str, seeds: Sequence[int],
+           num_proc: int | None) -> dict[str, Any]:
+    """Judge and print the table under ``title`` (None: judge quietly, no bars, no table);
+    the results."""
     from blindspot.runner import run_blindspot
     from blindspot.runner.summary import print_summary
 
-    console.rule(title)
+    if title is not None:
+        console.rule(title)
     results = run_blindspot(data, list(metrics), task=task, tests="all", seeds=list(seeds),
-                            state_dir=folder / ".state", num_proc=num_proc)
-    print_summary(results, console)
-    if not report_is_current(results, folder):
-        write_report(results, folder)
+                            state_dir=folder / ".state", num_proc=num_proc,
+                            progress=title is not None)
+    if title is not None:
+        print_summary(results, console)
+    return results
+
+
+def _judge_models(console: Console, run: DemoRun, metrics: Sequence[str], folder: Path,
+                  cells: ModelCells, num_proc: int | None) -> dict[str, Any]:
+    """Each model metric judged and its table printed as soon as it is done (BERTScore's table
+    is on screen before GPT-PPL, the slowest, starts), then the report's results: all of them
+    judged together from the run state (their scores, perturbations and anchors are kept
+    there), so the report is the one a single run of every model metric writes."""
+    data = str(_first_rows(run.task, cells.rows, folder))
+    shown = [_judge(console, f"{run.task}: {metric} ({cells.describe()}; the model metrics are "
+                             "slow on CPU)", folder, data, [metric], run.task, cells.seeds,
+                    num_proc) for metric in metrics]
+    if len(shown) == 1:
+        return shown[0]
+    return _judge(console, None, folder, data, metrics, run.task, cells.seeds, num_proc)
 
 
 def report_is_current(results: dict[str, Any], folder: Path) -> bool:
@@ -115,15 +158,17 @@ def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None 
     """Judge the demo metrics on every demo task; returns each report folder (``<task>`` for
     the lexical metrics, ``<task>-models`` for the model metrics).
 
-    Every task's lexical table comes first (seconds each); the model metrics follow, each
-    forecast from its measured speed before it starts."""
+    Every task's lexical table comes first (seconds each); the model metrics follow, one table
+    each, each forecast from its measured speed before it starts. The report folders are
+    written once every table is on screen."""
     console = console or Console()
     runs = [run for run in DEMO_PLAN if tasks is None or run.task in tasks]
     folders: dict[str, Path] = {}
+    reports = DemoReports()
     for run in runs:
         folders[run.task] = out / run.task
-        _judge(console, f"{run.task}: {', '.join(run.metrics)}", folders[run.task], "demo",
-               run.metrics, run.task, seeds, num_proc)
+        reports.add(_judge(console, f"{run.task}: {', '.join(run.metrics)}", folders[run.task],
+                           "demo", run.metrics, run.task, seeds, num_proc), folders[run.task])
     installed = available_models()
     for run in runs:
         metrics = _model_metrics(run, installed, console)
@@ -131,10 +176,9 @@ def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None 
             continue
         name = run.task + MODELS_SUFFIX
         folders[name] = out / name
-        _judge(console, f"{run.task}: {', '.join(metrics)} ({model_cells.describe()}; the "
-                        "model metrics are slow on CPU)", folders[name],
-               str(_first_rows(run.task, model_cells.rows, folders[name])), metrics, run.task,
-               model_cells.seeds, num_proc)
+        reports.add(_judge_models(console, run, metrics, folders[name], model_cells, num_proc),
+                    folders[name])
+    reports.write(console)
     for task, folder in folders.items():
         console.print(f"[bold]{task} report:[/] {(folder / 'report.md').resolve()} "
                       f"(and report.html, results.json, plots/)")

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
 from rich.console import Console
 
 from blindspot.demo import demo_path
-from blindspot.demo_job import DEMO_PLAN, MODEL_CELLS, ModelCells, _first_rows, report_is_current, run_demo
+from blindspot.demo_job import (
+    DEMO_PLAN,
+    MODEL_CELLS,
+    MODELS_SUFFIX,
+    ModelCells,
+    _first_rows,
+    report_is_current,
+    run_demo,
+)
 from blindspot.perturbations import REGISTRY, suite_tests
 from blindspot.perturbations.catalogue import CATEGORIES
 from blindspot.runner import resolve_metrics
@@ -97,3 +107,45 @@ def test_scoring_estimate_is_measured_and_keeps_the_scores(tmp_path: Path,
     assert [plain.score(cell, inputs)[0] for cell in cells] == with_forecast
     # nothing left to forecast once every text is scored
     assert run.estimate(cells, inputs) is None
+
+
+def test_each_model_metric_table_comes_before_the_next_metric_scores(tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    """BERTScore's table is on screen when GPT-PPL (the slowest) scores its first batch; the
+    report folder still holds the results of both metrics judged together, byte for byte what
+    one run of both writes, and the reports are written after the last table."""
+    from blindspot.report.writer import results_json
+    from blindspot.runner import run_blindspot
+    from blindspot.scorers.gpt_ppl import GptPpl
+
+    monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache"))
+    screen = io.StringIO()
+    on_screen_at_gpt_ppl: list[str] = []
+    score_batch = GptPpl.score_batch
+
+    def spied(self: GptPpl, batch: list) -> list:
+        if not on_screen_at_gpt_ppl:
+            on_screen_at_gpt_ppl.append(screen.getvalue())
+        return score_batch(self, batch)
+
+    monkeypatch.setattr(GptPpl, "score_batch", spied)
+    cells = ModelCells(rows=2)
+    folders = run_demo(tmp_path / "out", [1], console=Console(file=screen, width=200),
+                       tasks=["translation"], model_cells=cells)
+    bertscore, gpt_ppl = "bertscore.f1@minilm", "gpt_ppl.gpt_ppl@smollm2"  # as results name them
+    assert DEMO_PLAN[-1].model_metrics == ("bertscore.f1@minilm", "gpt_ppl@smollm2")
+    table_of = {metric: re.compile(rf"┃ test +┃ category +┃ {re.escape(metric)} +┃\n")
+                for metric in (bertscore, gpt_ppl)}
+    assert on_screen_at_gpt_ppl, "GPT-PPL scored nothing"
+    assert table_of[bertscore].search(on_screen_at_gpt_ppl[0])
+    assert not table_of[gpt_ppl].search(on_screen_at_gpt_ppl[0])
+    printed = screen.getvalue()
+    last_table = table_of[gpt_ppl].search(printed)
+    assert last_table and printed.index("writing 2 report folders") > last_table.end()
+    folder = folders["translation" + MODELS_SUFFIX]
+    together = run_blindspot(str(_first_rows("translation", cells.rows, folder)),
+                             list(DEMO_PLAN[-1].model_metrics), task="translation", tests="all",
+                             seeds=[1], state_dir=tmp_path / "one-run", progress=False)
+    assert (folder / "results.json").read_text(encoding="utf-8") == results_json(together)
+    assert list(together["datasets"]["demo-translation-first2.jsonl"]["metrics"]) == [
+        bertscore, gpt_ppl]
