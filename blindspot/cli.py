@@ -82,8 +82,15 @@ def list_tests(task: str | None = typer.Option(None, help="only tests the paper 
 
 @app.command("protocols")
 def list_protocols() -> None:
-    """List the meta-evaluation protocols and their --protocol-option settings."""
-    table = Table(title="blindspot protocols and their options (--protocol-option key=value)")
+    """List the meta-evaluation protocols, what each measures, and their --protocol-option
+    settings."""
+    protocols = Table(title="blindspot protocols (--protocol NAME)")
+    for col in ("protocol", "what it measures"):
+        protocols.add_column(col, overflow="fold")
+    for protocol in PROTOCOLS.values():
+        protocols.add_row(protocol.name, protocol.description)
+    console.print(protocols)
+    table = Table(title="their options (--protocol-option key=value)")
     for col in ("protocol", "option", "accepts", "default", "Space", "help"):
         table.add_column(col, overflow="fold")
     for protocol in PROTOCOLS.values():

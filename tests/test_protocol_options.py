@@ -114,6 +114,10 @@ def test_the_protocols_command_lists_every_declared_option() -> None:
     state = next(line for line in rows if "state_dir" in line)
     scores = next(line for line in rows if "human_scores" in line)
     assert "│ no " in state and "│ upload " in scores
+    # every protocol says what it measures, one with no option (self-bias) too
+    for protocol in PROTOCOLS.values():
+        assert any(line.startswith(f"│ {protocol.name} ") and protocol.description[:40] in line
+                   for line in rows), protocol.name
 
 
 # -- reading values --------------------------------------------------------------------------------
