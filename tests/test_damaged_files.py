@@ -187,6 +187,27 @@ def test_run_refuses_a_damaged_run_state_and_leaves_it(clean_run: dict[str, Path
     assert not list(state.parent.glob("*.corrupt-*"))
 
 
+def test_run_deletes_suites_saved_in_the_old_layout(clean_run: dict[str, Path],
+                                                    tmp_path: Path) -> None:
+    """A suite saved before one file per cell (a ``datasets`` folder) matches no run's key any
+    more: the next run deletes it, and keeps its own suites."""
+    out = tmp_path / "report"
+    shutil.copytree(clean_run["report"], out)
+    (results_file := out / "results.json").unlink()
+    suites = out / ".state" / "suites"
+    kept = sorted(p.name for p in suites.iterdir())
+    old = suites / ("0" * 32)
+    old.mkdir()
+    (old / "dataset_info.json").write_text("{}", encoding="utf-8")
+    (old / "data-00000-of-00001.arrow").write_bytes(b"old perturbed texts")
+    result = CliRunner().invoke(app, ["run", "--data", str(clean_run["data"]), *RUN_ARGS,
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert not old.exists() and sorted(p.name for p in suites.iterdir()) == kept and kept
+    assert (json.loads(results_file.read_text())
+            == json.loads((clean_run["report"] / "results.json").read_text()))
+
+
 def test_run_remakes_a_truncated_suite(clean_run: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "report"
     shutil.copytree(clean_run["report"], out)

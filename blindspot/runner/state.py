@@ -56,6 +56,10 @@ def _decode(scores: Sequence[float | None]) -> list[float]:
     return [float("nan") if s is None else float(s) for s in scores]
 
 
+#: the file a suite saved in the old layout (``datasets.Dataset.save_to_disk``) holds
+OLD_SUITE_MARK = "dataset_info.json"
+
+
 class RunState:
     """The run's resumable state in ``folder``."""
 
@@ -63,6 +67,17 @@ class RunState:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._cells = KeyValueStore(self.folder / "state.sqlite", "cells_v1", derived=False)
+        self._drop_old_suites()
+
+    def _drop_old_suites(self) -> None:
+        """Delete suites saved in the layout before one file per cell (a ``datasets`` folder
+        with its ``dataset_info.json``): their keys no longer match any run, so nothing would
+        read them again, and they can hold every perturbed text of a dataset."""
+        suites = self.folder / "suites"
+        if suites.is_dir():
+            for folder in suites.iterdir():
+                if (folder / OLD_SUITE_MARK).is_file():
+                    shutil.rmtree(folder, ignore_errors=True)
 
     # -- scores ----------------------------------------------------------------------------------
 
