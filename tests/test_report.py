@@ -150,8 +150,8 @@ def test_summary_table_has_one_row_per_test_and_one_column_per_metric(results) -
     assert lines[start + 5] == ""
     assert lines[start + 6:start + 8] == [
         "- ✓ pass: the test's verdict rule holds (tolerance 1e-05, noise cap 0.6); the rules "
-        "of this run:",
-        "- monotone_decrease: the score strictly decreases as the noise ratio grows, gold "
+        "of this run:",  # the run's rules nested under "pass"
+        "  - monotone_decrease: the score strictly decreases as the noise ratio grows, gold "
         "first, each step by more than the tolerance (only points below the noise cap)."]
     legend = lines[start + 8:start + 10]
     assert legend[1].startswith("- ✗\\~ fail within noise:") and "more seeds" in legend[1]
@@ -306,6 +306,9 @@ def test_html_is_self_contained_and_escaped(results, tmp_path: Path) -> None:
     assert '<td class="undecided">n/a</td>' in page
     assert '<td class="error">error</td>' in page
     assert "Dataset cnn/dm demo" in page
+    # the run's rules are a list inside the legend's "pass" entry
+    assert ("the rules of this run:<ul><li>monotone_decrease: the score strictly decreases"
+            in page)
     assert render_html(results, plots, base=tmp_path) == page
 
 

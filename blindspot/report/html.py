@@ -64,6 +64,13 @@ def lines_list(lines: Sequence[str]) -> str:
     return "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
 
 
+def legend_list(items: Sequence[views.LegendItem]) -> str:
+    """A bullet list, each item's details a list nested in it."""
+    return "<ul>" + "".join(f"<li>{esc(item.text)}"
+                            + (lines_list(item.details) if item.details else "") + "</li>"
+                            for item in items) + "</ul>"
+
+
 def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     """The dataset's summary table with coloured cells, and its legend."""
     rows = views.summary_rows(data)
@@ -73,7 +80,7 @@ def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     texts = [[row.test, row.category, *(c.text for c in row.cells)] for row in rows]
     classes = [["", "", *(c.status for c in row.cells)] for row in rows]
     titles = [["", "", *(c.note for c in row.cells)] for row in rows]
-    legend = lines_list(views.legend(results))
+    legend = legend_list(views.legend(results))
     return table(header, texts, classes, titles) + f'<div class="note">{legend}</div>'
 
 

@@ -44,7 +44,13 @@ def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> list[str]:
             for row in views.summary_rows(data)]
     if not rows:
         return ["No test was run on this dataset.", ""]
-    return [*table(header, rows), "", *(f"- {escape(line)}" for line in views.legend(results)), ""]
+    return [*table(header, rows), "", *legend(views.legend(results)), ""]
+
+
+def legend(items: Sequence[views.LegendItem]) -> list[str]:
+    """A bullet list, each item's details nested under it."""
+    return [line for item in items
+            for line in (f"- {escape(item.text)}", *(f"  - {escape(d)}" for d in item.details))]
 
 
 def anchors(data: Mapping[str, Any]) -> list[str]:

@@ -168,22 +168,32 @@ def run_rules(results: Mapping[str, Any]) -> list[str]:
     return list(rules)
 
 
-def legend(results: Mapping[str, Any]) -> list[str]:
-    """What the summary cells mean: the rules the run used, with its tolerance and noise cap."""
+@dataclass(frozen=True)
+class LegendItem:
+    """One entry of a legend, with the entries that belong under it."""
+
+    text: str
+    details: tuple[str, ...] = ()
+
+
+def legend(results: Mapping[str, Any]) -> list[LegendItem]:
+    """What the summary cells mean: the rules the run used (under "pass"), with its tolerance
+    and noise cap."""
     config = results.get("config", {})
     cap, tolerance = compact(config.get("noise_cap")), compact(config.get("tolerance"))
-    rules = [f"{rule}: {RULES[rule].description}." for rule in run_rules(results)]
-    return [f"✓ pass: the test's verdict rule holds (tolerance {tolerance}, noise cap {cap})"
-            + ("; the rules of this run:" if rules else "."), *rules,
-            "✗ fail: the rule does not hold; the details name the deciding step.",
-            f"✗{NOISE_MARK} fail within noise: the deciding step lies inside the seeds' spread "
-            f"or its bootstrap interval over rows contains 0; {FIRMER}.",
-            "The percentage is the relative change (in % of the gold score) of the point the "
-            "rule shows: the noisiest judged point of a curve, the deciding level of a "
-            "comparison with gold; Δ: the absolute change, where the gold score is 0.",
-            "error: the metric failed or returned NaN on the test's rows.",
-            "n/a: undecided, the test could not be judged (the details say why).",
-            f"{MISSING}: the metric did not run this test."]
+    rules = tuple(f"{rule}: {RULES[rule].description}." for rule in run_rules(results))
+    items = [f"✓ pass: the test's verdict rule holds (tolerance {tolerance}, noise cap {cap})"
+             + ("; the rules of this run:" if rules else "."),
+             "✗ fail: the rule does not hold; the details name the deciding step.",
+             f"✗{NOISE_MARK} fail within noise: the deciding step lies inside the seeds' spread "
+             f"or its bootstrap interval over rows contains 0; {FIRMER}.",
+             "The percentage is the relative change (in % of the gold score) of the point the "
+             "rule shows: the noisiest judged point of a curve, the deciding level of a "
+             "comparison with gold; Δ: the absolute change, where the gold score is 0.",
+             "error: the metric failed or returned NaN on the test's rows.",
+             "n/a: undecided, the test could not be judged (the details say why).",
+             f"{MISSING}: the metric did not run this test."]
+    return [LegendItem(items[0], rules), *(LegendItem(text) for text in items[1:])]
 
 
 # --- summary -------------------------------------------------------------------------------

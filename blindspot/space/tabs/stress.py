@@ -28,7 +28,7 @@ from blindspot import seeding
 from blindspot.models import available_models
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report import views
-from blindspot.report.html import esc, lines_list
+from blindspot.report.html import esc, legend_list, lines_list
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.scoring.facts import lexical_metrics
 from blindspot.space.controls import run_controls, wire_run
@@ -173,7 +173,7 @@ def verdicts_html(results: dict[str, Any]) -> str:
         notes = [f"skipped {t}: {why}" for t, why in views.skipped_tests(data)]
         notes += [f"metric error {m}: {why}" for m, why in views.metric_errors(data)]
         parts += [f"<p>{html.escape(n)}</p>" for n in notes]
-    parts.append(lines_list(views.legend(results)))  # the legend: the run's tolerance and cap
+    parts.append(legend_list(views.legend(results)))  # the legend: the run's tolerance and cap
     return "".join(parts)
 
 
