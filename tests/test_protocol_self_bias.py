@@ -234,7 +234,7 @@ def test_rank_ties_keep_order_and_tie_at_top_is_no_preference() -> None:
      "references has 1 items for system 'b' but it has 2 outputs"),
     ({"a": ["x"]}, {"sources": {"b": ["s"]}}, "sources has no entry for system(s) ['a']"),
     ([{"system": "a", "hypothesis": "x"}], {"references": ["r"]}, "give references and sources as"),
-    ([{"system": "a", "text": "x"}], {}, "row 0 has no column 'hypothesis'"),
+    ([{"system": "a", "text": "x"}], {}, "row 1, field 'hypothesis': no column 'hypothesis'"),
 ])
 def test_bad_outputs_name_the_argument(outputs: Any, kwargs: dict, message: str) -> None:
     evaluator = Evaluator("rep", "rep_ngram", {})
@@ -335,7 +335,12 @@ def test_cli_writes_json_and_markdown(tmp_path: Path) -> None:
 @pytest.mark.parametrize("extra, message", [
     (["-e", "nope"], "unknown metric 'nope'"),
     (["-e", "rep_ngram=gpt2"], "base_model 'gpt2' is not a system"),
-    (["-e", "rep_ngram", "--system-column", "model"], "row 0 has no column 'model'"),
+    (["-e", "rep_ngram", "--system-column", "model"],
+     "outputs.jsonl, row 1, field 'model': no column 'model'. The row's columns: "
+     "['hypothesis', 'system']"),
+    # the evaluator is checked before the data: a misspelt one is named with its fix, even
+    # when the file lacks the system column too
+    (["-e", "chrff", "--system-column", "model"], "did you mean 'chrf'?"),
 ])
 def test_cli_errors_exit_2_with_the_message(tmp_path: Path, extra: list[str], message: str
                                             ) -> None:

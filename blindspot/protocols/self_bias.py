@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 import numpy as np
 from rich.console import Console
 
+from blindspot.errors import BlindspotInputError
 from blindspot.io import read_table
 from blindspot.protocols.declarations import SELF_BIAS
 from blindspot.protocols.registry import (
@@ -199,8 +200,11 @@ def _from_mapping(outputs: Mapping[str, Any], references: Any, sources: Any
 
 def _value(row: Mapping[str, Any], column: str, index: int) -> Any:
     if column not in row:
-        raise ValueError(f"row {index} has no column {column!r}; its columns: {sorted(row)}"
-                         f"{did_you_mean(column, row)}")
+        raise BlindspotInputError(
+            f"no column {column!r}", row=index + 1, field=column,
+            fix=f"The row's columns: {sorted(row)}{did_you_mean(column, row)}; name the one that "
+                "holds it (--system-column, --hypothesis-column, --references-column, "
+                "--source-column)")
     return row[column]
 
 
@@ -511,12 +515,17 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
         rows grouped by system and scored."""
         evaluators = parse_evaluators(request.metrics if isinstance(request.metrics, str)
                                       else ",".join(request.metrics))
+        for evaluator in evaluators:  # an unknown metric (with its did-you-mean) before the data
+            SCORERS[evaluator.metric]
         data = single_data(self.name, request.data)
         rows = read_table(data) if isinstance(data, (str, Path)) else data
         columns = dict(request.columns or {})
-        systems = group_rows(rows, SELF_BIAS.settings(request.options)["system_column"],
-                             columns.get("hypothesis") or "hypothesis",
-                             columns.get("references"), columns.get("source"))
+        try:
+            systems = group_rows(rows, SELF_BIAS.settings(request.options)["system_column"],
+                                 columns.get("hypothesis") or "hypothesis",
+                                 columns.get("references"), columns.get("source"))
+        except BlindspotInputError as error:
+            raise error.in_file(data) if isinstance(data, (str, Path)) else error from None
         return matrix_for_systems(systems, evaluators, request.progress)
 
     def report(self, result: SelfBiasResult, out: Path,
