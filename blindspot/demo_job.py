@@ -11,6 +11,8 @@ re-judges.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 
 from rich.console import Console
 
+import blindspot
 from blindspot.demo import demo_path
 from blindspot.models import available_models
 
@@ -104,6 +107,7 @@ class DemoReports:
                           "(plots take a few seconds)")
         for results, folder in stale:
             write_report(results, folder)
+            (folder / CODE_STAMP).write_text(code_digest() + "\n", encoding="utf-8")
 
 
 def _judge(console: Console, title: str | None, folder: Path, data: Any,
@@ -139,17 +143,34 @@ def _judge_models(console: Console, run: DemoRun, metrics: Sequence[str], folder
     return _judge(console, None, folder, data, metrics, run.task, cells.seeds, num_proc)
 
 
+#: a file in each demo report folder: the digest of the code that wrote the report
+CODE_STAMP = ".written-by"
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of blindspot's own source (every ``.py`` file of the package, by path and
+    content): a demo report written by other code (an upgrade, an edit) is written again."""
+    root = Path(blindspot.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def report_is_current(results: dict[str, Any], folder: Path) -> bool:
-    """Whether ``folder`` already holds the whole report of exactly these results (a second
-    ``make demo``: its plots would take most of the run to redraw). A missing or changed file
-    makes it not current, so a damaged report is rewritten."""
+    """Whether ``folder`` already holds the whole report of exactly these results, written by
+    this code (a second ``make demo``: its plots would take most of the run to redraw). A
+    missing file, other results or other code make it not current, so a damaged or outdated
+    report is rewritten."""
     from blindspot.report.plots import plot_names
     from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
 
-    files = [RESULTS_FILE, MARKDOWN_FILE, HTML_FILE, *plot_names(results).values()]
+    files = [RESULTS_FILE, MARKDOWN_FILE, HTML_FILE, CODE_STAMP, *plot_names(results).values()]
     if not all((folder / name).is_file() for name in files):
         return False
-    return (folder / RESULTS_FILE).read_text(encoding="utf-8") == results_json(results)
+    return ((folder / CODE_STAMP).read_text(encoding="utf-8").strip() == code_digest()
+            and (folder / RESULTS_FILE).read_text(encoding="utf-8") == results_json(results))
 
 
 def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None = None,

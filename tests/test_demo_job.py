@@ -11,11 +11,13 @@ from rich.console import Console
 
 from blindspot.demo import demo_path
 from blindspot.demo_job import (
+    CODE_STAMP,
     DEMO_PLAN,
     MODEL_CELLS,
     MODELS_SUFFIX,
     ModelCells,
     _first_rows,
+    code_digest,
     report_is_current,
     run_demo,
 )
@@ -65,6 +67,13 @@ def test_demo_task_writes_a_judged_report(tmp_path: Path) -> None:
     written = report.stat().st_mtime_ns
     run_demo(tmp_path, [1], console=console, tasks=["open_ended"])
     assert report.stat().st_mtime_ns == written and report_is_current(results, folder)
+    # a report written by other code (an upgrade: its report.md may read differently) is
+    # written again
+    (folder / CODE_STAMP).write_text("0" * 64 + "\n", encoding="utf-8")
+    assert not report_is_current(results, folder)
+    run_demo(tmp_path, [1], console=console, tasks=["open_ended"])
+    assert report.stat().st_mtime_ns > written and report_is_current(results, folder)
+    assert (folder / CODE_STAMP).read_text(encoding="utf-8").strip() == code_digest()
 
 
 def test_demo_plan_puts_a_lexical_table_first_and_models_on_fewer_cells() -> None:
