@@ -516,7 +516,7 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
         evaluators = parse_evaluators(request.metrics if isinstance(request.metrics, str)
                                       else ",".join(request.metrics))
         for evaluator in evaluators:  # an unknown metric (with its did-you-mean) before the data
-            SCORERS[evaluator.metric]
+            SCORERS.get(evaluator.metric)
         data = single_data(self.name, request.data)
         rows = read_table(data) if isinstance(data, (str, Path)) else data
         columns = dict(request.columns or {})
