@@ -47,6 +47,7 @@ from blindspot.datasets_scripts.gold_sources import (
     is_gold_source,
     load_gold,
 )
+from blindspot.datasets_scripts.hub_licenses import check_license, is_hub_license
 from blindspot.demo import demo_columns, load_demo
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
@@ -326,6 +327,7 @@ def build_adversarial_dataset(
         source_column = source_column or roles.get("source")
     else:
         given = _with_references(resolve_gold(gold, data_dir))
+    licensed = choose_license(given, license)  # a misspelt --license stops before any work
     source = given.source
     if task is None:
         if source is None:
@@ -351,7 +353,7 @@ def build_adversarial_dataset(
         ds.column_names)
     record = write_build_record(out, params, files, version,
                                 configs=[c.as_dict() for c in configs])
-    card = render_card(record, source, choose_license(given, license))
+    card = render_card(record, source, licensed)
     (out / CARD_FILE).write_text(card, encoding="utf-8")
     return out
 
@@ -594,7 +596,7 @@ def choose_license(given: GoldInput, explicit: str | None = None) -> LicenseChoi
     """The card's licence: ``--license``, else the input's own when known (a gold source, a shared
     file DATA.md describes, a dataset card beside the file, the demo), else ``other``."""
     if explicit:
-        return LicenseChoice(explicit, "given with --license")
+        return LicenseChoice(check_license(explicit), "given with --license")
     source = given.source or (_source_of_file(given.path) if given.path else None)
     if source is not None:
         return LicenseChoice(source.license, f"the licence of the {source.name} gold source's "
@@ -629,6 +631,10 @@ def _card_license(path: Path) -> LicenseChoice | None:
         found = found[0]
     if not isinstance(found, str) or not found.strip():
         return None
+    if not is_hub_license(found.strip()):  # a file's content: only a listed id is carried over
+        return LicenseChoice("other", f"the dataset card beside the input ({card}) declares "
+                                      f"{found.strip()!r}, which is not a Hub licence id; pass "
+                                      "--license with the upstream data's Hub licence id")
     return LicenseChoice(found.strip(), f"the dataset card beside the input ({card.name})")
 
 
@@ -759,8 +765,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--lm", help="causal LM / tokenizer for tests that need one")
     add("--ngram-corpus", help="corpus for the frequent n-gram test")
     add("--num-proc", type=int, help="worker processes")
-    add("--license", help="Hub licence id for the card (default: the input's own when known: "
-                          "a gold source's, a dataset card beside the file; else other)")
+    add("--license", help="Hub licence id for the card, e.g. cc-by-4.0 (default: the input's "
+                          "own when known: a gold source's, a dataset card beside the file; "
+                          "else other)")
     add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
     add("--token", help="Hugging Face token for --push (default: HF_TOKEN or the stored login)")
     add("--private", action="store_true", help="create the Hub repository as private")

@@ -256,6 +256,7 @@ def build_menli_dataset(
     if per_error is not None and per_error < 1:
         raise ValueError(f"per_error must be at least 1, got {per_error}")
     given = resolve_gold(data, data_dir)
+    licensed = choose_license(given, license)  # a misspelt --license stops before any work
     if roles is None:
         roles = DEFAULT_ROLES.get(given.source.name if given.source else "", MenliRoles())
     ds = given.ds if limit is None else given.ds.select(range(min(limit, given.ds.num_rows)))
@@ -281,9 +282,7 @@ def build_menli_dataset(
                            seed, per_error, limit, ds.num_rows, number_paraphrase)
     record = write_build_record(out, params, files, version)
     source = given.source
-    (out / CARD_FILE).write_text(render_menli_card(record, source,
-                                                   choose_license(given, license)),
-                                 encoding="utf-8")
+    (out / CARD_FILE).write_text(render_menli_card(record, source, licensed), encoding="utf-8")
     return out
 
 
@@ -445,8 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the paraphrase column for num rows instead of the numbers-in-words reference")
     add("--version", default="1.0.0", help="semantic version of this dataset")
     add("--name", help="dataset name (default: blindspot-<data>-menli-adversarial)")
-    add("--license", help="Hub licence id for the card (default: the input's own when known: "
-                          "a gold source's, a dataset card beside the file; else other)")
+    add("--license", help="Hub licence id for the card, e.g. cc-by-4.0 (default: the input's "
+                          "own when known: a gold source's, a dataset card beside the file; "
+                          "else other)")
     add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
     add("--token", help="Hugging Face token for --push")
     return parser

@@ -75,3 +75,43 @@ def test_a_shared_gold_file_read_in_place_has_its_sources_licence(tmp_path: Path
     front, card = build(TED, tmp_path / "out", limit=2)
     assert front["license"] == "cc-by-nc-nd-4.0"
     assert "the licence of the ted_mt_zh_en gold source's upstream data" in card
+
+
+def test_a_misspelt_licence_is_refused_before_any_work(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The Hub shows an id it does not list as no licence: ``build-dataset`` names the closest
+    ids and how to declare an unlisted licence, exits 1 and writes nothing."""
+    from blindspot.datasets_scripts.build_adversarial import main
+
+    data = write_rows(tmp_path / "mine.jsonl", ted_rows(2))
+    code = main(["--data", str(data), "--task", "translation_paragraph", "--tests", "truncation",
+                 "--seeds", "1", "--out", str(tmp_path / "out"), "--license", "CC-BY-4"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("error: --license 'CC-BY-4' is not a Hub licence id; did you mean "
+                          "'cc-by-4.0'")
+    assert "declared as `other`" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_card_beside_the_file_with_an_unlisted_licence_is_not_carried_over(tmp_path: Path
+                                                                             ) -> None:
+    data = write_rows(tmp_path / "mine.jsonl", ted_rows(2))
+    card_in = tmp_path / "README.md"
+    card_in.write_text("---\nlicense: CC BY-SA 4.0\n---\n# my data\n")
+    front, card = build(data, tmp_path / "out")
+    assert front["license"] == "other"
+    assert "declares 'CC BY-SA 4.0', which is not a Hub licence id; pass --license" in card
+    assert card_in.read_text() == "---\nlicense: CC BY-SA 4.0\n---\n# my data\n"  # untouched
+
+
+def test_every_declared_licence_is_a_hub_id() -> None:
+    from blindspot.datasets_scripts.build_adversarial import KNOWN_FILE_LICENSES
+    from blindspot.datasets_scripts.gold_sources import GOLD_SOURCES
+    from blindspot.datasets_scripts.hub_licenses import HUB_LICENSES
+
+    declared = {s.license for s in GOLD_SOURCES.values()}
+    declared |= {c.license for c in KNOWN_FILE_LICENSES.values()} | {"mit"}  # mit: the demo's
+    assert declared - set(HUB_LICENSES) == set()
+    assert len(set(HUB_LICENSES)) == len(HUB_LICENSES)
+    assert all(id_ == id_.lower().strip() for id_ in HUB_LICENSES)
