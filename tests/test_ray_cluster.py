@@ -43,6 +43,18 @@ class Head:
     client_port: int
     env: dict[str, str]
     cache: Path  # the BLINDSPOT_CACHE of the head's workers (which must never write one)
+    logs: Path  # the head's session logs, quoted when a driver fails
+
+    def client_server_logs(self) -> str:
+        """The tails of the Ray Client servers' logs: the proxier's and each driver's own server
+        (``ray_client_server_PORT.err``), the only account of a client that could not start."""
+        tails = []
+        for log in sorted(self.logs.glob("ray_client_server*")):
+            text = log.read_text(encoding="utf-8", errors="replace").strip()
+            if text:
+                tails.append(f"--- {log.name} (last 40 lines)\n"
+                             + "\n".join(text.splitlines()[-40:]))
+        return "\n".join(tails) or f"(no Ray Client server log under {self.logs})"
 
 
 def _free_port() -> int:
@@ -94,7 +106,7 @@ def head(one_ray_at_a_time: None) -> Iterator[Head]:
         output, _ = started.communicate(timeout=120)
         if started.returncode != 0:
             pytest.fail(f"`ray start --head` failed ({started.returncode}):\n{output}")
-        yield Head(gcs_port, client_port, env, cache)
+        yield Head(gcs_port, client_port, env, cache, folder / "ray" / "session_latest" / "logs")
     finally:
         started.kill()
         _stop(started.pid)
@@ -132,7 +144,7 @@ def _run_on(head: Head, gold: Path, folder: Path, *engine_args: str) -> Path:
     env = {**head.env, "BLINDSPOT_CACHE": str(folder / "cache"), "COLUMNS": "200"}
     done = _blindspot(env, "run", "--data", str(gold), *RUN_ARGS, "--out", str(folder / "out"),
                       "--engine", "ray", *engine_args)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr + "\n" + head.client_server_logs()
     return folder
 
 
@@ -191,3 +203,68 @@ def test_an_address_where_nothing_answers_is_a_clear_error(given: str, from_env:
     assert f":{port} (Connection refused)" in output and "ray start --head" in output
     assert "Traceback" not in output
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+#: what a Ray Client driver gets when the proxier's fork of its server died (ray 2.5x's message)
+SERVER_DIED = ("Initialization failure from server:\nTraceback (most recent call last):\n"
+               "RuntimeError: Starting Ray client server failed. See ray_client_server_23000.err "
+               "for detailed logs.")
+
+
+@pytest.fixture
+def listening() -> Iterator[str]:
+    """A ``ray://`` address where something answers (the reachability check passes)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield f"ray://127.0.0.1:{server.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("failures, joined", [(0, True), (1, True), (2, True), (3, False)])
+def test_a_client_server_that_dies_at_start_is_tried_again(
+        failures: int, joined: bool, listening: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """ray-project/ray#63202: under load the proxier's fork of a driver's server can die at once
+    (it failed clean-clone CI once, and 1 run in 3 here with two busy cores); a new connection
+    gets a new server. ``ray.init`` stands in for the cluster: the race cannot be forced."""
+    from blindspot.runner import ray_engine
+
+    calls: list[str | None] = []
+
+    def init(address: str | None = None, **options: object) -> None:
+        calls.append(address)
+        if len(calls) <= failures:
+            raise ConnectionAbortedError(SERVER_DIED)
+
+    monkeypatch.setattr(ray_engine.ray, "init", init)
+    if joined:
+        ray_engine._connect(listening, {})
+    else:
+        with pytest.raises(ValueError) as refused:
+            ray_engine._connect(listening, {})
+        assert str(refused.value).startswith(
+            f"--address {listening}: the cluster could not start a Ray Client server for this "
+            "driver, 3 times (Starting Ray client server failed; ray-project/ray#63202).")
+        assert "--address HEAD_IP:6379" in str(refused.value)
+    assert calls == [listening] * min(failures + 1, ray_engine.CLIENT_SERVER_ATTEMPTS)
+    retries = [line for line in capsys.readouterr().err.splitlines() if "connecting again" in line]
+    assert retries == [f"--address {listening}: the cluster's Ray Client server for this driver "
+                       f"died as it started (ray-project/ray#63202); connecting again "
+                       f"({n} of 3)" for n in range(2, min(failures, 2) + 2)]
+
+
+def test_a_refused_token_is_not_tried_again(listening: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the server that died at start is worth a second connection; anything else (here the
+    cluster refusing this driver's token) is said at once."""
+    from blindspot.runner import ray_engine
+
+    calls: list[str | None] = []
+
+    def init(address: str | None = None, **options: object) -> None:
+        calls.append(address)
+        raise ConnectionAbortedError("Initialization failure from server:\nUnauthenticated")
+
+    monkeypatch.setattr(ray_engine.ray, "init", init)
+    with pytest.raises(ValueError, match="(?s)could not join the Ray cluster .*RAY_AUTH_MODE=token"):
+        ray_engine._connect(listening, {})
+    assert calls == [listening]

@@ -28,6 +28,7 @@ import os
 import pickle
 import queue
 import socket
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
@@ -211,17 +212,42 @@ def _check_reachable(address: str | None) -> None:
                          f"{HOW_TO_START}") from None
 
 
+#: Ray Client's proxier forks a server for each driver that connects, and under load that child
+#: can die at once, with empty logs (ray-project/ray#63202, open in the pinned Ray); a new
+#: connection gets a new server, so a driver tries this many times before it gives up
+CLIENT_SERVER_ATTEMPTS = 3
+#: what the proxier answers a driver whose server died at start
+CLIENT_SERVER_FAILED = "Starting Ray client server failed"
+
+
 def _connect(address: str | None, init_options: dict[str, Any]) -> None:
     """Join the cluster at ``address`` (or start one); a failure is a clear error naming it."""
     _check_reachable(address)
-    try:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, **init_options)
-    except (ConnectionError, ray.exceptions.AuthenticationError) as error:
-        cause = error.__cause__ or error
-        raise ValueError(f"{_target(address)[1]}: could not join the Ray cluster "
-                         f"({type(cause).__name__}: {str(cause).strip()}). A cluster with token "
-                         "authentication (Ray's default once a token exists) needs "
-                         f"RAY_AUTH_MODE=token and its token here too. {HOW_TO_START}") from None
+    named = _target(address)[1]
+    for attempt in range(1, CLIENT_SERVER_ATTEMPTS + 1):
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                     **init_options)
+            return
+        except (ConnectionError, ray.exceptions.AuthenticationError) as error:
+            cause = error.__cause__ or error
+            if CLIENT_SERVER_FAILED not in str(cause):
+                raise ValueError(
+                    f"{named}: could not join the Ray cluster ({type(cause).__name__}: "
+                    f"{str(cause).strip()}). A cluster with token authentication (Ray's "
+                    "default once a token exists) needs RAY_AUTH_MODE=token and its token here "
+                    f"too. {HOW_TO_START}") from None
+            if attempt == CLIENT_SERVER_ATTEMPTS:
+                raise ValueError(
+                    f"{named}: the cluster could not start a Ray Client server for this driver, "
+                    f"{attempt} times ({CLIENT_SERVER_FAILED}; ray-project/ray#63202). Its "
+                    "reason is in ray_client_server*.err under the head's session logs "
+                    "(/tmp/ray/session_latest/logs by default). Run again, or run on a node of "
+                    "the cluster with --address HEAD_IP:6379, which needs no Ray Client "
+                    "server.") from None
+            print(f"{named}: the cluster's Ray Client server for this driver died as it started "
+                  f"(ray-project/ray#63202); connecting again ({attempt + 1} of "
+                  f"{CLIENT_SERVER_ATTEMPTS})", file=sys.stderr)
 
 
 class RayEngine:
