@@ -216,8 +216,17 @@ def _check_reachable(address: str | None) -> None:
 #: can die at once, with empty logs (ray-project/ray#63202, open in the pinned Ray); a new
 #: connection gets a new server, so a driver tries this many times before it gives up
 CLIENT_SERVER_ATTEMPTS = 3
-#: what the proxier answers a driver whose server died at start
+#: what the proxier answers a driver whose server died at start: its own message, or psutil's
+#: when the child died between the proxier's two looks at it
 CLIENT_SERVER_FAILED = "Starting Ray client server failed"
+CLIENT_SERVER_GONE = ("NoSuchProcess", "ZombieProcess")
+
+
+def _server_died(cause: BaseException) -> bool:
+    """True when Ray Client's answer says the driver's server died as it started."""
+    said = str(cause)
+    return CLIENT_SERVER_FAILED in said or (
+        "start_specific_server" in said and any(gone in said for gone in CLIENT_SERVER_GONE))
 
 
 def _connect(address: str | None, init_options: dict[str, Any]) -> None:
@@ -231,7 +240,7 @@ def _connect(address: str | None, init_options: dict[str, Any]) -> None:
             return
         except (ConnectionError, ray.exceptions.AuthenticationError) as error:
             cause = error.__cause__ or error
-            if CLIENT_SERVER_FAILED not in str(cause):
+            if not _server_died(cause):
                 raise ValueError(
                     f"{named}: could not join the Ray cluster ({type(cause).__name__}: "
                     f"{str(cause).strip()}). A cluster with token authentication (Ray's "
@@ -239,12 +248,12 @@ def _connect(address: str | None, init_options: dict[str, Any]) -> None:
                     f"too. {HOW_TO_START}") from None
             if attempt == CLIENT_SERVER_ATTEMPTS:
                 raise ValueError(
-                    f"{named}: the cluster could not start a Ray Client server for this driver, "
-                    f"{attempt} times ({CLIENT_SERVER_FAILED}; ray-project/ray#63202). Its "
-                    "reason is in ray_client_server*.err under the head's session logs "
-                    "(/tmp/ray/session_latest/logs by default). Run again, or run on a node of "
-                    "the cluster with --address HEAD_IP:6379, which needs no Ray Client "
-                    "server.") from None
+                    f"{named}: the cluster could not start a Ray Client server for this driver "
+                    f"in {attempt} attempt{'s' if attempt > 1 else ''} (it died as it started: "
+                    "ray-project/ray#63202). Its reason, if any, is in ray_client_server*.err "
+                    "under the head's session logs (/tmp/ray/session_latest/logs by default). "
+                    "Run again, or run on a node of the cluster with --address HEAD_IP:6379, "
+                    "which needs no Ray Client server.") from None
             print(f"{named}: the cluster's Ray Client server for this driver died as it started "
                   f"(ray-project/ray#63202); connecting again ({attempt + 1} of "
                   f"{CLIENT_SERVER_ATTEMPTS})", file=sys.stderr)
