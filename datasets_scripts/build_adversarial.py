@@ -47,7 +47,11 @@ from blindspot.datasets_scripts.gold_sources import (
     is_gold_source,
     load_gold,
 )
-from blindspot.datasets_scripts.hub_licenses import check_license, is_hub_license
+from blindspot.datasets_scripts.hub_licenses import (
+    LICENSE_HELP,
+    check_license,
+    is_hub_license,
+)
 from blindspot.demo import demo_columns, load_demo
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
@@ -631,11 +635,12 @@ def _card_license(path: Path) -> LicenseChoice | None:
         found = found[0]
     if not isinstance(found, str) or not found.strip():
         return None
-    if not is_hub_license(found.strip()):  # a file's content: only a listed id is carried over
+    found = found.strip()
+    if not is_hub_license(found):  # a file's content: only a listed id is carried over
         return LicenseChoice("other", f"the dataset card beside the input ({card}) declares "
-                                      f"{found.strip()!r}, which is not a Hub licence id; pass "
+                                      f"{found!r}, which is not a Hub licence id; pass "
                                       "--license with the upstream data's Hub licence id")
-    return LicenseChoice(found.strip(), f"the dataset card beside the input ({card.name})")
+    return LicenseChoice(found, f"the dataset card beside the input ({card.name})")
 
 
 def _with_references(given: GoldInput) -> GoldInput:
@@ -765,9 +770,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--lm", help="causal LM / tokenizer for tests that need one")
     add("--ngram-corpus", help="corpus for the frequent n-gram test")
     add("--num-proc", type=int, help="worker processes")
-    add("--license", help="Hub licence id for the card, e.g. cc-by-4.0 (default: the input's "
-                          "own when known: a gold source's, a dataset card beside the file; "
-                          "else other)")
+    add("--license", help=LICENSE_HELP)
     add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
     add("--token", help="Hugging Face token for --push (default: HF_TOKEN or the stored login)")
     add("--private", action="store_true", help="create the Hub repository as private")

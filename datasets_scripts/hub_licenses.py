@@ -29,6 +29,9 @@ HUB_LICENSES: tuple[str, ...] = (
 #: how to declare a licence the Hub does not list
 UNLISTED = ("a licence the Hub does not list is declared as `other` (the Hub docs' Licenses "
             "page lists the ids)")
+#: ``--license`` of every builder (build-dataset, build-menli)
+LICENSE_HELP = ("Hub licence id for the card, e.g. cc-by-4.0 (default: the input's own when "
+                "known: a gold source's, a dataset card beside the file; else other)")
 
 
 def is_hub_license(value: str) -> bool:
@@ -36,10 +39,10 @@ def is_hub_license(value: str) -> bool:
     return value in HUB_LICENSES
 
 
-def check_license(value: str, named: str = "--license") -> str:
-    """``value`` when it is a Hub licence id; else a ValueError naming ``named``, the closest ids
-    and how to declare an unlisted licence."""
+def check_license(value: str) -> str:
+    """``value`` when it is a Hub licence id; else a ValueError naming ``--license``, the closest
+    ids and how to declare an unlisted licence."""
     if is_hub_license(value):
         return value
-    raise ValueError(f"{named} {value!r} is not a Hub licence id{did_you_mean(value, HUB_LICENSES)}"
-                     f"; {UNLISTED}")
+    raise ValueError(f"--license {value!r} is not a Hub licence id"
+                     f"{did_you_mean(value, HUB_LICENSES)}; {UNLISTED}")

@@ -67,6 +67,7 @@ from blindspot.datasets_scripts.build_adversarial import (
     write_config_file,
 )
 from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
+from blindspot.datasets_scripts.hub_licenses import LICENSE_HELP
 from blindspot.exit_codes import ExitCode
 from blindspot.parsing import ParsedText
 from blindspot.paths import datasets_dir
@@ -444,9 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the paraphrase column for num rows instead of the numbers-in-words reference")
     add("--version", default="1.0.0", help="semantic version of this dataset")
     add("--name", help="dataset name (default: blindspot-<data>-menli-adversarial)")
-    add("--license", help="Hub licence id for the card, e.g. cc-by-4.0 (default: the input's "
-                          "own when known: a gold source's, a dataset card beside the file; "
-                          "else other)")
+    add("--license", help=LICENSE_HELP)
     add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
     add("--token", help="Hugging Face token for --push")
     return parser
