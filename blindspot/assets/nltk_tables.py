@@ -71,13 +71,13 @@ def install_perluniprops(target: Path | None = None) -> Path:
     stamp = folder / ".unicode-version"
     if stamp.exists() and stamp.read_text() == unicodedata.unidata_version:
         return folder
-    chars: dict[str, list[str]] = {name: [] for name in _PERLUNIPROPS}
+    by_category: dict[str, list[str]] = {}
     for code in range(sys.maxunicode + 1):
         char = chr(code)
-        category = unicodedata.category(char)
-        for name, prefixes in _PERLUNIPROPS.items():
-            if category.startswith(prefixes):
-                chars[name].append(char)
+        by_category.setdefault(unicodedata.category(char), []).append(char)
+    chars = {name: [c for category in sorted(by_category) if category.startswith(prefixes)
+                    for c in by_category[category]] for name, prefixes in _PERLUNIPROPS.items()}
+    chars = {name: sorted(members) for name, members in chars.items()}
     for name, members in chars.items():
         _write(folder / f"{name}.txt", "".join(members))
     _write(stamp, unicodedata.unidata_version)

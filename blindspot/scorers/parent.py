@@ -35,7 +35,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
 
 from rapidfuzz.distance import LCSseq
 

@@ -25,6 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from types import MappingProxyType
+from typing import Any
 
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
@@ -104,8 +105,8 @@ class QBleu(Scorer):
         self._weights = {"ner": float(ner_weight), "qt": float(qt_weight),
                          "re": float(re_weight),
                          "sw": 1.0 - float(ner_weight) - float(qt_weight) - float(re_weight)}
-        self._bleu: dict[int, object] = {}
-        self._rouge: object | None = None
+        self._bleu: dict[int, Any] = {}
+        self._rouge: Any = None
 
     def _ngram_scores(self, hypothesis: str, reference: str) -> dict[str, float]:
         import sacrebleu  # lazy: ~0.2 s
@@ -115,9 +116,9 @@ class QBleu(Scorer):
             self._bleu = {n: sacrebleu.metrics.BLEU(max_ngram_order=n, effective_order=True)
                           for n in _BLEU_ORDERS}
             self._rouge = rouge_scorer.RougeScorer(["rougeL"])
-        scores = {f"qbleu{n}": bleu.sentence_score(hypothesis, [reference]).score / 100.0  # type: ignore[attr-defined]
+        scores = {f"qbleu{n}": bleu.sentence_score(hypothesis, [reference]).score / 100.0
                   for n, bleu in self._bleu.items()}
-        scores["qrougeL"] = self._rouge.score(reference, hypothesis)["rougeL"].fmeasure  # type: ignore[attr-defined]
+        scores["qrougeL"] = self._rouge.score(reference, hypothesis)["rougeL"].fmeasure
         return scores
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
