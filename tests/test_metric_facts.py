@@ -32,6 +32,12 @@ OLD_LOWER_IS_BETTER = {("ter", "ter")}
 OLD_NATURAL_RANGES = {("rouge", None): (0.0, 1.0), ("bleu", "bleu"): (0.0, 100.0),
                       ("chrf", "chrf"): (0.0, 100.0)}
 OLD_LEXICAL = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
+# issue 33 (metlex): the lexical metrics the papers examine, with their declared facts
+OLD_LEXICAL += ("meteor", "google_bleu", "nist_mt", "bleu_n", "cider", "parent", "qbleu")
+OLD_DEFAULT_OUTPUTS |= {"bleu_n": "bleu4"}
+OLD_NATURAL_RANGES |= {("meteor", "meteor"): (0.0, 1.0), ("google_bleu", "google_bleu"): (0.0, 1.0),
+                       ("bleu_n", None): (0.0, 100.0), ("parent", None): (0.0, 1.0),
+                       ("qbleu", None): (0.0, 1.0)}
 OLD_PANEL = ("chrf", "bleu", "rouge", "bertscore.f1@minilm")
 
 

@@ -127,10 +127,15 @@ def parse_metric_spec(text: str, options: Mapping[str, Any] | None = None) -> Me
         chosen[option] = match["model"]
     outputs = _scorer_outputs(metric, chosen)
     output = match["output"] or _default_output(metric, outputs)
+    selector = scorer_facts(metric).output_selector
+    if output not in outputs and selector and selector not in chosen:
+        try:  # an output the selector can ask for (rouge.rouge4, rouge.rougeW, rouge.rougeSU4)
+            outputs = _scorer_outputs(metric, {**chosen, selector: [output]})
+        except ValueError:
+            pass
     if output not in outputs:
         raise ValueError(f"metric {metric!r} has no output {output!r}; its outputs are "
                          f"{', '.join(outputs)}{did_you_mean(output, outputs)}")
-    selector = scorer_facts(metric).output_selector
     if selector and selector not in chosen:  # compute only what is judged (ROUGE: 6x faster)
         chosen[selector] = [output]
     return MetricSpec(metric, output, chosen)

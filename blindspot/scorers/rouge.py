@@ -32,11 +32,13 @@ from typing import Any
 from rapidfuzz.distance import LCSseq
 from rouge_score import scoring, tokenize
 
+from blindspot.scorers.rouge_lin import lin_score, lin_type
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 MEASURES = ("fmeasure", "precision", "recall")
-_ROUGE_TYPE = re.compile(r"rouge([1-9][0-9]*|L|Lsum)$")
+#: rouge-score's types, and ROUGE-W / ROUGE-S[U] (:mod:`blindspot.scorers.rouge_lin`)
+_ROUGE_TYPE = re.compile(r"rouge([1-9][0-9]*|L|Lsum|W|S[0-9]*|SU[0-9]*)$")
 
 
 def _check_rouge_types(rouge_types: Any) -> tuple[str, ...]:
@@ -46,8 +48,9 @@ def _check_rouge_types(rouge_types: Any) -> tuple[str, ...]:
     types = tuple(rouge_types)
     bad = [t for t in types if not isinstance(t, str) or not _ROUGE_TYPE.match(t)]
     if not types or bad:
-        raise ValueError(f"rouge_types must be a non-empty list of 'rouge<N>' (N >= 1), 'rougeL' "
-                         f"or 'rougeLsum', got {list(types) if types else rouge_types!r}")
+        raise ValueError(f"rouge_types must be a non-empty list of 'rouge<N>' (N >= 1), 'rougeL', "
+                         f"'rougeLsum', 'rougeW', 'rougeS[<d>]' or 'rougeSU[<d>]', got "
+                         f"{list(types) if types else rouge_types!r}")
     return types
 
 
@@ -109,7 +112,8 @@ class _CachedStemmer:
 class Rouge(Scorer):
     """ROUGE F-measure (or precision / recall), best over references per ROUGE type.
 
-    Options: ``rouge_types`` (default rouge1, rouge2, rougeL, rougeLsum), ``use_stemmer``
+    Options: ``rouge_types`` (default rouge1, rouge2, rougeL, rougeLsum; also rougeW, rougeS[d],
+    rougeSU[d]: :mod:`blindspot.scorers.rouge_lin`), ``use_stemmer``
     (default True), ``measure`` ("fmeasure" default, "precision", "recall"). Outputs one key per
     ROUGE type, named as the type ("rouge1", ..., "rougeLsum"), each in [0, 1].
     """
@@ -171,7 +175,9 @@ class Rouge(Scorer):
     def best_scores(self, references: Sequence[str], hypothesis: str) -> dict[str, Any]:
         """``RougeScorer(types).score_multi(references, hypothesis)``: a Score per ROUGE type."""
         references = list(references)
-        ngram_types = [t for t in dict.fromkeys(self.outputs) if t not in ("rougeL", "rougeLsum")]
+        lin_types = {t: kind for t in dict.fromkeys(self.outputs) if (kind := lin_type(t))}
+        ngram_types = [t for t in dict.fromkeys(self.outputs)
+                       if t not in ("rougeL", "rougeLsum") and t not in lin_types]
         if not references:  # rouge-score's own error (argmax of an empty sequence)
             return self._rouge_scorer(self.outputs).score_multi(references, hypothesis)
         best = (self._rouge_scorer(ngram_types).score_multi(references, hypothesis)
@@ -182,6 +188,9 @@ class Rouge(Scorer):
             best["rougeL"] = _best([_lcs_score(ids(ref), hyp_ids) for ref in references])
         if "rougeLsum" in self.outputs:
             best["rougeLsum"] = _best([self._rouge_lsum(ref, hypothesis) for ref in references])
+        for name, kind in lin_types.items():
+            ids = self._memo_tokenizer().token_ids
+            best[name] = _best([lin_score(kind, ids(ref), ids(hypothesis)) for ref in references])
         return best
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:

@@ -43,6 +43,14 @@ Examples:
     ...                     references=["The dog ran.\\nThe cat sat."], use_aggregator=False)
     >>> out["rougeL"], out["rougeLsum"]
     ([0.5], [1.0])
+
+    ROUGE-W and ROUGE-SU* (Lin, 2004), here on Lin's own example:
+
+    >>> out = rouge.compute(predictions=["police kill the gunman"],
+    ...                     references=["police killed the gunman"],
+    ...                     rouge_types=["rougeSU", "rougeW"], use_aggregator=False)
+    >>> out["rougeSU"], [round(v, 4) for v in out["rougeW"]]
+    ([0.6], [0.6757])
 """
 
 from collections.abc import Callable, Sequence
@@ -52,6 +60,7 @@ from rouge_score import rouge_scorer
 
 import blindspot.scoring.module as base
 from blindspot.scorers.rouge import MEASURES
+from blindspot.scorers.rouge_lin import lin_type
 from blindspot.scoring.canonical import bootstrap_mid
 
 _CITATION = """\
@@ -71,7 +80,9 @@ Args:
     predictions (list of str): hypotheses (sentences separated by "\\n" for rougeLsum).
     references (list of str or list of list of str): one or several references per hypothesis.
     rouge_types (list of str): default ["rouge1", "rouge2", "rougeL", "rougeLsum"]; any
-        "rouge<N>", "rougeL", "rougeLsum".
+        "rouge<N>", "rougeL", "rougeLsum", and (Lin, 2004; not with a custom tokenizer)
+        "rougeW" (weighted LCS), "rougeS<d>" / "rougeSU<d>" (skip bigrams at most d words
+        apart, SU with unigrams; no d: any distance, ROUGE-S* / ROUGE-SU*).
     use_stemmer (bool): Porter stemming, default False.
     use_aggregator (bool): True (default): bootstrap mid value over rows; False: per-row lists.
     tokenizer (callable): str -> list of tokens, instead of rouge-score's tokenizer.
@@ -116,6 +127,10 @@ def _rows_with_tokenizer(predictions: list[str], references: list[Any], types: l
                          measure: str) -> dict[str, list[float]]:
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
+    lin = [t for t in types if lin_type(t)]
+    if lin:
+        raise ValueError(f"rouge_types {lin} are computed on the scorer's own tokens; drop the "
+                         "tokenizer argument to use them")
     scorer = rouge_scorer.RougeScorer(types, use_stemmer=use_stemmer, tokenizer=tokenizer)
     scores = [scorer.score_multi([refs] if isinstance(refs, str) else refs, pred)
               for refs, pred in zip(references, predictions, strict=True)]

@@ -1,0 +1,61 @@
+"""BLEU-1 to BLEU-4 as named outputs (``bleu1``..``bleu4``), the columns of Sai et al. (2021).
+
+BLEU-n is BLEU with n-grams up to order n: the geometric mean of the clipped 1..n-gram
+precisions times the brevity penalty. Each output is sacreBLEU's sentence BLEU with
+``max_ngram_order=n`` (exponential smoothing, effective order, 13a tokens, 0-100 like ``bleu``,
+whose ``bleu`` equals ``bleu4`` here); the corpus scores pool the counts per order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+from typing import Any
+
+from blindspot.scorers.ngram_overlap import _reference_streams
+from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+
+ORDERS = (1, 2, 3, 4)
+
+
+@register_scorer
+class BleuOrders(Scorer):
+    """Sentence BLEU-1..4 in [0, 100] per row."""
+
+    name = "bleu_n"
+    outputs = tuple(f"bleu{n}" for n in ORDERS)
+    default_output = "bleu4"
+    model_option = None
+    kind = "lexical"
+    uses_references = "required"
+    natural_ranges = MappingProxyType({None: (0.0, 100.0)})
+    default_batch_size = 512
+
+    def __init__(self, lowercase: bool = False) -> None:
+        if not isinstance(lowercase, bool):
+            raise ValueError(f"bleu_n option lowercase must be True or False, got {lowercase!r}")
+        super().__init__(lowercase=lowercase)
+        self._metrics: dict[int, Any] = {}
+
+    def _metric(self, order: int, sentence: bool) -> Any:
+        import sacrebleu  # lazy: ~0.2 s
+
+        key = order if sentence else -order
+        if key not in self._metrics:
+            self._metrics[key] = sacrebleu.metrics.BLEU(max_ngram_order=order,
+                                                        effective_order=sentence, **self.config)
+        return self._metrics[key]
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        return [{f"bleu{n}": float(self._metric(n, True).sentence_score(
+            item.hypothesis, list(item.references)).score) for n in ORDERS} for item in batch]
+
+    def score_corpus(self, inputs: Sequence[ScoreInput]) -> dict[str, float]:
+        hyps, refs = [i.hypothesis for i in inputs], _reference_streams(inputs)
+        return {f"bleu{n}": float(self._metric(n, False).corpus_score(hyps, refs).score)
+                for n in ORDERS}
+
+    def model_revision(self) -> str:
+        import sacrebleu
+
+        return f"sacrebleu-{sacrebleu.__version__}"

@@ -1,0 +1,114 @@
+"""CIDEr-D (Vedantam et al., 2015), the CIDEr of the COCO caption evaluation, written from the
+paper's definition with the conventions of ``pycocoevalcap`` (whose scores it reproduces).
+
+For n = 1..4, each text is a vector g^n of its n-gram counts times idf, idf(g) = log(N) -
+log(max(1, df(g))), with df(g) the number of reference sets (rows) of a corpus that contain g and
+N their number. CIDEr-D_n(c, S) = (10 / |S|) * sum over references s of exp(-(l(c) - l(s))^2 /
+(2 sigma^2)) * sum_g min(g^n(c), g^n(s)) * g^n(s) / (|g^n(c)| |g^n(s)|): cosine similarity with
+the candidate's weights clipped at the reference's (so repeating an n-gram gains nothing) and a
+Gaussian penalty on the length difference (sigma 6). CIDEr-D is the mean over n. Tokens are
+lower-cased words (the COCO evaluation's PTB tokenizer, which needs Java, is not used).
+
+The idf corpus: the run's references (``idf_references``: the runner and the evaluate module pass
+them, as for BERTScore's idf), so a row's score depends on the corpus but not on the batch. With
+``idf=False``, or without a corpus, every n-gram weighs 1 (a tf cosine with CIDEr-D's clipping
+and length penalty): a row's score never depends on the other rows of its batch.
+
+This is the CIDEr-D variant (the paper's robust form), not plain CIDEr: pycocoevalcap's ``Cider``
+is the same.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+
+_WORD = re.compile(r"\w+|[^\w\s]")
+_NGRAM_ORDER = 4
+_SIGMA = 6.0
+
+
+def cider_tokens(text: str) -> list[str]:
+    """Lower-cased words and punctuation marks."""
+    return _WORD.findall(text.lower())
+
+
+def ngram_counts(tokens: Sequence[str], order: int = _NGRAM_ORDER) -> Counter[tuple[str, ...]]:
+    return Counter(tuple(tokens[i: i + n]) for n in range(1, order + 1)
+                   for i in range(len(tokens) - n + 1))
+
+
+class DocumentFrequency:
+    """df of every n-gram over a corpus of reference sets, and log of the corpus size."""
+
+    def __init__(self, reference_sets: Sequence[Sequence[str]]) -> None:
+        self.df: Counter[tuple[str, ...]] = Counter()
+        for refs in reference_sets:
+            self.df.update({g for ref in refs for g in ngram_counts(cider_tokens(ref))})
+        self.log_size = math.log(float(len(reference_sets))) if reference_sets else 0.0
+
+    def weight(self, ngram: tuple[str, ...]) -> float:
+        return self.log_size - math.log(max(1.0, float(self.df[ngram])))
+
+
+def _vectors(counts: Counter[tuple[str, ...]], df: DocumentFrequency | None
+             ) -> tuple[list[dict[tuple[str, ...], float]], list[float]]:
+    vectors: list[dict[tuple[str, ...], float]] = [{} for _ in range(_NGRAM_ORDER)]
+    for ngram, count in counts.items():
+        vectors[len(ngram) - 1][ngram] = count * (df.weight(ngram) if df is not None else 1.0)
+    norms = [math.sqrt(sum(v * v for v in vec.values())) for vec in vectors]
+    return vectors, norms
+
+
+def cider_d(hypothesis: str, references: Sequence[str], df: DocumentFrequency | None,
+            sigma: float = _SIGMA) -> float:
+    """CIDEr-D of one hypothesis against its references with the corpus idf ``df``."""
+    if not references:
+        return 0.0
+    hyp_tokens = cider_tokens(hypothesis)
+    hyp_vec, hyp_norm = _vectors(ngram_counts(hyp_tokens), df)
+    total = [0.0] * _NGRAM_ORDER
+    for ref in references:
+        ref_tokens = cider_tokens(ref)
+        ref_vec, ref_norm = _vectors(ngram_counts(ref_tokens), df)
+        penalty = math.exp(-((len(hyp_tokens) - len(ref_tokens)) ** 2) / (2 * sigma ** 2))
+        for n in range(_NGRAM_ORDER):
+            dot = sum(min(value, ref_vec[n][g]) * ref_vec[n][g]
+                      for g, value in hyp_vec[n].items() if g in ref_vec[n])
+            if hyp_norm[n] and ref_norm[n]:
+                total[n] += penalty * dot / (hyp_norm[n] * ref_norm[n])
+    return 10.0 * sum(total) / _NGRAM_ORDER / len(references)
+
+
+@register_scorer
+class Cider(Scorer):
+    """CIDEr-D, >= 0 (10 for a hypothesis equal to each of its references)."""
+
+    name = "cider"
+    outputs = ("cider",)
+    model_option = None
+    kind = "lexical"
+    supports_idf = True
+    uses_references = "required"
+    default_batch_size = 256
+
+    def __init__(self, idf: bool = True, idf_references: Sequence[Any] | None = None,
+                 sigma: float = _SIGMA) -> None:
+        if not isinstance(idf, bool):
+            raise ValueError(f"cider option idf must be True or False, got {idf!r}")
+        if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or sigma <= 0:
+            raise ValueError(f"cider option sigma must be a number > 0, got {sigma!r}")
+        corpus = ([[r] if isinstance(r, str) else list(r) for r in idf_references]
+                  if idf_references is not None else None)
+        super().__init__(idf=idf, idf_references=corpus, sigma=float(sigma))
+        self._df = DocumentFrequency(corpus) if idf and corpus is not None else None
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        return [{"cider": cider_d(item.hypothesis, item.references, self._df,
+                                  self.config["sigma"])}
+                for item in batch]
