@@ -365,7 +365,8 @@ def report_table(
 @app.command("install-modules")
 def install_modules_command() -> None:
     """Register the metric modules with evaluate as `blindspot/<name>`, so that
-    `evaluate.load("blindspot/rouge")` finds ours offline (canonical names are left alone)."""
+    `evaluate.load("blindspot/rouge")` finds ours offline (canonical names are left alone);
+    blindspot, blindspot_accuracy and preference_accuracy also load by their bare names."""
     written, startup_file = register_modules()
     console.print(f"registered {len(written)} metric modules: "
                   + ", ".join(load_name(p.stem) for p in written))
