@@ -400,6 +400,15 @@ def build_challenge(ctx: typer.Context) -> None:
     raise typer.Exit(code=challenge_main(list(ctx.args)) or 0)
 
 
+@app.command("publish", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def publish(ctx: typer.Context) -> None:
+    """Build and push the prebuilt adversarial sets (see `blindspot publish --help`)."""
+    from blindspot.datasets_scripts.publish import main as publish_main
+
+    raise typer.Exit(code=publish_main(list(ctx.args)) or 0)
+
+
 app.command("self-bias")(self_bias)
 app.command("search")(search)
 
