@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,11 +77,14 @@ def _config(port: int, mirrors: Path, state: Path) -> str:
 
 
 def _wait_until_serving(endpoint: str, process: subprocess.Popen, log: Path) -> None:
-    """Until olah's index page answers (it starts in a few seconds), or a clear failure."""
+    """Until olah answers an API request (a 404 for a repository it lacks counts: it serves), or
+    a clear failure."""
     deadline = time.monotonic() + START_TIMEOUT
     while process.poll() is None and time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(f"{endpoint}/", timeout=5).close()
+            urllib.request.urlopen(f"{endpoint}/api/datasets/none/none/refs", timeout=5).close()
+            return
+        except urllib.error.HTTPError:
             return
         except OSError:
             time.sleep(0.5)

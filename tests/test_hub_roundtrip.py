@@ -37,7 +37,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> HubServer:
 def _hub_env(server: HubServer, home: Path, **extra: str) -> dict[str, str]:
     """A user's environment pointed at the server: online, a fresh HF_HOME, the token set."""
     env = dict(os.environ, HF_ENDPOINT=server.endpoint, HF_HOME=str(home), HF_HUB_OFFLINE="0",
-               HF_DATASETS_OFFLINE="0", HF_TOKEN=SECRET, HF_HUB_DISABLE_TELEMETRY="1", **extra)
+               HF_DATASETS_OFFLINE="0", HF_TOKEN=SECRET, HF_HUB_DISABLE_TELEMETRY="1")
+    env.update(extra)
     env.pop("HF_DATASETS_CACHE", None)
     return env
 
