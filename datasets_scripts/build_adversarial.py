@@ -688,10 +688,16 @@ def version_tag(version: str) -> str:
 
 
 def _find_token(token: str | None) -> str | None:
+    """``token``, else ``HF_TOKEN`` or the stored login; a stored token that cannot be read is a
+    :class:`PushError` (never a traceback, and never the token's text)."""
     if token:
         return token
-
-    return get_token()
+    try:
+        return get_token()
+    except OSError as error:
+        raise PushError(f"cannot read the stored Hugging Face token ({error.strerror}: "
+                        f"{error.filename}); log in again with `huggingface-cli login` or set "
+                        f"HF_TOKEN") from error
 
 
 def push_adversarial_dataset(folder: str | os.PathLike[str], repo_id: str,
@@ -714,7 +720,11 @@ def push_adversarial_dataset(folder: str | os.PathLike[str], repo_id: str,
     record = json.loads((path / BUILD_FILE).read_text(encoding="utf-8"))
     if git_root is not None:
         return _commit_into_git(path, repo_id, Path(git_root), record)
-    found = _find_token(token)
+    try:
+        found = _find_token(token)
+    except PushError as error:
+        raise PushError(f"cannot push to {repo_id}: {error}. The dataset folder is ready at "
+                        f"{path}.") from error
     problems = []
     if hub_offline():
         problems.append("the Hugging Face Hub is unreachable (offline mode: HF_HUB_OFFLINE is "

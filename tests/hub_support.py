@@ -6,7 +6,7 @@ with ``--push-git`` into the repositories it serves.
 
 olah needs huggingface_hub>=1.27, which the main environment cannot have, so it runs from its own
 environment, ``.venv-hub`` beside the checkout's ``.venv`` (requirements/hub-server.txt, pinned by
-hub-server-constraints.txt), built here on first use when ``make hub-server`` has not built it.
+hub-server-constraints.txt), built here on first use (and rebuilt when those files change).
 Its upstream is set to a closed loopback port and its mode to offline: it never calls out.
 """
 

@@ -146,7 +146,7 @@ def test_api_push_failures_are_one_line_and_exit_1(server: HubServer, tmp_path: 
     """`blindspot build-dataset ... --push org/name` through the Hub API: without a token; with a
     token, against the server (it takes no uploads: 405 to create_repo, as a server refuses a
     repository the token cannot write); and over a dead endpoint."""
-    no_token = _hub_env(server, tmp_path / "h1", HF_TOKEN_PATH=str(tmp_path / "no-token"))
+    no_token = _hub_env(server, tmp_path / "h1", HF_TOKEN_PATH=str(tmp_path / "no-token-file"))
     no_token.pop("HF_TOKEN")
     cases = {
         "no-token": (no_token, "no Hugging Face token: log in with `huggingface-cli login`"),
