@@ -165,7 +165,7 @@ def test_api_push_failures_are_one_line_and_exit_1(server: HubServer, tmp_path: 
         errors = [line for line in err.splitlines() if line.startswith("error: ")]
         assert running[name].returncode == 1, (name, err[-2000:])
         assert len(errors) == 1 and expected in errors[0], (name, err[-2000:])
-        assert f"the dataset folder is ready at {(tmp_path / name).resolve()}" in errors[0]
+        assert f"dataset folder is ready at {(tmp_path / name).resolve()}" in errors[0]
         assert "Traceback" not in err and SECRET not in out + err
         assert _complete(tmp_path / name)
     assert SECRET not in server.log.read_text()
