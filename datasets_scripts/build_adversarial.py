@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 from huggingface_hub import HfApi, get_token
+from huggingface_hub import constants as hub_constants
 from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
 import blindspot
@@ -776,9 +777,7 @@ def _upload(path: Path, repo_id: str, token: str | None, private: bool,
 
 def hub_endpoint() -> str:
     """The Hub the API path talks to: ``HF_ENDPOINT``, else huggingface.co."""
-    from huggingface_hub import constants
-
-    return constants.ENDPOINT.rstrip("/")
+    return hub_constants.ENDPOINT.rstrip("/")
 
 
 def _git(repo: Path, *args: str, env: Mapping[str, str] | None = None,
