@@ -365,7 +365,8 @@ def report_table(
 @app.command("install-modules")
 def install_modules_command() -> None:
     """Register the metric modules with evaluate as `blindspot/<name>`, so that
-    `evaluate.load("blindspot/rouge")` finds ours offline (canonical names are left alone)."""
+    `evaluate.load("blindspot/rouge")` finds ours offline (canonical names are left alone);
+    blindspot, blindspot_accuracy and preference_accuracy also load by their bare names."""
     written, startup_file = register_modules()
     console.print(f"registered {len(written)} metric modules: "
                   + ", ".join(load_name(p.stem) for p in written))
@@ -397,6 +398,15 @@ def build_challenge(ctx: typer.Context) -> None:
     from blindspot.datasets_scripts.challenge_builder import main as challenge_main
 
     raise typer.Exit(code=challenge_main(list(ctx.args)) or 0)
+
+
+@app.command("publish", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def publish(ctx: typer.Context) -> None:
+    """Build and push the prebuilt adversarial sets (see `blindspot publish --help`)."""
+    from blindspot.datasets_scripts.publish import main as publish_main
+
+    raise typer.Exit(code=publish_main(list(ctx.args)) or 0)
 
 
 app.command("self-bias")(self_bias)

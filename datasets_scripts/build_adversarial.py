@@ -20,7 +20,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 from huggingface_hub import HfApi, get_token
+from huggingface_hub import constants as hub_constants
 from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
 import blindspot
@@ -662,66 +665,170 @@ def _gold_columns(record: Mapping[str, Any], cols: Mapping[str, Any]) -> list[st
 
 
 # -- pushing --------------------------------------------------------------------------------------
+#
+# Two ways to publish a built folder, one result: the dataset repository ``repo_id`` whose newest
+# commit holds exactly the folder's files, and an annotated tag ``v<version>`` on the commit of the
+# first push of that version (the Hub's revision: ``load_dataset(..., revision="v1.0.0")``).
+# - the Hub API (the default; the real Hub): create_repo, upload_folder, create_tag, with the
+#   token from HF_TOKEN or the stored ``huggingface-cli login``;
+# - ``git_root``: a commit and tag written straight into the git repository
+#   ``<git_root>/datasets/<org>/<name>`` that a self-hosted Hub server serves through the Hub's
+#   download API (olah's ``mirrors-path``), for servers that take no uploads.
+
+#: the git branch a pushed repository's ``main`` revision is
+MAIN_BRANCH = "main"
+#: who the git path's commits and tags are by (no user name or address is read from the machine)
+GIT_IDENTITY = {"GIT_AUTHOR_NAME": "blindspot", "GIT_AUTHOR_EMAIL": "blindspot@localhost",
+                "GIT_COMMITTER_NAME": "blindspot", "GIT_COMMITTER_EMAIL": "blindspot@localhost"}
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+
+
+def version_tag(version: str) -> str:
+    """The tag (Hub revision) of a build's semantic version: ``v1.0.0``."""
+    return f"v{version}"
+
 
 def _find_token(token: str | None) -> str | None:
+    """``token``, else ``HF_TOKEN`` or the stored login; a stored token that cannot be read is a
+    :class:`PushError` (never a traceback, and never the token's text)."""
     if token:
         return token
-
-    return get_token()
+    try:
+        return get_token()
+    except OSError as error:
+        raise PushError(f"cannot read the stored Hugging Face token ({error.strerror}: "
+                        f"{error.filename}); log in again with `huggingface-cli login` or set "
+                        f"HF_TOKEN") from error
 
 
 def push_adversarial_dataset(folder: str | os.PathLike[str], repo_id: str,
-                             token: str | None = None, private: bool = False) -> str:
-    """Upload a built folder to the Hub as dataset ``repo_id`` and tag it ``v<version>``.
+                             token: str | None = None, private: bool = False,
+                             git_root: str | os.PathLike[str] | None = None) -> str:
+    """Publish a built folder as dataset ``repo_id`` and tag it ``v<version>``.
 
-    Needs a token (``token=``, ``HF_TOKEN`` or ``huggingface-cli login``) and the network; without
-    either it raises :class:`PushError` saying what is missing and that the folder is ready.
-    Returns the dataset's URL.
+    Through the Hub API unless ``git_root`` is given (see above). The API path needs a token
+    (``token=``, ``HF_TOKEN`` or ``huggingface-cli login``) and the network; whatever stops a push
+    raises :class:`PushError` with one line saying what and that the folder is ready. The token is
+    only ever sent to the endpoint (``HF_ENDPOINT``, else the Hub), never written or printed.
+    Returns where the dataset is now.
     """
     path = Path(folder).resolve()
     if not (path / BUILD_FILE).is_file() or not (path / CARD_FILE).is_file():
         raise PushError(f"{path} is not a built blindspot dataset folder (no {BUILD_FILE} or "
                         f"{CARD_FILE}); build it first with build_adversarial_dataset(...)")
-    if not re.match(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$", repo_id):
+    if not _REPO_ID.match(repo_id) or ".." in repo_id:
         raise PushError(f"repository id {repo_id!r} must look like 'org/name'")
-    found = _find_token(token)
+    record = json.loads((path / BUILD_FILE).read_text(encoding="utf-8"))
+    if git_root is not None:
+        return _commit_into_git(path, repo_id, Path(git_root), record)
+    try:
+        found = _find_token(token)
+    except PushError as error:
+        raise PushError(f"cannot push to {repo_id}: {error}. The dataset folder is ready at "
+                        f"{path}.") from error
     problems = []
     if hub_offline():
         problems.append("the Hugging Face Hub is unreachable (offline mode: HF_HUB_OFFLINE is "
                         "set)")
     if not found:
-        problems.append("no Hugging Face token: log in with `huggingface-cli login`, set "
-                        "HF_TOKEN, or pass token=... (--token)")
+        problems.append("no Hugging Face token: log in with `huggingface-cli login` or set "
+                        "HF_TOKEN")
     if problems:
         raise PushError(f"cannot push to {repo_id}: " + "; ".join(problems)
                         + f". The dataset folder is ready at {path}.")
-    record = json.loads((path / BUILD_FILE).read_text(encoding="utf-8"))
     return _upload(path, repo_id, found, private, record)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line (a server's multi-line error body), at most ``limit`` characters."""
+    return " ".join(text.split())[:limit]
 
 
 def _upload(path: Path, repo_id: str, token: str | None, private: bool,
             record: Mapping[str, Any]) -> str:
-
+    """The Hub API path: create the repository, upload the folder in one commit, tag it."""
     api = HfApi(token=token)
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         api.upload_folder(repo_id=repo_id, folder_path=str(path), repo_type="dataset",
-                          commit_message=f"blindspot adversarial dataset {record['full_version']}")
-        api.create_tag(repo_id, tag=f"v{record['version']}", repo_type="dataset", exist_ok=True,
-                       tag_message=f"fingerprint sha256:{record['fingerprint']}")
+                          commit_message=f"blindspot adversarial dataset {record['full_version']}",
+                          delete_patterns=[f"{DATA_DIR}/**"])  # a config a rebuild dropped goes
+        api.create_tag(repo_id, tag=version_tag(record["version"]), repo_type="dataset",
+                       exist_ok=True, tag_message=f"fingerprint sha256:{record['fingerprint']}")
     except OfflineModeIsEnabled as error:
         raise PushError(f"the Hugging Face Hub is unreachable ({error}); the dataset folder is "
                         f"ready at {path}") from error
     except HfHubHTTPError as error:
         status = getattr(error.response, "status_code", None)
-        hint = (" (the token is invalid or lacks write access; log in again with "
-                "`huggingface-cli login`)" if status in (401, 403) else "")
-        raise PushError(f"the Hub refused the upload to {repo_id}: {str(error)[:300]}{hint}; "
+        hint = {401: " (the token is invalid; log in again with `huggingface-cli login`)",
+                403: " (the token cannot write to this repository; use a token with write "
+                     "access to it)",
+                405: " (this server takes no uploads; push into the git repository it serves "
+                     "with --push-git)"}.get(status or 0, "")
+        raise PushError(f"the Hub refused the upload to {repo_id}: "
+                        f"{_one_line(str(error).replace(token or chr(0), '***'))}{hint}; "
                         f"the dataset folder is ready at {path}") from error
     except (OSError, ConnectionError) as error:
-        raise PushError(f"the Hugging Face Hub is unreachable ({type(error).__name__}: "
-                        f"{str(error)[:200]}); the dataset folder is ready at {path}") from error
-    return f"https://huggingface.co/datasets/{repo_id}"
+        raise PushError(f"the Hugging Face Hub at {hub_endpoint()} is unreachable "
+                        f"({type(error).__name__}: {_one_line(str(error), 200)}); the dataset "
+                        f"folder is ready at {path}") from error
+    return f"{hub_endpoint()}/datasets/{repo_id}"
+
+
+def hub_endpoint() -> str:
+    """The Hub the API path talks to: ``HF_ENDPOINT``, else huggingface.co."""
+    return hub_constants.ENDPOINT.rstrip("/")
+
+
+def _git(repo: Path, *args: str, env: Mapping[str, str] | None = None,
+         path: Path | None = None) -> str:
+    """Run ``git --git-dir=<repo> <args>`` (with the folder as work tree when given); its output,
+    or a :class:`PushError` with git's own message on one line."""
+    command = ["git", f"--git-dir={repo}", *([f"--work-tree={path}"] if path else []), *args]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, **GIT_IDENTITY, **(env or {})})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise PushError(f"git could not run ({error}); install git, or push through the Hub "
+                        f"API without --push-git") from error
+    if done.returncode != 0:
+        raise PushError(f"git {args[0]} failed in {repo}: "
+                        f"{_one_line(done.stderr or done.stdout)}")
+    return done.stdout.strip()
+
+
+def _commit_into_git(path: Path, repo_id: str, root: Path, record: Mapping[str, Any]) -> str:
+    """The git path: commit the folder's files as the new tree of ``main`` in the bare repository
+    ``<root>/datasets/<repo_id>`` (created when missing), then tag the commit ``v<version>``
+    unless that version's tag exists (a tag, as on the Hub, keeps the commit it was made on)."""
+    if not root.is_dir():
+        raise PushError(f"--push-git {root}: no such folder (the folder of git repositories the "
+                        f"Hub server serves); the dataset folder is ready at {path}")
+    repo = root / "datasets" / repo_id
+    try:
+        if not (repo / "HEAD").is_file():
+            repo.parent.mkdir(parents=True, exist_ok=True)
+            _git(repo, "init", "--quiet", "--bare", f"--initial-branch={MAIN_BRANCH}")
+        with tempfile.TemporaryDirectory() as scratch:
+            index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            _git(repo, "add", "--all", "--force", ".", env=index, path=path)
+            tree = _git(repo, "write-tree", env=index)
+        branch = f"refs/heads/{MAIN_BRANCH}"
+        parent = _git(repo, "for-each-ref", "--format=%(objectname)", branch)
+        parents = ["-p", parent] if parent else []
+        commit = _git(repo, "commit-tree", tree, *parents, "-m",
+                      f"blindspot adversarial dataset {record['full_version']}")
+        _git(repo, "update-ref", branch, commit, *([parent] if parent else []))
+        tag = version_tag(record["version"])
+        if not _git(repo, "tag", "--list", tag):
+            _git(repo, "tag", "-a", tag, "-m", f"fingerprint sha256:{record['fingerprint']}",
+                 commit)
+    except PushError as error:
+        raise PushError(f"{error}; the dataset folder is ready at {path}") from error
+    except OSError as error:
+        raise PushError(f"cannot write the git repository {repo} ({error.strerror}); the "
+                        f"dataset folder is ready at {path}") from error
+    return f"{repo} (git, branch {MAIN_BRANCH}, tag {tag})"
 
 
 # -- command line ---------------------------------------------------------------------------------
@@ -771,10 +878,46 @@ def build_parser() -> argparse.ArgumentParser:
     add("--ngram-corpus", help="corpus for the frequent n-gram test")
     add("--num-proc", type=int, help="worker processes")
     add("--license", help=LICENSE_HELP)
-    add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
-    add("--token", help="Hugging Face token for --push (default: HF_TOKEN or the stored login)")
+    add_push_arguments(parser)
     add("--private", action="store_true", help="create the Hub repository as private")
     return parser
+
+
+def add_push_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--push`` and ``--push-git``, the same in every builder."""
+    parser.add_argument("--push", metavar="ORG/NAME", help=PUSH_HELP)
+    parser.add_argument("--push-git", metavar="DIR", help=PUSH_GIT_HELP)
+
+
+#: the help of ``--push`` (the token is never a flag: a command line is visible to every user)
+PUSH_HELP = ("publish the folder as this Hub dataset repository, tagged v<version> (token: "
+             "HF_TOKEN or `huggingface-cli login`; endpoint: HF_ENDPOINT, else the Hub)")
+PUSH_GIT_HELP = ("with --push: commit and tag into DIR/datasets/ORG/NAME, the git repositories a "
+                 "self-hosted Hub server serves (olah's mirrors-path), instead of uploading "
+                 "through the Hub API")
+
+
+def push_from_args(folder: Path, args: argparse.Namespace, private: bool = False) -> int:
+    """Push ``folder`` as a builder's ``--push`` and ``--push-git`` say (nothing without
+    ``--push``); returns the exit code, as :func:`push_and_report`."""
+    if args.push_git and not args.push:
+        print("error: --push-git needs --push ORG/NAME (the repository to commit into); the "
+              f"dataset folder is ready at {folder.resolve()}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    return push_and_report(folder, args.push, args.push_git, private) if args.push else 0
+
+
+def push_and_report(folder: Path, repo_id: str, git_root: str | None = None,
+                    private: bool = False) -> int:
+    """Push ``folder`` as ``repo_id``; print where it went, or one line ``error: ...`` on stderr.
+    Returns the exit code: 0, or 1 when the push failed (the folder stays complete)."""
+    try:
+        where = push_adversarial_dataset(folder, repo_id, private=private, git_root=git_root)
+    except PushError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    print(f"pushed to {where}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -801,15 +944,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{len(record['configs'])} configs + gold, written to {folder.resolve()}")
     for test, why in record["skipped"].items():
         print(f"skipped {test}: {why}", file=sys.stderr)
-    if args.push:
-        try:
-            url = push_adversarial_dataset(folder, args.push, token=args.token,
-                                           private=args.private)
-        except PushError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 3
-        print(f"pushed to {url}")
-    return 0
+    return push_from_args(folder, args, private=args.private)
 
 
 def _default_out(args: argparse.Namespace) -> Path:

@@ -34,6 +34,21 @@ LICENSE_HELP = ("Hub licence id for the card, e.g. cc-by-4.0 (default: the input
                 "known: a gold source's, a dataset card beside the file; else other)")
 
 
+#: the licence ids under which a perturbed copy (an adaptation) of the data may be published:
+#: permissive, attribution and share-alike licences. Not: a no-derivatives licence (cc-by-nd,
+#: cc-by-nc-nd), ``other`` and ``unknown`` (terms the card cannot vouch for). ``blindspot publish``
+#: publishes only the gold sources whose licence is listed here.
+DERIVATIVES_ALLOWED: tuple[str, ...] = (
+    "apache-2.0", "mit", "cc0-1.0", "cc-by-2.0", "cc-by-2.5", "cc-by-3.0", "cc-by-4.0",
+    "cc-by-sa-3.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "odc-by", "pddl",
+)
+
+
+def allows_derivatives(value: str) -> bool:
+    """True when data under licence ``value`` may be published as a perturbed copy."""
+    return value in DERIVATIVES_ALLOWED
+
+
 def is_hub_license(value: str) -> bool:
     """True when ``value`` is one of the Hub's licence ids (they are lower case)."""
     return value in HUB_LICENSES

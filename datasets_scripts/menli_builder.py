@@ -56,11 +56,11 @@ from blindspot.datasets_scripts.build_adversarial import (
     TAGS,
     GoldInput,
     LicenseChoice,
-    PushError,
+    add_push_arguments,
     check_version,
     choose_license,
     prepare_out_dir,
-    push_adversarial_dataset,
+    push_from_args,
     resolve_gold,
     size_category,
     write_build_record,
@@ -446,8 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--version", default="1.0.0", help="semantic version of this dataset")
     add("--name", help="dataset name (default: blindspot-<data>-menli-adversarial)")
     add("--license", help=LICENSE_HELP)
-    add("--push", metavar="ORG/NAME", help="upload the folder to this Hub dataset repository")
-    add("--token", help="Hugging Face token for --push")
+    add_push_arguments(parser)
     return parser
 
 
@@ -476,13 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = ", ".join(f"{a['error']} {a['rows']}" for a in record["attacks"])
     print(f"MENLI-style set {record['name']} {record['full_version']}: {counts}; written to "
           f"{folder.resolve()}")
-    if args.push:
-        try:
-            print(f"pushed to {push_adversarial_dataset(folder, args.push, token=args.token)}")
-        except PushError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 3
-    return 0
+    return push_from_args(folder, args)
 
 
 if __name__ == "__main__":

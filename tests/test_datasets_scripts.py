@@ -169,14 +169,15 @@ def test_cli_builds_and_reports_push_failure_without_traceback(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_TOKEN", "hf_fake")  # the token is never a flag
     data = tmp_path / "gold.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in _gold_slice(4).to_list()))
     out = tmp_path / "cli"
     code = ba.main(["--task", "summarization", "--data", str(data), "--out", str(out),
                     "--tests", "truncation", "--seeds", "1", "--version", "2.0.0",
-                    "--push", "org/name", "--token", "hf_fake"])
+                    "--push", "org/name"])
     captured = capsys.readouterr()
-    assert code == 3
+    assert code == 1
     assert str(out.resolve()) in captured.out and "2.0.0+" in captured.out
     assert "error: cannot push to org/name" in captured.err and "Traceback" not in captured.err
     record = json.loads((out / ba.BUILD_FILE).read_text())

@@ -1,5 +1,6 @@
 """The metric modules load offline from any directory as ``blindspot/<name>`` once registered
-(`make env` does), and registering them never touches a canonical module's folder."""
+(`make env` does), the non-canonical ones (blindspot, blindspot_accuracy, preference_accuracy) by
+their bare names too, and registering them never touches a canonical module's folder."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ import sacrebleu
 
 from blindspot import evaluate_modules
 from blindspot.evaluate_modules import (
+    BARE_NAMES,
+    BARE_PREFIX,
     MARKER,
     STARTUP_FILE,
     OurCachedModuleNotice,
     install_modules,
     install_startup_filter,
+    load_name,
     module_folders,
     module_path,
     register_modules,
@@ -112,6 +116,76 @@ def test_blindspot_loads_by_name_offline_from_a_temporary_directory(tmp_path: Pa
     assert set(out["verdicts"]) == {"truncation", "noun_switching"}
     assert set(out["verdicts"].values()) <= {"pass", "fail"}
     assert out["points"] == 6  # gold + the five truncation levels
+
+
+# the three names the project's documentation promised, loaded by their bare names; blindspot
+# judges a tiny chrf run so the module is the real one, not only importable
+BARE_SCRIPT = """
+import json, evaluate
+main = evaluate.load("blindspot")
+judge = evaluate.load("blindspot_accuracy")
+preference = evaluate.load("preference_accuracy")
+namespaced = evaluate.load("blindspot/blindspot")
+golds = ["The council approved the new budget on Monday after a long debate.",
+         "Heavy rain closed the coastal road for two days last week."]
+out = main.compute(predictions=golds, references=golds, metric="chrf", task="summarization",
+                   tests="truncation", seeds=[1], progress=False)
+print(json.dumps({"modules": [type(m).__module__ for m in (main, judge, preference, namespaced)],
+                  "verdict": out["verdicts"]["truncation"],
+                  "judge": judge.compute(predictions=[0.8, 0.5], references=[1.0, 1.0],
+                                         tests=["t", "t"], levels=[1, 2], noise_ratios=[0.1, 0.2],
+                                         seeds=[0, 0])["t"]["passed"],
+                  "preference": preference.compute(para_scores=[0.9], adv_scores=[0.2],
+                                                   error_types=["num"])["accuracy"]}))
+"""
+
+
+def test_the_promised_bare_names_load_offline_from_a_users_folder_and_the_checkout(
+        tmp_path: Path) -> None:
+    """After the install step (`blindspot install-modules`, run here into a fresh modules cache),
+    a fresh process loads `evaluate.load("blindspot")` and the other two bare names offline, from
+    a folder outside the checkout and from the checkout's root (where `blindspot/` is the
+    package folder, which evaluate takes for a local module only if it held `blindspot.py`)."""
+    checkout = Path(__file__).resolve().parent.parent
+    assert (checkout / "blindspot").is_dir() and not (checkout / "blindspot" / "blindspot.py").exists()
+    modules = tmp_path / "hf-modules"
+    env = dict(os.environ, HF_MODULES_CACHE=str(modules), HF_HUB_OFFLINE="1")
+    installed = subprocess.run([str(Path(sys.executable).parent / "blindspot"), "install-modules"],
+                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    said = " ".join(installed.stdout.split())  # rich wraps long lines
+    assert "blindspot, blindspot_accuracy," in said and "blindspot/rouge" in said
+    user_folder = tmp_path / "my-project"
+    user_folder.mkdir()
+    for cwd in (user_folder, checkout):
+        done = subprocess.run([sys.executable, "-c", BARE_SCRIPT], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (cwd, done.stderr[-2000:])
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+        assert [m.split(".")[2] for m in out["modules"]] == [
+            f"{BARE_PREFIX}blindspot", f"{BARE_PREFIX}blindspot_accuracy",
+            f"{BARE_PREFIX}preference_accuracy", "blindspot--blindspot"], cwd
+        assert out["verdict"] == "pass" and out["judge"] is True
+        assert out["preference"] == {"num": 1.0}
+        assert NOTICE not in done.stderr  # the start-up file hides the notice for bare names too
+
+
+def test_only_the_non_canonical_modules_get_bare_names(tmp_path: Path) -> None:
+    assert set(BARE_NAMES) <= {p.name for p in module_folders()}
+    metrics = tmp_path / "m" / "metrics"
+    install_modules(tmp_path / "m")
+    bare = {p.name for p in metrics.iterdir() if p.name.startswith(BARE_PREFIX)}
+    assert bare == {f"{BARE_PREFIX}{name}" for name in BARE_NAMES}
+    assert [load_name(n) for n in ("blindspot", "rouge")] == ["blindspot", "blindspot/rouge"]
+    # a version someone else left under a bare name stays; ours is replaced, not duplicated
+    foreign = metrics / f"{BARE_PREFIX}blindspot" / ("1" * 64)
+    foreign.mkdir()
+    (foreign / "blindspot.py").write_text("# someone else's\n", encoding="utf-8")
+    install_modules(tmp_path / "m")
+    versions = sorted(p.name for p in (metrics / f"{BARE_PREFIX}blindspot").iterdir()
+                      if p.is_dir() and p.name != "__pycache__")
+    assert len(versions) == 2 and "1" * 64 in versions and foreign.joinpath("blindspot.py").is_file()
+    assert not remove_stale_modules(tmp_path / "m")  # our bare-name copies are current, not stale
 
 
 # -- nothing shadowed ------------------------------------------------------------------------------
@@ -292,7 +366,11 @@ MESSAGES = [f"{NOTICE} from /c/metrics/blindspot--rouge/{'a' * 64} (last modifie
             "couldn't be found locally at blindspot--rouge, or remotely on the Hugging Face Hub.",
             f"{NOTICE} from /c/metrics/someone--rouge/{'a' * 64} (last modified) since it "
             "couldn't be found locally at someone--rouge, or remotely on the Hugging Face Hub.",
-            "Something else about blindspot--rouge"]
+            "Something else about blindspot--rouge",
+            f"{NOTICE} from /c/metrics/evaluate-metric--blindspot/{'a' * 64} (last modified) since "
+            "it couldn't be found locally at evaluate-metric--blindspot, or remotely on the Hub.",
+            f"{NOTICE} from /c/metrics/evaluate-metric--rouge/{'a' * 64} (last modified) since "
+            "it couldn't be found locally at evaluate-metric--rouge, or remotely on the Hub."]
 
 
 def test_the_startup_file_runs_alone_and_drops_only_our_notice(tmp_path: Path) -> None:
@@ -301,13 +379,14 @@ def test_the_startup_file_runs_alone_and_drops_only_our_notice(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-I", "-S", "-c", STARTUP_ALONE, str(tmp_path), *MESSAGES],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines() == [
-        "['OurCachedModuleNotice'] False False [False, True, True]"], done.stderr
+        "['OurCachedModuleNotice'] False False [False, True, True, False, True]"], done.stderr
     assert "Error processing" not in done.stderr
     assert "ModuleNotFoundError: No module named 'blindspot'" in done.stderr  # truly alone
     # the in-process filter decides the same
     records = [logging.LogRecord("evaluate.loading", logging.WARNING, __file__, 1, m, None, None)
                for m in MESSAGES]
-    assert [OurCachedModuleNotice().filter(r) for r in records] == [False, True, True]
+    assert [OurCachedModuleNotice().filter(r) for r in records] == [False, True, True, False,
+                                                                    True]
 
 
 def test_the_startup_file_is_rewritten_only_when_it_differs(tmp_path: Path) -> None:
