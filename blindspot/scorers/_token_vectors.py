@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
-from blindspot.scorers._encoders import encoder_on_device, layer_count
-from blindspot.scorers.moverscore import MoverScore
+from blindspot.scorers._encoders import Truncation, encoder_on_device, layer_count, truncation_of
+from blindspot.scorers.moverscore import max_input_length
 from blindspot.scoring.base import Scorer
 
 
@@ -57,10 +57,11 @@ class LayerVectorScorer(Scorer):
     def tokenizer(self) -> Any:
         return load_bertscore_tokenizer(self._path, use_fast=True)
 
-    # the encoder's input limit and the count of texts cut to it, as MoverScore reads them
-    # (both use only ``tokenizer()`` and ``_path``)
-    max_length = MoverScore.max_length
-    truncated = MoverScore.truncated
+    def max_length(self) -> int:
+        return max_input_length(self.tokenizer(), self._path)
+
+    def truncated(self, texts: Sequence[str]) -> Truncation:
+        return truncation_of(self.tokenizer(), texts, self.max_length())
 
     def token_vectors(self, texts: Sequence[str]) -> dict[str, tuple[Any, list[int]]]:
         """Each distinct text's (layers, tokens, dim) float64 array of its top ``layers``

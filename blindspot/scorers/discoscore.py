@@ -28,9 +28,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from blindspot.parsing import ParsedText, get_parser
-from blindspot.scorers._encoders import checked_layer, layer_count
+from blindspot.scorers._encoders import checked_layer, encoder_on_device, layer_count
 from blindspot.scorers._token_vectors import LayerVectorScorer
-from blindspot.scorers.moverscore import MoverScore
 from blindspot.scoring.base import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "bert-base-uncased"
@@ -59,8 +58,6 @@ class DiscoScore(LayerVectorScorer):
     name = "discoscore"
     outputs = ("discoscore",)
     lower_is_better = frozenset({"discoscore"})
-    #: the encoder cut after ``num_layers`` layers, shared with BERTScore and MoverScore
-    model = MoverScore.model
 
     def __init__(self, model_type: str = DEFAULT_MODEL, num_layers: int | None = None,
                  batch_size: int = 64, device: str | None = None) -> None:
@@ -68,6 +65,11 @@ class DiscoScore(LayerVectorScorer):
         layers = checked_layer(model_type, num_layers,
                                min(DEFAULT_LAYERS, layer_count(model_type)))
         super().__init__(model_type=path, num_layers=layers)
+
+    def model(self) -> Any:
+        """The encoder cut after ``num_layers`` layers (shared with BERTScore and MoverScore)."""
+        model, self.device = encoder_on_device(self._path, self.config["num_layers"], self.device)
+        return model
 
     def pieces(self, parsed: ParsedText) -> tuple[list[int], dict[str, list[int]]]:
         """``[CLS]`` + the word pieces of the text's tokens (cut to the encoder's limit), and

@@ -22,7 +22,7 @@ from typing import Any
 from blindspot.scorers._word_vectors import Words, WordVectorScorer, cosine
 from blindspot.scoring.base import register_scorer
 
-COSINE_RANGE = {None: (-1.0, 1.0)}
+COSINE_RANGE: dict[str | None, tuple[float, float]] = {None: (-1.0, 1.0)}
 
 
 def extrema(vectors: Any) -> Any:

@@ -31,7 +31,7 @@ def bag(items: Sequence[tuple[str, Any]]) -> tuple[Any, Any]:
     import numpy as np
 
     counts = Counter(key for key, _ in items)
-    first = {}
+    first: dict[str, Any] = {}
     for key, vector in items:
         first.setdefault(key, vector)
     total = sum(counts.values())
