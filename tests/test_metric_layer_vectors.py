@@ -142,3 +142,29 @@ def test_bad_options_are_named() -> None:
         get_scorer("mark_evaluate", model_type="minilm", k=0)
     with pytest.raises(ValueError, match="layers must be an integer between 1 and 7"):
         get_scorer("baryscore", model_type="minilm", layers=8, idf=False)
+
+
+# -- every new metric through a blind-spot run -------------------------------------------------
+
+NEW_METRICS = ("embedding_average", "vector_extrema", "greedy_matching", "wmd.wms", "sms.sms",
+               "mark_evaluate@minilm", "baryscore@minilm", "discoscore@minilm")
+
+
+def test_each_new_metric_gets_a_verdict_on_the_demo_data(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    out = tmp_path / "report"
+    result = CliRunner().invoke(app, ["run", "--data", "demo", "--task", "translation",
+                                      "--tests", "truncation", "--seeds", "1",
+                                      "--metrics", ",".join(NEW_METRICS), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads((out / "results.json").read_text(encoding="utf-8"))["datasets"].values()
+    assert len(entry["metrics"]) == len(NEW_METRICS)
+    for metric, judged in entry["metrics"].items():
+        test = judged["tests"]["truncation"]
+        assert test["status"] in ("pass", "fail") and test["error"] is None, (metric, test)
+        assert len(test["points"]) > 1  # the gold point and the truncation levels
