@@ -146,8 +146,9 @@ def test_bad_options_are_named() -> None:
 
 # -- every new metric through a blind-spot run -------------------------------------------------
 
-NEW_METRICS = ("embedding_average", "vector_extrema", "greedy_matching", "wmd.wms", "sms.sms",
-               "mark_evaluate@minilm", "baryscore@minilm", "discoscore@minilm")
+NEW_METRICS = ("embedding_average@minilm", "vector_extrema@minilm", "greedy_matching@minilm",
+               "wmd.wms@minilm", "sms.sms@minilm", "mark_evaluate@minilm", "baryscore@minilm",
+               "discoscore@minilm")
 
 
 def test_each_new_metric_gets_a_verdict_on_the_demo_data(tmp_path) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blindspot.models import resolve_model
-from blindspot.scorers._word_vectors import Words
+from blindspot.scorers._word_vectors import DEFAULT_MODEL, Words, WordVectors
 from blindspot.scorers.embedding_similarity import (
     average_cosine,
     extrema,
@@ -135,3 +135,45 @@ def test_sms_on_minilm_matches_the_table(table) -> None:
     swapped = _scores("sms", ["Dogs bark bark. Cats sleep."], ["Cats sleep. Dogs bark bark."])
     assert swapped["sms"][0] == pytest.approx(1.0) and swapped["s_wms"][0] == pytest.approx(1.0)
     assert out["s_wms"][0] < 1.0
+
+
+# -- a word table in sentence-transformers' layout (GloVe's, the default) ----------------------
+
+
+def _word_table(folder, vocab: list[str], rows: list[list[float]], lower: bool = True) -> None:
+    """A tiny table in the layout of sentence-transformers' GloVe models."""
+    import json
+
+    import torch
+    from safetensors.torch import save_file
+
+    table = folder / "0_WordEmbeddings"
+    table.mkdir(parents=True)
+    (table / "whitespacetokenizer_config.json").write_text(
+        json.dumps({"vocab": vocab, "stop_words": [], "do_lower_case": lower}), encoding="utf-8")
+    save_file({"emb_layer.weight": torch.tensor(rows, dtype=torch.float32)},
+              str(table / "model.safetensors"))
+
+
+def test_word_table_words_by_hand(tmp_path) -> None:
+    _word_table(tmp_path, ["PADDING_TOKEN", "cats", "sleep", "."],
+                [[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    words = WordVectors(str(tmp_path)).words(["Cats sleep.", "Cats purr"])
+    assert words["Cats sleep."].words == ("Cats", "sleep", ".")
+    assert words["Cats sleep."].vectors.tolist() == [[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+    # "purr" is not in the table: the mean of all rows, (0.5, 0.75)
+    assert words["Cats purr"].vectors.tolist() == [[1.0, 0.0], [0.5, 0.75]]
+    assert DEFAULT_MODEL == "sentence-transformers/average_word_embeddings_glove.6B.300d"
+
+
+def test_word_table_scores_as_the_formulas(tmp_path) -> None:
+    _word_table(tmp_path, ["PADDING_TOKEN", "cats", "sleep", "dogs"],
+                [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 4.0]])
+    scorer = get_scorer("wmd", model_type=str(tmp_path))
+    out = score_rows(scorer, ["cats cats sleep"], ["dogs"], cache=None)
+    # 2/3 of the mass from (1, 0) and 1/3 from (0, 1) to (3, 4)
+    expected = 2 / 3 * math.hypot(2, 4) + 1 / 3 * math.hypot(3, 3)
+    assert out["wmd"][0] == pytest.approx(expected)
+    average = score_rows(get_scorer("embedding_average", model_type=str(tmp_path)),
+                         ["cats sleep"], ["dogs"], cache=None)["embedding_average"][0]
+    assert average == pytest.approx((0.5 * 3 + 0.5 * 4) / (math.sqrt(0.5) * 5))

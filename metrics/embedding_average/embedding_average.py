@@ -4,7 +4,7 @@ Embedding Average (Landauer & Dumais, 1997), as Sharma et al.'s nlg-eval compute
 (2021) ran it: each text is the mean of its word vectors, and the score is the cosine of the two
 means.
 
-Runs offline on MiniLM (its input embeddings as word vectors, the default). Several
+Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
 references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.
 
 Examples:
@@ -12,7 +12,7 @@ Examples:
     >>> metric = evaluate.load("metrics/embedding_average")
     >>> out = metric.compute(predictions=["The cat chased the dog.", "Stocks fell sharply."],
     ...                      references=["The dog chased the cat.", "Markets dropped today."],
-    ...                      use_aggregator=False)
+    ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["embedding_average"]]
     [1.0, 0.4]
 """
@@ -36,8 +36,9 @@ Args:
     predictions (list of str): hypotheses.
     references (list of str or list of list of str): one or several references per hypothesis
         (several are averaged).
-    model_type (str): encoder whose input embedding table gives the word vectors: Hub id, local
-        folder or offline short name (default "minilm").
+    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
+        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
+        papers), or any encoder, whose input embedding table serves ("minilm" offline).
     use_aggregator (bool): mean over rows (default) or per-row lists.
 Returns:
     embedding_average: cosine in [-1, 1], higher is better; 1 for identical texts.

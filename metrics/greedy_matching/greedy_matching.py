@@ -4,7 +4,7 @@ Greedy Matching (Rus & Lintean, 2012), as nlg-eval computes it: every word of on
 the word of the other text with the highest cosine; the mean of those best cosines is taken in
 both directions and the score is their average.
 
-Runs offline on MiniLM (its input embeddings as word vectors, the default). Several
+Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
 references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.
 
 Examples:
@@ -12,7 +12,7 @@ Examples:
     >>> metric = evaluate.load("metrics/greedy_matching")
     >>> out = metric.compute(predictions=["The movie was great fun.", "He left early."],
     ...                      references=["The film was very enjoyable.", "She stayed late."],
-    ...                      use_aggregator=False)
+    ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["greedy_matching"]]
     [0.74, 0.55]
 """
@@ -34,8 +34,9 @@ Args:
     predictions (list of str): hypotheses.
     references (list of str or list of list of str): one or several references per hypothesis
         (several are averaged).
-    model_type (str): encoder whose input embedding table gives the word vectors: Hub id, local
-        folder or offline short name (default "minilm").
+    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
+        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
+        papers), or any encoder, whose input embedding table serves ("minilm" offline).
     use_aggregator (bool): mean over rows (default) or per-row lists.
 Returns:
     greedy_matching: in [-1, 1], higher is better; 1 for identical texts.

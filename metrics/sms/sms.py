@@ -5,7 +5,7 @@ mean of its word vectors and weighing its share of the text's words; the score i
 between the two bags, Euclidean distance as the cost. `s_wms` is the paper's S+WMS: words and
 sentences in one bag, each kind carrying half of the mass.
 
-Runs offline on MiniLM (its input embeddings as word vectors, the default). Several
+Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
 references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.
 
 Examples:
@@ -15,7 +15,7 @@ Examples:
     ...                                   "Prices rose."],
     ...                      references=["Thousands lost power. The storm hit the coast.",
     ...                                  "Inflation climbed in May."],
-    ...                      use_aggregator=False)
+    ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["sms"]]
     [1.0, 0.5]
 """
@@ -36,8 +36,9 @@ Args:
     predictions (list of str): hypotheses.
     references (list of str or list of list of str): one or several references per hypothesis
         (several are averaged).
-    model_type (str): encoder whose input embedding table gives the word vectors: Hub id, local
-        folder or offline short name (default "minilm").
+    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
+        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
+        papers), or any encoder, whose input embedding table serves ("minilm" offline).
     use_aggregator (bool): mean over rows (default) or per-row lists.
 Returns:
     sms: in (0, 1], higher is better (judged by blindspot); s_wms: S+WMS, in (0, 1].

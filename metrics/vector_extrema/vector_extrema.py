@@ -4,7 +4,7 @@ Vector Extrema (Forgues et al., 2014), as nlg-eval computes it: each text is the
 dimension is the word value of largest magnitude in that dimension (the maximum, or the minimum
 when its absolute value is larger); the score is the cosine of the two.
 
-Runs offline on MiniLM (its input embeddings as word vectors, the default). Several
+Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
 references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.
 
 Examples:
@@ -13,7 +13,7 @@ Examples:
     >>> out = metric.compute(predictions=["A man plays the guitar.", "It is raining."],
     ...                      references=["A person plays an instrument.",
     ...                                  "The sun is shining."],
-    ...                      use_aggregator=False)
+    ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["vector_extrema"]]
     [0.61, 0.45]
 """
@@ -34,8 +34,9 @@ Args:
     predictions (list of str): hypotheses.
     references (list of str or list of list of str): one or several references per hypothesis
         (several are averaged).
-    model_type (str): encoder whose input embedding table gives the word vectors: Hub id, local
-        folder or offline short name (default "minilm").
+    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
+        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
+        papers), or any encoder, whose input embedding table serves ("minilm" offline).
     use_aggregator (bool): mean over rows (default) or per-row lists.
 Returns:
     vector_extrema: cosine in [-1, 1], higher is better; 1 for identical texts.

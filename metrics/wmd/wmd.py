@@ -6,7 +6,7 @@ with the Euclidean distance of the word vectors as the cost, solved exactly (POT
 `wms` is the similarity `exp(-wmd)` (Clark et al., 2019), the form Fabbri et al.'s SummEval code,
 which Sai et al. ran, reports.
 
-Runs offline on MiniLM (its input embeddings as word vectors, the default). Several
+Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
 references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.
 
 Examples:
@@ -16,7 +16,7 @@ Examples:
     ...                                   "A dog barks. It is loud."],
     ...                      references=["The cat sat on the mat.", "Markets dropped today.",
     ...                                  "The dog barks loudly. Neighbours woke up."],
-    ...                      use_aggregator=False)
+    ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["wms"]]
     [1.0, 0.32, 0.49]
 """
@@ -37,8 +37,9 @@ Args:
     predictions (list of str): hypotheses.
     references (list of str or list of list of str): one or several references per hypothesis
         (several are averaged).
-    model_type (str): encoder whose input embedding table gives the word vectors: Hub id, local
-        folder or offline short name (default "minilm").
+    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
+        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
+        papers), or any encoder, whose input embedding table serves ("minilm" offline).
     use_aggregator (bool): mean over rows (default) or per-row lists.
 Returns:
     wms: exp(-wmd) in (0, 1], higher is better (judged by blindspot); wmd: the distance, >= 0,
