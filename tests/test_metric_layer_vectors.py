@@ -44,7 +44,6 @@ def test_me_petersen_by_hand() -> None:
 # -- BaryScore and DiscoScore, by hand ---------------------------------------------------------
 
 
-@pytest.mark.quick
 def test_barycenter_and_distance_by_hand() -> None:
     # one token, two layers at (0, 0) and (2, 0): the barycenter is their midpoint
     layers = np.array([[[0.0, 0.0]], [[2.0, 0.0]]])

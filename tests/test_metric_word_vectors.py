@@ -44,7 +44,6 @@ def test_cosine_metrics_by_hand() -> None:
     assert greedy_matching(ref, hyp) == pytest.approx(0.75)
 
 
-@pytest.mark.quick
 def test_word_movers_distance_by_hand() -> None:
     # "a a b" against "c": a (2/3 of the mass) sits on c, b (1/3) is 5 away from it
     hyp = bag([("a", [0.0, 0.0]), ("a", [0.0, 0.0]), ("b", [3.0, 4.0])])
@@ -56,7 +55,6 @@ def test_word_movers_distance_by_hand() -> None:
     assert earth_movers_distance(*square) == pytest.approx(1.0)
 
 
-@pytest.mark.quick
 def test_sentence_bags_by_hand() -> None:
     first = Words(("w1", "w2"), np.array([[0.0, 0.0], [2.0, 0.0]]))  # mean (1, 0), 2 words
     second = Words(("w3",), np.array([[0.0, 2.0]]))  # (0, 2), 1 word
