@@ -78,11 +78,12 @@ class DiscoScore(LayerVectorScorer):
         ids = [tokenizer.cls_token_id]
         foci: dict[str, list[int]] = {}
         limit = self.max_length()
-        for token in parsed.tokens:
-            piece_ids = tokenizer(token.text, add_special_tokens=False)["input_ids"]
-            if not piece_ids or len(ids) + len(piece_ids) > limit:
-                if len(ids) + len(piece_ids) > limit:
-                    break
+        words = [token.text for token in parsed.tokens]
+        pieces = tokenizer(words, add_special_tokens=False)["input_ids"] if words else []
+        for token, piece_ids in zip(parsed.tokens, pieces, strict=True):
+            if len(ids) + len(piece_ids) > limit:
+                break
+            if not piece_ids:
                 continue
             ids.extend(piece_ids)
             if token.pos in FOCUS_TAGS:
