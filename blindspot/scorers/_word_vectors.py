@@ -204,6 +204,23 @@ class WordVectorScorer(Scorer):
         return rows
 
 
+def module_inputs(returns: str) -> str:
+    """The ``Args``/``Returns`` text of a word-vector metric's evaluate module (``returns``: its
+    outputs, indented as they appear under ``Returns:``)."""
+    return f"""
+Args:
+    predictions (list of str): hypotheses.
+    references (list of str or list of list of str): one or several references per hypothesis
+        (several are averaged).
+    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
+        "{DEFAULT_MODEL}", GloVe 6B 300d, as the
+        papers), or any encoder, whose input embedding table serves ("minilm" offline).
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+{returns}
+"""
+
+
 def cosine(a: Any, b: Any) -> float:
     """Cosine of two vectors; 0 when either is the zero vector."""
     import numpy as np

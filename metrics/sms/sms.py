@@ -20,6 +20,7 @@ Examples:
     [1.0, 0.5]
 """
 
+import blindspot.scorers._word_vectors as words
 import blindspot.scoring.module as base
 
 _CITATION = """\
@@ -31,18 +32,8 @@ _CITATION = """\
 }
 """  # noqa: E501 (published BibTeX, kept verbatim)
 
-_INPUTS = """
-Args:
-    predictions (list of str): hypotheses.
-    references (list of str or list of list of str): one or several references per hypothesis
-        (several are averaged).
-    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
-        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
-        papers), or any encoder, whose input embedding table serves ("minilm" offline).
-    use_aggregator (bool): mean over rows (default) or per-row lists.
-Returns:
-    sms: in (0, 1], higher is better (judged by blindspot); s_wms: S+WMS, in (0, 1].
-"""
+_INPUTS = words.module_inputs(
+    """    sms: in (0, 1], higher is better (judged by blindspot); s_wms: S+WMS, in (0, 1].""")
 
 
 class SentenceMoversSimilarity(base.ScorerMetric):

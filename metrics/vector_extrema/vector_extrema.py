@@ -18,6 +18,7 @@ Examples:
     [0.61, 0.45]
 """
 
+import blindspot.scorers._word_vectors as words
 import blindspot.scoring.module as base
 
 _CITATION = """\
@@ -29,18 +30,8 @@ _CITATION = """\
 }
 """  # noqa: E501 (published BibTeX, kept verbatim)
 
-_INPUTS = """
-Args:
-    predictions (list of str): hypotheses.
-    references (list of str or list of list of str): one or several references per hypothesis
-        (several are averaged).
-    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
-        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
-        papers), or any encoder, whose input embedding table serves ("minilm" offline).
-    use_aggregator (bool): mean over rows (default) or per-row lists.
-Returns:
-    vector_extrema: cosine in [-1, 1], higher is better; 1 for identical texts.
-"""
+_INPUTS = words.module_inputs(
+    """    vector_extrema: cosine in [-1, 1], higher is better; 1 for identical texts.""")
 
 
 class VectorExtrema(base.ScorerMetric):

@@ -21,6 +21,7 @@ Examples:
     [1.0, 0.32, 0.49]
 """
 
+import blindspot.scorers._word_vectors as words
 import blindspot.scoring.module as base
 
 _CITATION = """\
@@ -32,19 +33,9 @@ _CITATION = """\
 }
 """  # noqa: E501 (published BibTeX, kept verbatim)
 
-_INPUTS = """
-Args:
-    predictions (list of str): hypotheses.
-    references (list of str or list of list of str): one or several references per hypothesis
-        (several are averaged).
-    model_type (str): the word vectors: a word table in sentence-transformers' layout (default
-        "sentence-transformers/average_word_embeddings_glove.6B.300d", GloVe 6B 300d, as the
-        papers), or any encoder, whose input embedding table serves ("minilm" offline).
-    use_aggregator (bool): mean over rows (default) or per-row lists.
-Returns:
-    wms: exp(-wmd) in (0, 1], higher is better (judged by blindspot); wmd: the distance, >= 0,
-        lower is better (NaN when exactly one of the texts has no word).
-"""
+_INPUTS = words.module_inputs(
+    """    wms: exp(-wmd) in (0, 1], higher is better (judged by blindspot); wmd: the distance, >= 0,
+        lower is better (NaN when exactly one of the texts has no word).""")
 
 
 class WordMoversDistance(base.ScorerMetric):
