@@ -94,3 +94,19 @@ class LayerVectorScorer(Scorer):
             rows.append((stacked[:, row, positions].numpy(),
                          encoded["input_ids"][row, positions].tolist()))
         return rows
+
+
+def module_inputs(options: str, returns: str) -> str:
+    """The ``Args``/``Returns`` text of a layer-vector metric's evaluate module: ``options`` its
+    own options after ``model_type`` (as they appear under ``Args:``), ``returns`` its outputs."""
+    return f"""
+Args:
+    predictions (list of str): hypotheses.
+    references (list of str or list of list of str): one or several references per hypothesis
+        (several are averaged).
+    {options}
+    batch_size (int): texts per encoder pass (default 64). device (str): default cuda if available.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+{returns}
+"""

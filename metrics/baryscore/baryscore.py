@@ -20,6 +20,7 @@ Examples:
 """
 
 import blindspot.scorers._idf_metric as idf_base
+import blindspot.scorers._token_vectors as layers
 
 _CITATION = """\
 @inproceedings{colombo-etal-2021-automatic,
@@ -30,20 +31,12 @@ _CITATION = """\
 }
 """  # noqa: E501 (published BibTeX, kept verbatim)
 
-_INPUTS = """
-Args:
-    predictions (list of str): hypotheses.
-    references (list of str or list of list of str): one or several references per hypothesis
-        (several are averaged).
-    model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
+_INPUTS = layers.module_inputs(
+    """model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
         "bert-base-uncased", the authors').
     layers (int): how many of the top hidden states (default 5, the authors').
-    idf (bool): idf weights from all references of the call (default True).
-    batch_size (int): texts per encoder pass (default 64). device (str): default cuda if available.
-    use_aggregator (bool): mean over rows (default) or per-row lists.
-Returns:
-    baryscore: a distance >= 0, lower is better; 0 for identical texts.
-"""
+    idf (bool): idf weights from all references of the call (default True).""",
+    """    baryscore: a distance >= 0, lower is better; 0 for identical texts.""")
 
 
 class BaryScore(idf_base.IdfCorpusMetric):

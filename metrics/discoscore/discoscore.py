@@ -21,6 +21,7 @@ Examples:
     [0.3, 0.0]
 """
 
+import blindspot.scorers._token_vectors as layers
 import blindspot.scoring.module as base
 
 _CITATION = """\
@@ -32,20 +33,12 @@ _CITATION = """\
 }
 """  # noqa: E501 (published BibTeX, kept verbatim)
 
-_INPUTS = """
-Args:
-    predictions (list of str): hypotheses.
-    references (list of str or list of list of str): one or several references per hypothesis
-        (several are averaged).
-    model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
+_INPUTS = layers.module_inputs(
+    """model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
         "bert-base-uncased", the authors' code default).
-    num_layers (int): layers kept (default 8, or all of a smaller model).
-    batch_size (int): texts per encoder pass (default 64). device (str): default cuda if available.
-    use_aggregator (bool): mean over rows (default) or per-row lists.
-Returns:
-    discoscore: a distance >= 0, lower is better; 0 for identical texts and, as in the
-        authors' code, when the texts share no noun.
-"""
+    num_layers (int): layers kept (default 8, or all of a smaller model).""",
+    """    discoscore: a distance >= 0, lower is better; 0 for identical texts and, as in the
+        authors' code, when the texts share no noun.""")
 
 
 class DiscoScore(base.ScorerMetric):

@@ -25,6 +25,7 @@ Examples:
     [1.0, 1.0, 0.81, 0.0]
 """
 
+import blindspot.scorers._token_vectors as layers
 import blindspot.scoring.module as base
 
 _CITATION = """\
@@ -36,20 +37,12 @@ _CITATION = """\
 }
 """  # noqa: E501 (published BibTeX, kept verbatim)
 
-_INPUTS = """
-Args:
-    predictions (list of str): hypotheses.
-    references (list of str or list of list of str): one or several references per hypothesis
-        (several are averaged).
-    model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
+_INPUTS = layers.module_inputs(
+    """model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
         "textattack/bert-base-uncased-MNLI").
-    k (int): neighbours per hypersphere (default 1, as the examination).
-    batch_size (int): texts per encoder pass (default 64). device (str): default cuda if available.
-    use_aggregator (bool): mean over rows (default) or per-row lists.
-Returns:
-    me_petersen: in [0, 1], higher is better; 1 for identical texts, 0 when no vector of
-        either text falls inside the other's hyperspheres.
-"""
+    k (int): neighbours per hypersphere (default 1, as the examination).""",
+    """    me_petersen: in [0, 1], higher is better; 1 for identical texts, 0 when no vector of
+        either text falls inside the other's hyperspheres.""")
 
 
 class MarkEvaluatePetersen(base.ScorerMetric):
