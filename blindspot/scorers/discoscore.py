@@ -18,8 +18,9 @@ Choices: the authors' default checkpoint is ``bert-base-uncased`` (their paper's
 Conpono, a BERT fine-tuned for discourse coherence; give its folder as ``model_type``); their
 code splits words on whitespace and finds nouns with UDPipe, keeping a whitespace word when it
 equals a noun's lemma; here the words are spaCy's tokens and a noun is found by its tag, so
-"cats." is a focus ``cat`` (the authors' reading misses it). Several references: the mean (as
-the authors').
+"cats." is a focus ``cat`` (the authors' reading misses it); the checkpoint's own tokenizer is
+used as it is (the authors' code turns lower-casing off, even for the uncased BERT). Several
+references: the mean (as the authors').
 """
 
 from __future__ import annotations
