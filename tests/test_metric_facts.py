@@ -29,8 +29,13 @@ OLD_DEFAULT_OUTPUTS = {"rouge": "rougeL", "bertscore": "f1", "bartscore": "f", "
                        "mauve": "mauve"}
 OLD_OUTPUT_SELECTORS = {"rouge": "rouge_types"}
 OLD_LOWER_IS_BETTER = {("ter", "ter")}
+# metrics added since (issue 33), declared the same way
+OLD_LOWER_IS_BETTER |= {("wmd", "wmd"), ("baryscore", "baryscore"), ("discoscore", "discoscore")}
 OLD_NATURAL_RANGES = {("rouge", None): (0.0, 1.0), ("bleu", "bleu"): (0.0, 100.0),
                       ("chrf", "chrf"): (0.0, 100.0)}
+OLD_NATURAL_RANGES |= {("embedding_average", None): (-1.0, 1.0), ("vector_extrema", None): (-1.0, 1.0),
+                       ("greedy_matching", None): (-1.0, 1.0), ("wmd", "wms"): (0.0, 1.0),
+                       ("sms", None): (0.0, 1.0), ("mark_evaluate", None): (0.0, 1.0)}
 OLD_LEXICAL = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
 # issue 33 (metlex): the lexical metrics the papers examine, with their declared facts
 OLD_LEXICAL += ("meteor", "google_bleu", "nist_mt", "bleu_n", "cider", "parent", "qbleu")

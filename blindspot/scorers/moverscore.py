@@ -79,6 +79,14 @@ def idf_table(corpus: Sequence[str], tokenizer: Any, max_length: int) -> IdfTabl
                     math.log(total + 1))
 
 
+def max_input_length(tokenizer: Any, path: str) -> int:
+    """Longest input an encoder takes: its tokenizer's limit, else its position table's."""
+    limit = tokenizer.model_max_length
+    if limit and limit < 100_000:
+        return int(limit)
+    return int(getattr(encoder_config(path), "max_position_embeddings", 512))
+
+
 def token_core(token: str) -> str:
     """A token without its word-piece marker (``##ing`` -> ``ing``, ``Ġthe`` -> ``the``)."""
     for marker in _PIECE_MARKERS:
@@ -179,10 +187,7 @@ class MoverScore(Scorer):
 
     def max_length(self) -> int:
         """Longest input the encoder takes (the tokenizer's limit, else the position table's)."""
-        limit = self.tokenizer().model_max_length
-        if limit and limit < 100_000:
-            return int(limit)
-        return int(getattr(encoder_config(self._path), "max_position_embeddings", 512))
+        return max_input_length(self.tokenizer(), self._path)
 
     def truncated(self, texts: Sequence[str]) -> Truncation:
         """How many distinct ``texts`` the encoding cuts to :meth:`max_length` tokens."""

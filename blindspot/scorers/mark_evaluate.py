@@ -1,0 +1,97 @@
+"""Mark-Evaluate Petersen (Mordido & Meinel, 2020) of a hypothesis against a reference: the
+capture-recapture estimate of a population whose size is known, from contextual token vectors.
+
+Each text is the set of its tokens' vectors (the encoder's last layer, special tokens left out,
+identical vectors counted once): ``S`` the reference's, ``S'`` the hypothesis'. Each vector's
+k-nearest-neighbour hypersphere is centred on it with the distance to its k-th nearest
+neighbour in its own set as radius (Euclidean); a vector is *inside* the other set when it lies
+in at least one of that set's hyperspheres (distance at most the radius). With ``a`` the
+hypothesis vectors inside ``S`` and ``b`` the reference vectors inside ``S'``, the paper's
+Petersen estimate marks ``M = |S| + a``, captures ``C = |S'| + b`` and recaptures ``R = a + b``:
+
+    N_hat = M * C / R,    score = 1 - min(1, |N_hat - N| / N),    N = |S| + |S'|
+
+so identical texts score 1 (every vector inside, ``N_hat = N``) and texts whose vectors never
+fall inside the other's spheres score 0 (``R = 0``: the estimate is unbounded). The score is in
+[0, 1], higher is better, symmetric in its two texts.
+
+Choices: the examination of BERTScore, BLEURT, NUBIA, MoverScore and Mark-Evaluate scored
+candidate-reference pairs with k = 1 on BERT-base fine-tuned on MNLI; the default here is
+``textattack/bert-base-uncased-MNLI``, its last layer (Mordido & Meinel's own release embeds
+whole sentences with an SBERT model to compare corpora; per pair, token vectors are the set). A
+set with at most ``k`` vectors takes the farthest neighbour it has (a single vector: radius 0).
+Several references: the mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from blindspot.scorers._token_vectors import LayerVectorScorer
+from blindspot.scoring.base import ScoreInput, register_scorer
+
+DEFAULT_MODEL = "textattack/bert-base-uncased-MNLI"
+
+
+def knn_radii(points: Any, k: int) -> Any:
+    """Distance from each point to its k-th nearest other point of the set (the farthest when
+    the set has at most k others; 0 for a single point)."""
+    import numpy as np
+    from scipy.spatial.distance import cdist
+
+    if len(points) < 2:
+        return np.zeros(len(points))
+    distances = np.sort(cdist(points, points), axis=1)  # column 0 is the point itself
+    return distances[:, min(k, len(points) - 1)]
+
+
+def inside(points: Any, centres: Any, radii: Any) -> int:
+    """How many of ``points`` lie in at least one hypersphere (``centres``, ``radii``)."""
+    from scipy.spatial.distance import cdist
+
+    return int((cdist(points, centres) <= radii[None, :]).any(axis=1).sum())
+
+
+def petersen_estimate(hypothesis: Any, reference: Any, k: int) -> float:
+    """ME-Petersen's population estimate ``M * C / R`` (infinite when nothing is recaptured)."""
+    a = inside(hypothesis, reference, knn_radii(reference, k))
+    b = inside(reference, hypothesis, knn_radii(hypothesis, k))
+    marked, captured, recaptured = len(reference) + a, len(hypothesis) + b, a + b
+    return marked * captured / recaptured if recaptured else float("inf")
+
+
+def me_petersen(hypothesis: Any, reference: Any, k: int = 1) -> float:
+    """``1 - min(1, |N_hat - N| / N)`` for two sets of vectors (duplicates counted once)."""
+    import numpy as np
+
+    hyp, ref = np.unique(hypothesis, axis=0), np.unique(reference, axis=0)
+    if len(hyp) == 0 or len(ref) == 0:
+        return 1.0 if len(hyp) == len(ref) else 0.0
+    total = len(hyp) + len(ref)
+    return 1.0 - min(1.0, abs(petersen_estimate(hyp, ref, k) - total) / total)
+
+
+@register_scorer
+class MarkEvaluatePetersen(LayerVectorScorer):
+    """ME-Petersen of each hypothesis against each reference, averaged over references."""
+
+    name = "mark_evaluate"
+    outputs = ("me_petersen",)
+    natural_ranges = {None: (0.0, 1.0)}
+
+    def __init__(self, model_type: str = DEFAULT_MODEL, k: int = 1, batch_size: int = 64,
+                 device: str | None = None) -> None:
+        if not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a positive integer (neighbours per hypersphere), got {k!r}")
+        path = self.setup(model_type, 1, False, batch_size, device)
+        super().__init__(model_type=path, k=k)
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        texts = [item.hypothesis for item in batch]
+        texts += [ref for item in batch for ref in item.references]
+        vectors = {text: layers[-1] for text, (layers, _) in self.token_vectors(texts).items()}
+        k = self.config["k"]
+        return [{"me_petersen": sum(me_petersen(vectors[item.hypothesis], vectors[ref], k)
+                                    for ref in item.references) / len(item.references)}
+                for item in batch]
