@@ -33,6 +33,7 @@ from typing import Any
 
 from blindspot.models import load_masked_lm
 from blindspot.scorers import _lm_utils as lm
+from blindspot.scorers.mlm_ppl import head_on_positions
 from blindspot.scorers.unieval import split_sentences
 from blindspot.scoring.base import ScoreInput, register_scorer
 
@@ -181,11 +182,15 @@ class Blanc(lm.ModelScorer):
         device = lm.model_device(model)
         for chunk in lm.length_chunks([len(s) for s in sequences], self._inference_batch_size):
             ids, mask = lm.right_pad([sequences[k] for k in chunk], lm.pad_id(tokenizer))
-            with torch.inference_mode():
+            rows = torch.tensor([r for r, k in enumerate(chunk) for _ in positions[k]])
+            columns = torch.tensor([p for k in chunk for p in positions[k]])
+            with torch.inference_mode(), head_on_positions(model, columns, rows):
                 logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
-            for row, k in enumerate(chunk):
-                best = logits[row, positions[k]].argmax(dim=-1).tolist()
-                out[k] = tokenizer.convert_ids_to_tokens(best)
+            if logits.shape[0] != 1 or logits.shape[1] != len(columns):  # the hook did not apply
+                logits = logits[rows.to(logits.device), columns.to(logits.device)].unsqueeze(0)
+            best = iter(tokenizer.convert_ids_to_tokens(logits[0].argmax(dim=-1).tolist()))
+            for k in chunk:
+                out[k] = [next(best) for _ in positions[k]]
         return out
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
