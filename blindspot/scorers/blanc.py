@@ -212,8 +212,9 @@ class Blanc(lm.ModelScorer):
         for jobs in per_row:
             counts = [[0, 0], [0, 0]]
             for _, _, _, truth in jobs:
-                helped, base = next(guesses), next(guesses)
-                for answer, with_help, without in zip(truth, helped, base, strict=True):
+                with_summary, with_filler = next(guesses), next(guesses)
+                for answer, with_help, without in zip(truth, with_summary, with_filler,
+                                                      strict=True):
                     counts[int(without == answer)][int(with_help == answer)] += 1
             scores.append({"blanc": blanc_measure(counts, self.config["measure"])})
         return scores

@@ -28,7 +28,7 @@ Choices, stated:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import fmean
 from typing import Any
 
@@ -64,7 +64,7 @@ OPERATORS = ("max", "mean", "min")
 #: SummaC drops chunks this short or shorter (characters)
 MIN_CHUNK_CHARS = 10
 
-_REDUCE = {"max": max, "min": min, "mean": fmean}
+_REDUCE: dict[str, Callable[[Sequence[float]], float]] = {"max": max, "min": min, "mean": fmean}
 
 
 def _long_enough(chunks: Sequence[str]) -> list[str]:
