@@ -297,24 +297,31 @@ def test_nubia_parity_with_direct_features(models, demo) -> None:
 
 
 def test_demo_run_judges_every_new_metric(models, tmp_path, monkeypatch) -> None:
-    """One `blindspot run --data demo` (summarization: its rows have documents, which the
-    reference-free metrics read) judges all six on tiny models and MiniLM."""
+    """`blindspot run --data demo` judges all six on tiny models and MiniLM: the summarization
+    metrics on the summarization demo (its documents are their sources), XMoverScore and SentSim
+    on the translation demo; one test with one level each keeps the runs short."""
     monkeypatch.chdir(tmp_path)
-    metrics = "summac,blanc,supert@minilm,nubia,xmoverscore@minilm,sentsim"
-    options = [f"summac.model={models['nli']}", f"blanc.model={models['mlm']}",
-               f"nubia.aggregator={models['aggregator']}", f"nubia.sts_model={models['sts']}",
-               f"nubia.nli_model={models['nli']}", f"nubia.lm_model={models['lm']}",
-               f"xmoverscore.lm_model={models['lm']}", "xmoverscore.layer=4",
-               "sentsim.sentence_model=minilm", "sentsim.token_model=minilm"]
-    argv = ["run", "--data", "demo", "--task", "summarization", "--metrics", metrics,
-            "--tests", "article_removal", "--seeds", "1", "--out", "report"]
-    for option in options:
-        argv += ["--option", option]
-    result = CliRunner().invoke(app, argv)
-    assert result.exit_code == 0, result.output
-    (dataset,) = json.loads((tmp_path / "report" / "results.json").read_text())[
-        "datasets"].values()
-    assert len(dataset["metrics"]) == 6
-    for name, entry in dataset["metrics"].items():
-        assert entry["error"] is None, (name, entry["error"])
-        assert entry["tests"]["article_removal"]["status"] in ("pass", "fail"), name
+    runs = {
+        ("summarization", "verb_switching"): (
+            "summac,blanc,supert@minilm,nubia",
+            [f"summac.model={models['nli']}", f"blanc.model={models['mlm']}",
+             f"nubia.aggregator={models['aggregator']}", f"nubia.sts_model={models['sts']}",
+             f"nubia.nli_model={models['nli']}", f"nubia.lm_model={models['lm']}"]),
+        ("translation", "middle_swap"): (
+            "xmoverscore@minilm,sentsim",
+            [f"xmoverscore.lm_model={models['lm']}", "xmoverscore.layer=4",
+             "sentsim.sentence_model=minilm", "sentsim.token_model=minilm"]),
+    }
+    for (task, test), (metrics, options) in runs.items():
+        argv = ["run", "--data", "demo", "--task", task, "--metrics", metrics, "--tests", test,
+                "--seeds", "1", "--out", task]
+        for option in options:
+            argv += ["--option", option]
+        result = CliRunner().invoke(app, argv)
+        assert result.exit_code == 0, result.output
+        (dataset,) = json.loads((tmp_path / task / "results.json").read_text())[
+            "datasets"].values()
+        assert len(dataset["metrics"]) == len(metrics.split(","))
+        for name, entry in dataset["metrics"].items():
+            assert entry["error"] is None, (name, entry["error"])
+            assert entry["tests"][test]["status"] in ("pass", "fail"), name
