@@ -127,7 +127,6 @@ class Blanc(lm.ModelScorer):
     uses_references = "none"
     uses_source = "required"
     default_batch_size = 8
-    natural_ranges = {"blanc": (-1.0, 1.0)}
 
     def __init__(self, model: str = DEFAULT_MODEL, measure: str = "relative", gap: int = 2,
                  gap_mask: int = 1, min_token_length_normal: int = 4,

@@ -129,7 +129,6 @@ class Nubia(lm.ModelScorer):
     default_output = "nubia"
     uses_references = "required"
     default_batch_size = 16
-    natural_ranges = {"nubia": (0.0, 1.0)}
 
     def __init__(self, aggregator: str | None = None, sts_model: str = DEFAULT_STS,
                  nli_model: str = DEFAULT_NLI, lm_model: str = DEFAULT_LM,

@@ -132,7 +132,6 @@ class SummaC(Scorer):
     uses_references = "none"
     uses_source = "required"
     default_batch_size = 16
-    natural_ranges = {"summac": (-1.0, 1.0)}
 
     def __init__(self, model: str = NLI_R, granularity: str = "sentence", op1: str = "max",
                  op2: str = "mean", use_ent: bool = True, use_con: bool = True,

@@ -96,7 +96,6 @@ class Supert(lm.ModelScorer):
     uses_references = "none"
     uses_source = "required"
     default_batch_size = 16
-    natural_ranges = {"supert": (-1.0, 1.0)}
 
     def __init__(self, model: str = DEFAULT_MODEL, pseudo_ref_sentences: int = 15,
                  sim_metric: str = "f1", stop_words: str | Iterable[str] = "spacy",
