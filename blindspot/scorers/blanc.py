@@ -20,7 +20,8 @@ Choices, stated:
   ``len_sent_allow_cut`` tokens), then drops the summary's last sentences, then cuts the last
   one kept by tokens, as the package does.
 * The ``blanc`` package itself is not used: it declares ``torch<2.0`` (the project pins torch
-  2.13) and calls NLTK's punkt. BLANC-tune (fine-tuning a copy of the model on the summary for
+  2.13), its import fails under the pinned transformers (``from transformers import AdamW``:
+  removed), and it calls NLTK's punkt. BLANC-tune (fine-tuning a copy of the model on the summary for
   every document) is not implemented here.
 """
 
