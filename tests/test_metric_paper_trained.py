@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,37 @@ def test_blanc_parity_and_empty_summary(models, demo) -> None:
     out = score_rows(scorer, [demo["hyp"][0], ""], None, [demo["src"][0]] * 2, cache=None)
     assert out["blanc"][0] == pytest.approx(bl.blanc_measure(counts, "relative"))
     assert out["blanc"][1] == 0.0  # no summary: both readings are the same input
+
+
+def test_blanc_tune_examples_and_determinism(models) -> None:
+    scorer = get_scorer("blanc", model=models["mlm"], mode="tune", finetune_epochs=1,
+                        finetune_chunk_size=4, finetune_chunk_stride=2, p_token_replace=0.0,
+                        p_token_original=0.0)
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(models["mlm"])
+    summary = "firefighters evacuated hundreds homes quickly tonight"
+    tokens = tokenizer.tokenize(summary)
+    examples = scorer.tuning_examples(tokenizer, summary, random.Random(0))
+    # chunks at 0, 2, 4 (4 tokens each), and the top 2 tokens again (2 < chunk size)
+    chunks = [tokens[0:4], tokens[2:6], tokens[:2], tokens[4:8]]
+    expected = [m for chunk in chunks for m in bl.even_maskings(
+        chunk, 2, 1, (4, 2, 100), tokenizer.mask_token)]
+    assert len(examples) == len(expected)
+    for (ids, labels), masking in zip(examples, expected, strict=True):
+        assert tokenizer.convert_ids_to_tokens(ids)[1:-1] == list(masking.tokens)
+        assert {i - 1 for i, label in enumerate(labels) if label != bl.IGNORED} == {
+            i for i, _ in masking.answers}
+    document = ["A large fire forced the evacuation of several hundred homes tonight."]
+    first = score_rows(scorer, [summary], None, document, cache=None)["blanc"]
+    again = score_rows(get_scorer("blanc", model=models["mlm"], mode="tune", finetune_epochs=1,
+                                  finetune_chunk_size=4, finetune_chunk_stride=2,
+                                  p_token_replace=0.0, p_token_original=0.0),
+                       [summary], None, document, cache=None)["blanc"]
+    assert first == again and -1 <= first[0] <= 1
+    untuned = score_rows(get_scorer("blanc", model=models["mlm"], mode="tune", finetune_epochs=0),
+                         [summary], None, document, cache=None)["blanc"]
+    assert untuned == [0.0]  # no fine-tuning: the two models agree everywhere
 
 
 def test_supert_identical_summary_and_stop_words(demo) -> None:
