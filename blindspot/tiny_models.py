@@ -130,3 +130,53 @@ def tiny_masked_lm(folder: str | Path, seed: int = 0) -> str:
     model.eval().save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
+
+
+def tiny_regressor(folder: str | Path, seed: int = 0) -> str:
+    """A 1-output BERT sequence classifier (a regression head, as an STS model's) with MiniLM's
+    tokenizer: NUBIA's semantic-similarity feature runs on it."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    tokenizer = _minilm_tokenizer()
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, num_labels=1, initializer_range=0.5,
+                        **_TINY)
+    BertForSequenceClassification(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def tiny_causal_lm(folder: str | Path, seed: int = 0) -> str:
+    """A 2-layer GPT-2 with SmolLM2's BPE tokenizer (GPT-2 itself is not offline): the language
+    model terms of NUBIA and XMoverScore run on it."""
+    import torch
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model("smollm2"))
+    torch.manual_seed(seed)
+    config = GPT2Config(vocab_size=len(tokenizer), n_embd=32, n_layer=2, n_head=2,
+                        n_positions=512, bos_token_id=tokenizer.bos_token_id,
+                        eos_token_id=tokenizer.eos_token_id)
+    GPT2LMHeadModel(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def tiny_nubia_aggregator(path: str | Path, features: int = 8, seed: int = 0) -> str:
+    """A scikit-learn ``MLPRegressor`` saved with joblib, as NUBIA's released aggregators are
+    (6 or 8 input features), fitted to random targets."""
+    import warnings
+
+    import joblib
+    import numpy as np
+    from sklearn.neural_network import MLPRegressor
+
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(64, features))
+    model = MLPRegressor(hidden_layer_sizes=(8,), max_iter=50, random_state=seed)
+    with warnings.catch_warnings():  # 50 iterations on noise do not converge, by design
+        warnings.simplefilter("ignore")
+        model.fit(x, x @ rng.normal(size=features))
+    joblib.dump(model, path)
+    return str(path)

@@ -38,9 +38,11 @@ def maskable_positions(tokenizer: Any, ids: Sequence[int]) -> list[int]:
 
 
 @contextmanager
-def head_on_positions(model: Any, positions: Any) -> Iterator[None]:
+def head_on_positions(model: Any, positions: Any, rows: Any = None) -> Iterator[None]:
     """While active, the encoder hands the LM head only row ``b``'s hidden state at
     ``positions[b]``, so the logits are (batch, 1, vocab) instead of (batch, length, vocab).
+    With ``rows``, the states at (``rows[k]``, ``positions[k]``) go as one sequence instead
+    (several positions per row, as BLANC masks them): the logits are (1, K, vocab).
 
     Every Hugging Face ``...ForMaskedLM`` applies a position-wise head to its encoder's first
     output; the caller checks the logits' shape and falls back to gathering when a model
@@ -50,8 +52,11 @@ def head_on_positions(model: Any, positions: Any) -> Iterator[None]:
 
     def pick(module: Any, args: Any, output: Any) -> Any:
         hidden = output[0]
-        rows = torch.arange(hidden.shape[0], device=hidden.device)
-        picked = hidden[rows, positions.to(hidden.device)].unsqueeze(1)
+        if rows is None:
+            every = torch.arange(hidden.shape[0], device=hidden.device)
+            picked = hidden[every, positions.to(hidden.device)].unsqueeze(1)
+        else:
+            picked = hidden[rows.to(hidden.device), positions.to(hidden.device)].unsqueeze(0)
         if isinstance(output, tuple):
             return (picked, *output[1:])
         output.last_hidden_state = picked
