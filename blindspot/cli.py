@@ -223,6 +223,12 @@ def run(
     data_format: str | None = typer.Option(None, "--format", help="preference protocol: "
                                               "read --data as a challenge set in its published "
                                               "format, demetr or aces (default: MENLI columns)"),
+    judge_url: str | None = typer.Option(None, "--judge-url", help="llm_judge: the base URL of "
+                                            "an OpenAI-compatible server (its key from "
+                                            "$OPENAI_API_KEY, or the variable "
+                                            "llm_judge.api_key_env names)"),
+    max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="llm_judge: refuse a "
+                                            "run that needs more judge calls than this"),
     fail_on: FailOn = FAIL_ON,
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
@@ -244,8 +250,23 @@ def run(
                "source": source_column, "id": id_column}
     run_job(protocol, out, data=data, metrics=metrics, task=task, tests=tests,
              seeds=seeds_option(seeds), columns=columns, split=split,
-             metric_options=_parse_options(option), resources=_resources(mlm, lm, ngram_corpus),
+             metric_options=_judge_options(_parse_options(option), judge_url, max_calls),
+             resources=_resources(mlm, lm, ngram_corpus),
              noise_cap=noise_cap, num_proc=num_proc, options=options, fail_on=fail_on)
+
+
+def _judge_options(options: dict[str, dict[str, Any]], judge_url: str | None,
+                   max_calls: int | None) -> dict[str, dict[str, Any]]:
+    """``--judge-url`` (the openai backend at that server) and ``--max-calls`` as llm_judge's
+    options."""
+    judge = options.setdefault("llm_judge", {})
+    if judge_url is not None:
+        judge.update(backend="openai", url=judge_url)
+    if max_calls is not None:
+        judge["max_calls"] = max_calls
+    if not judge:
+        del options["llm_judge"]
+    return options
 
 
 @app.command()

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import hashlib
 import string
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from blindspot.errors import BlindspotInputError
 

@@ -29,7 +29,7 @@ from typing import Any
 from blindspot.errors import BlindspotInputError
 from blindspot.judges.backends import Endpoint, RemoteJudge, Reply, Sampling, check_url, local_replies
 from blindspot.judges.template import JudgeTemplate, load_template
-from blindspot.models import load_causal_lm, model_revision
+from blindspot.models import ModelNotAvailableError, load_causal_lm, model_revision, resolve_model
 from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 
 BACKENDS = ("transformers", "openai")
@@ -120,13 +120,23 @@ class LlmJudge(Scorer):
                  ) -> list[Reply]:
         if self.config["backend"] == "openai":
             if self._remote is None:
-                self._remote = RemoteJudge(self._endpoint, self.config["model"], self.sampling)
+                self._remote = RemoteJudge(self._endpoint, _served_name(self.config["model"]),
+                                           self.sampling)
             return self._remote.replies(messages, self.template.grades, hypotheses)
         from blindspot.scorers._lm_utils import place
 
         tokenizer, model = load_causal_lm(self.config["model"])
         return local_replies(tokenizer, place(model, self._device), messages,
                              self.template.grades, self.sampling, hypotheses)
+
+
+def _served_name(model: str) -> str:
+    """The model name a server is asked for: an offline short name (``smollm2``) stands for its
+    folder here, which is what a local ``transformers serve`` loads; any other name as given."""
+    try:
+        return resolve_model(model)
+    except ModelNotAvailableError:
+        return model
 
 
 def _as_scores(reply: Reply) -> dict[str, Any]:

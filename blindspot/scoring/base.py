@@ -164,6 +164,7 @@ class Scorer(ABC):
         """Called with how many distinct inputs a run will score, before it scores any: a
         scorer that pays per call (a judge behind an API) refuses a run that would pass its
         budget here. Most scorers take any number."""
+        return None
 
     def score_corpus(self, inputs: Sequence[ScoreInput]) -> dict[str, float]:
         """Corpus-level scores; corpus-level scorers override this."""
