@@ -442,18 +442,24 @@ def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0
           run_seconds: float | None = typer.Option(None, min=1, help="a run still going "
                                                       "after this many seconds is stopped "
                                                       "(default 900)"),
+          judge_url: str | None = typer.Option(None, "--judge-url", help="the one "
+                                                  "OpenAI-compatible server llm_judge calls "
+                                                  "(visitors never name one; default: the "
+                                                  "judge runs in this process)"),
           ) -> None:
     """Serve the Gradio Space (perturb, stress-test, compare, browse) in the browser.
 
     Visitor limits default to the BLINDSPOT_SPACE_* environment variables, else the values
     shown; the flags override both."""
+    from blindspot.judges.backends import check_url
     from blindspot.space import serve
     from blindspot.space.limits import limits_from_env
 
     try:
         limits = limits_from_env().with_given(
             max_upload_mb=max_upload_mb, max_rows=max_rows, max_runs=max_runs,
-            run_seconds=run_seconds, allow_hub_models=allow_hub_models or None)
+            run_seconds=run_seconds, allow_hub_models=allow_hub_models or None,
+            judge_url=None if judge_url is None else check_url(judge_url))
     except ValueError as error:
         fail(str(error))
     serve(host, port, datasets_dir, limits)
