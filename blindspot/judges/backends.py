@@ -201,8 +201,9 @@ class RemoteJudge:
                 hypotheses: Sequence[str]) -> list[Reply]:
         """Each row's reply, at most ``concurrency`` calls at once, in row order."""
         with ThreadPoolExecutor(max_workers=max(1, self.endpoint.concurrency)) as pool:
-            return list(pool.map(lambda args: self.reply(*args, grades),
-                                 zip(batch, hypotheses, strict=True)))
+            return list(pool.map(lambda messages, hypothesis: self.reply(messages, hypothesis,
+                                                                         grades),
+                                 batch, hypotheses))
 
     def reply(self, messages: Sequence[dict[str, str]], hypothesis: str,
               grades: Sequence[int]) -> Reply:
