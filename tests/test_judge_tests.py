@@ -35,3 +35,20 @@ def test_not_above_gold_fails_a_judge_that_pays_for_length(padded: list[float], 
     verdict = judge_curve(points, 3.0, tolerance=0.2, rule="not_above_gold")
     assert verdict["passed"] is passed
     assert said in verdict["explanation"]
+
+
+def test_a_panel_its_agreement_and_its_calibration_by_hand() -> None:
+    from blindspot.judges.agreement import agreement, calibration, panel
+
+    table = panel({"a": [1, 2], "b": [3, 2], "c": [2, 5]})
+    assert (table.mean, table.median, table.min) == ([2.0, 3.0], [2.0, 2.0], [1.0, 2.0])
+    agreed = agreement([1, 2, 3, 3], [1, 2, 2, 4], tolerance=1)
+    assert (agreed.exact, agreed.within) == (0.5, 1.0)
+    # p_o = 0.5, p_e = 0.25 * 0.25 + 0.25 * 0.5 = 0.1875
+    assert agreed.kappa == pytest.approx((0.5 - 0.1875) / (1 - 0.1875))
+    fit = calibration([1, 5, 3, 5], [1, 5, 2, 4], scale=(1, 5), threshold=4)
+    # p = [0, 1, 0.5, 1] against passed = [0, 1, 0, 1]: only the third row is off, by 0.5
+    assert fit.brier == pytest.approx(0.25 / 4) and fit.ece == pytest.approx(0.5 * 0.25)
+    assert fit.spearman > 0.9 and fit.rows == 4
+    with pytest.raises(ValueError, match="two or more judges"):
+        panel({"a": [1, 2], "b": [1]})
