@@ -65,6 +65,7 @@ def served() -> Iterator[str]:
         server.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_the_weighted_grade_is_the_mean_of_the_grade_tokens_next_token_probabilities() -> None:
     import torch
 
@@ -85,6 +86,7 @@ def test_the_weighted_grade_is_the_mean_of_the_grade_tokens_next_token_probabili
         assert 1.0 <= score <= 3.0
 
 
+@pytest.mark.slow
 def test_greedy_grades_through_transformers_serve_equal_the_in_process_ones(served: str) -> None:
     # SmolLM2 answers the coherence prompt with "Coherence: <digit>..." (the fluency one it
     # mostly echoes, which is a reply with no grade)
