@@ -6,7 +6,10 @@ of the Space then calls."""
 from __future__ import annotations
 
 import pytest
+from typer.testing import CliRunner
 
+import blindspot.space
+from blindspot.cli import app
 from blindspot.space.limits import SpaceLimits, judge_options, limits_from_env
 from blindspot.space.tabs.stress import make_request
 
@@ -39,3 +42,16 @@ def test_the_operators_judge_url_holds_no_credentials(url: str) -> None:
     with pytest.raises(ValueError, match="judge URL"):
         limits_from_env({"BLINDSPOT_SPACE_JUDGE_URL": url})
     assert limits_from_env({"BLINDSPOT_SPACE_JUDGE_URL": OPERATOR}).judge_url == OPERATOR
+
+
+def test_blindspot_space_takes_the_operators_judge_url_and_refuses_credentials(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    monkeypatch.setattr(blindspot.space, "serve", lambda *args: calls.append(args))
+    monkeypatch.delenv("BLINDSPOT_SPACE_JUDGE_URL", raising=False)
+    result = CliRunner().invoke(app, ["space", "--judge-url", OPERATOR])
+    assert result.exit_code == 0, result.output
+    assert calls[-1][3].judge_url == OPERATOR
+    refused = CliRunner().invoke(app, ["space", "--judge-url", "http://me:pw@127.0.0.1:8000/v1"])
+    assert refused.exit_code == 1 and "credentials" in refused.output and "pw" not in refused.output
+    assert len(calls) == 1

@@ -161,14 +161,15 @@ def _generated_local(tokenizer: Any, model: Any, prompt: list[int],
 def check_url(url: str) -> str:
     """An http(s) base URL without credentials or a query: a key travels only in the header."""
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BlindspotInputError(f"judge URL {url!r} is not an http(s) URL",
-                                  fix="Give the server's base URL, e.g. http://127.0.0.1:8000/v1",
-                                  field="judge_url")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise BlindspotInputError("the judge URL holds credentials or a query",
                                   fix="Give the key through the environment variable "
                                       "that --option llm_judge.api_key_env names, never in the URL",
+                                  field="judge_url")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BlindspotInputError(f"the judge URL is not an http(s) URL (scheme "
+                                  f"{parts.scheme or 'none'!r})",
+                                  fix="Give the server's base URL, e.g. http://127.0.0.1:8000/v1",
                                   field="judge_url")
     return url.rstrip("/")
 
