@@ -6,6 +6,7 @@ log. The templates are checked here too. No model is loaded."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -140,12 +141,23 @@ def _run(data: Path, out: Path, url: str, *extra: str):
         "--option", "llm_judge.api_key_env=BLINDSPOT_TEST_JUDGE_KEY", *extra])
 
 
-def test_a_call_budget_too_small_is_refused_before_any_call(tmp_path: Path) -> None:
+def test_a_call_budget_too_small_is_refused_before_any_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BLINDSPOT_SCORE_CACHE", "0")  # the budget counts without a score cache too
+    data = _data(tmp_path)
     with chat_server() as (url, server):
-        result = _run(_data(tmp_path), tmp_path / "out", url, "--max-calls", "3")
-    assert result.exit_code == 1, result.output
-    assert "needs" in result.output and "budget is 3" in result.output
-    assert server.requests == []
+        refused = _run(data, tmp_path / "out", url, "--max-calls", "3")
+        assert refused.exit_code == 1, refused.output
+        assert "budget is 3" in refused.output and server.requests == []
+        needed = int(re.search(r"needs up to (\d+) judge calls", refused.output)[1])
+        enough = _run(data, tmp_path / "out", url, "--max-calls", str(needed))
+    assert enough.exit_code == 0, enough.output
+    assert 0 < len(server.requests) <= needed
+    metric = next(iter(json.loads((tmp_path / "out" / "results.json").read_text())["datasets"]
+                       .values()))["metrics"]
+    entry = next(iter(metric.values()))
+    assert entry["usage"]["calls"] == len(server.requests)
+    assert entry["anchors"]["gold"] is not None  # the anchors fit the budget too
 
 
 def test_a_dead_server_stops_the_run_and_the_same_command_resumes_to_the_same_bytes(

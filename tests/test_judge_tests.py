@@ -52,3 +52,10 @@ def test_a_panel_its_agreement_and_its_calibration_by_hand() -> None:
     assert fit.spearman > 0.9 and fit.rows == 4
     with pytest.raises(ValueError, match="two or more judges"):
         panel({"a": [1, 2], "b": [1]})
+
+
+def test_the_budget_counts_every_sanity_anchor() -> None:
+    from blindspot.scoring.anchors import ANCHOR_COUNT
+    from blindspot.scoring.probe import CheckRows, anchor_hypotheses
+
+    assert len(anchor_hypotheses(CheckRows(["a b", "c d"], None, None), 0)) == ANCHOR_COUNT

@@ -20,7 +20,7 @@ from blindspot.runner.engines import Engine, ScoreJob, ScoreJobError, ScorerReci
 from blindspot.runner.metric_spec import MetricSpec
 from blindspot.runner.state import RunState, content_key
 from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
-from blindspot.scoring.base import ScoreInput
+from blindspot.scoring.base import ScoreInput, Scorer
 from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
 from blindspot.scoring.engine import (
     build_inputs,
@@ -81,11 +81,16 @@ class MetricRun:
         #: kept in the run state with the scores, so a resumed run reports the same usage
         self.costs: dict[str, list[float | None]] = {}
 
-    def reserve(self, cell_texts: Iterable[list[str]], inputs: Inputs) -> None:
-        """Tell the scorer how many distinct inputs the cells still need scored, before any is
+    def reserve(self, cell_texts: Iterable[list[str]], inputs: Inputs, anchors: int = 0) -> None:
+        """Tell the scorer how many distinct inputs the cells still need scored, plus
+        ``anchors`` (at most that many sanity-anchor inputs to come), before any is scored
         (:meth:`~blindspot.scoring.base.Scorer.reserve`: a judge's call budget)."""
+        if type(self.scorer).reserve is Scorer.reserve:
+            return  # it takes any number: nothing to count
+        if self.cache is None:  # no score cache: what is computed waits in memory (see _keep)
+            self.cache = MemoryScoreCache()
         jobs = self.pending_jobs(cell_texts, inputs)
-        self.scorer.reserve(sum(len(batch) for _, batch in jobs))
+        self.scorer.reserve(sum(len(batch) for _, batch in jobs) + anchors)
 
     def _costs_of(self, keys: Sequence[str], scores: Sequence[dict[str, Any]]
                   ) -> dict[str, list[float | None]]:

@@ -68,7 +68,7 @@ from blindspot.runner.stream import (
     stream_path,
     streamed_source,
 )
-from blindspot.scoring.anchors import ANCHOR_ROWS
+from blindspot.scoring.anchors import ANCHOR_COUNT, ANCHOR_ROWS
 from blindspot.scoring.base import ScorerUnavailable
 from blindspot.seeding import parse_seeds
 
@@ -242,7 +242,8 @@ class MetricAccount:
             return
         inputs = run.inputs(chunk.references, chunk.sources)
         texts = cells.texts(chunk.texts)
-        run.reserve([list(chunk.texts), *cells.texts(chunk.texts)], inputs)
+        anchors = 0 if self.anchor_rows else ANCHOR_COUNT * min(ANCHOR_ROWS, len(chunk.texts))
+        run.reserve([list(chunk.texts), *cells.texts(chunk.texts)], inputs, anchors)
         if engine.computes_ahead:
             run.compute_ahead(texts, inputs, engine, bar)
         elif run.scorer.model_option is not None:

@@ -102,8 +102,9 @@ class LlmJudge(Scorer):
     def reserve(self, inputs: int) -> None:
         if self.max_calls is not None and self.calls + inputs > self.max_calls:
             raise BlindspotInputError(
-                f"the run needs {self.calls + inputs} judge calls and the budget is "
-                f"{self.max_calls} (--max-calls); nothing was called",
+                f"the run needs up to {self.calls + inputs} judge calls (its rows and the "
+                f"sanity anchors) and the budget is {self.max_calls} (--max-calls); nothing "
+                "more was called",
                 fix=f"Raise --max-calls to at least {self.calls + inputs}, or judge fewer rows "
                     "or tests")
 

@@ -19,6 +19,9 @@ from blindspot.scoring.probe import CheckRows, anchor_hypotheses, as_reference_l
 
 #: Rows the anchors are averaged over: a handful, so a run's cost barely changes.
 ANCHOR_ROWS = 8
+#: the anchors (:func:`~blindspot.scoring.probe.anchor_hypotheses`): each scores up to
+#: ``ANCHOR_ROWS`` rows, which a metric with a call budget counts before a run starts
+ANCHOR_COUNT = 7
 ANCHOR_SEED = 0
 
 
