@@ -17,6 +17,8 @@ A test is judged by the verdict rule its perturbation declares (``verdict_rule``
 - ``per_position_drop`` (positioned error, §5.1): an error at every position must cost a
   significant drop -- below gold beyond the noise (the seeds' spread and the rows' bootstrap
   interval); MAUVE-GPT2 fails because an error at the start costs no significant drop.
+- ``not_above_gold`` (an LLM judge's verbosity test): what adds nothing must gain nothing --
+  no level may score above gold by more than the tolerance.
 
 Every verdict names the comparison that decided it (``explanation``); a fail says whether it is
 ``within_noise``: every failing comparison lies inside the seeds' spread or its paired bootstrap
