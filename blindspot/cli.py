@@ -223,6 +223,12 @@ def run(
     data_format: str | None = typer.Option(None, "--format", help="preference protocol: "
                                               "read --data as a challenge set in its published "
                                               "format, demetr or aces (default: MENLI columns)"),
+    judge_url: str | None = typer.Option(None, "--judge-url", help="llm_judge: the base URL of "
+                                            "an OpenAI-compatible server (its key from "
+                                            "$OPENAI_API_KEY, or the variable "
+                                            "llm_judge.api_key_env names)"),
+    max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="llm_judge: refuse a "
+                                            "run that needs more judge calls than this"),
     fail_on: FailOn = FAIL_ON,
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
@@ -244,8 +250,23 @@ def run(
                "source": source_column, "id": id_column}
     run_job(protocol, out, data=data, metrics=metrics, task=task, tests=tests,
              seeds=seeds_option(seeds), columns=columns, split=split,
-             metric_options=_parse_options(option), resources=_resources(mlm, lm, ngram_corpus),
+             metric_options=_judge_options(_parse_options(option), judge_url, max_calls),
+             resources=_resources(mlm, lm, ngram_corpus),
              noise_cap=noise_cap, num_proc=num_proc, options=options, fail_on=fail_on)
+
+
+def _judge_options(options: dict[str, dict[str, Any]], judge_url: str | None,
+                   max_calls: int | None) -> dict[str, dict[str, Any]]:
+    """``--judge-url`` (the openai backend at that server) and ``--max-calls`` as llm_judge's
+    options."""
+    judge = options.setdefault("llm_judge", {})
+    if judge_url is not None:
+        judge.update(backend="openai", url=judge_url)
+    if max_calls is not None:
+        judge["max_calls"] = max_calls
+    if not judge:
+        del options["llm_judge"]
+    return options
 
 
 @app.command()
@@ -431,18 +452,24 @@ def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0
           run_seconds: float | None = typer.Option(None, min=1, help="a run still going "
                                                       "after this many seconds is stopped "
                                                       "(default 900)"),
+          judge_url: str | None = typer.Option(None, "--judge-url", help="the one "
+                                                  "OpenAI-compatible server llm_judge calls "
+                                                  "(visitors never name one; default: the "
+                                                  "judge runs in this process)"),
           ) -> None:
     """Serve the Gradio Space (perturb, stress-test, compare, browse) in the browser.
 
     Visitor limits default to the BLINDSPOT_SPACE_* environment variables, else the values
     shown; the flags override both."""
+    from blindspot.judges.backends import check_url
     from blindspot.space import serve
     from blindspot.space.limits import limits_from_env
 
     try:
         limits = limits_from_env().with_given(
             max_upload_mb=max_upload_mb, max_rows=max_rows, max_runs=max_runs,
-            run_seconds=run_seconds, allow_hub_models=allow_hub_models or None)
+            run_seconds=run_seconds, allow_hub_models=allow_hub_models or None,
+            judge_url=None if judge_url is None else check_url(judge_url))
     except ValueError as error:
         fail(str(error))
     serve(host, port, datasets_dir, limits)

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from blindspot.exit_codes import FailOn, ended_in_error, fail, failed_tests, run_exit_code
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.scoring.base import ScorerUnavailable
 from blindspot.seeding import parse_seeds
 
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.
@@ -37,7 +38,7 @@ def run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request:
     try:
         chosen = get_protocol(protocol)
         result = chosen.run(ProtocolRequest(out=out, **request))
-    except (ValueError, KeyError, FileNotFoundError) as error:
+    except (ValueError, KeyError, FileNotFoundError, ScorerUnavailable) as error:
         fail(str(error).strip("'\""))
     chosen.summarise(result, console)
     results = result.to_dict()

@@ -17,6 +17,8 @@ A test is judged by the verdict rule its perturbation declares (``verdict_rule``
 - ``per_position_drop`` (positioned error, §5.1): an error at every position must cost a
   significant drop -- below gold beyond the noise (the seeds' spread and the rows' bootstrap
   interval); MAUVE-GPT2 fails because an error at the start costs no significant drop.
+- ``not_above_gold`` (an LLM judge's verbosity test): what adds nothing must gain nothing --
+  no level may score above gold by more than the tolerance.
 
 Every verdict names the comparison that decided it (``explanation``); a fail says whether it is
 ``within_noise``: every failing comparison lies inside the seeds' spread or its paired bootstrap
@@ -357,6 +359,31 @@ register_rule(VerdictRule(
     "tolerance and beyond the noise (the seeds' spread and the rows' bootstrap interval)",
     False, _decide_position_drop,
     lambda e, r: _explain_versus_gold(e, r, "every position drops significantly")))
+
+
+def _decide_not_above_gold(evidence: Evidence) -> Ruling:
+    compared = _versus_gold(evidence)
+    failing = [c for c in compared if evidence.change(c) > evidence.tolerance]
+    return _ruling(evidence, compared, failing)
+
+
+def _explain_not_above_gold(evidence: Evidence, ruling: Ruling) -> str:
+    c = ruling.deciding
+    change = evidence.change(c)
+    side = "above" if change > 0 else "below"
+    if ruling.passed:
+        return (f"no level scores above gold; the highest, {evidence.label(c.end)}, scores "
+                f"{evidence.amount(change)} {side} gold")
+    others = len(ruling.failing) - 1
+    more = {0: "", 1: "; 1 other level does too"}.get(others, f"; {others} other levels do too")
+    return f"{evidence.label(c.end)} scores {evidence.amount(change)} above gold{more}"
+
+
+register_rule(VerdictRule(
+    "not_above_gold",
+    "no level scores above gold by more than the tolerance (what adds nothing must gain "
+    "nothing: an LLM judge's verbosity test)", False, _decide_not_above_gold,
+    _explain_not_above_gold))
 
 
 def _wilcoxon_greater(gold: np.ndarray, noised: np.ndarray) -> float:

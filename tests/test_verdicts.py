@@ -29,7 +29,7 @@ SETTINGS = JudgeSettings(tolerance=1e-5, noise_cap=0.6, worst_examples=2, bootst
 def test_every_test_declares_a_registered_rule() -> None:
     assert {cls.verdict_rule for cls in REGISTRY.values()} <= set(RULES)
     with pytest.raises(ValueError, match="valid verdict rules: below_gold, monotone_decrease, "
-                                         "per_position_drop"):
+                                         "not_above_gold, per_position_drop"):
         get_rule("strictly_better")
 
 

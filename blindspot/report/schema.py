@@ -236,13 +236,17 @@ class MetricResult(_Entry):
     anchors: dict[str, float | None] | None = None
     tests: dict[str, TestResult] = field(default_factory=dict)
     expectations: list[dict[str, Any]] | None = None  # absent unless examination tests ran
+    #: what scoring cost, summed over the distinct inputs (an LLM judge's calls and tokens;
+    #: None where not reported); absent for a metric that declares no cost outputs
+    usage: dict[str, float | None] | None = None
 
-    OPTIONAL = ("expectations",)
+    OPTIONAL = ("expectations", "usage")
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        if out["expectations"] is None:
-            del out["expectations"]
+        for name in self.OPTIONAL:
+            if out[name] is None:
+                del out[name]
         return out
 
 

@@ -8,6 +8,7 @@ keeps the scorer's own (unsigned) scores; :meth:`MetricRun.score` turns them hig
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,7 +20,7 @@ from blindspot.runner.engines import Engine, ScoreJob, ScoreJobError, ScorerReci
 from blindspot.runner.metric_spec import MetricSpec
 from blindspot.runner.state import RunState, content_key
 from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
-from blindspot.scoring.base import ScoreInput
+from blindspot.scoring.base import ScoreInput, Scorer
 from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
 from blindspot.scoring.engine import (
     build_inputs,
@@ -76,6 +77,39 @@ class MetricRun:
         self.sign = 1.0 if spec.higher_is_better else -1.0
         # the score cache (None when switched off); scores computed ahead by an engine land here
         self.cache: Any = default_score_cache()
+        #: what each distinct input scored in this run cost (its ``cost_outputs``), by cache key:
+        #: kept in the run state with the scores, so a resumed run reports the same usage
+        self.costs: dict[str, list[float | None]] = {}
+
+    def reserve(self, cell_texts: Iterable[list[str]], inputs: Inputs, anchors: int = 0) -> None:
+        """Tell the scorer how many distinct inputs the cells still need scored, plus
+        ``anchors`` (at most that many sanity-anchor inputs to come), before any is scored
+        (:meth:`~blindspot.scoring.base.Scorer.reserve`: a judge's call budget)."""
+        if type(self.scorer).reserve is Scorer.reserve:
+            return  # it takes any number: nothing to count
+        if self.cache is None:  # no score cache: what is computed waits in memory (see _keep)
+            self.cache = MemoryScoreCache()
+        jobs = self.pending_jobs(cell_texts, inputs)
+        self.scorer.reserve(sum(len(batch) for _, batch in jobs) + anchors)
+
+    def _costs_of(self, keys: Sequence[str], scores: Sequence[dict[str, Any]]
+                  ) -> dict[str, list[float | None]]:
+        """The cost outputs of each scored input (NaN, a count not reported, as None)."""
+        named = self.scorer.cost_outputs
+        return {key: [None if math.isnan(float(score[c])) else float(score[c]) for c in named]
+                for key, score in zip(keys, scores, strict=True)}
+
+    def usage(self) -> dict[str, float | None] | None:
+        """The run's cost, summed over its distinct inputs (None for a scorer that declares no
+        cost outputs); a count some row did not report is None."""
+        if not self.scorer.cost_outputs:
+            return None
+        totals: dict[str, float | None] = {}
+        for index, name in enumerate(self.scorer.cost_outputs):
+            values = [row[index] for row in self.costs.values()]
+            totals[name] = None if any(v is None for v in values) else float(sum(
+                v for v in values if v is not None))
+        return totals
 
     def inputs(self, references: Sequence[Any] | None, sources: Sequence[Any] | None) -> Inputs:
         """Rows' references and sources as this metric reads them (what it does not use: None)."""
@@ -143,9 +177,13 @@ class MetricRun:
                           None if sources is None else list(sources[rows]), ANCHOR_ROWS)
         kept = self.state.get_record(key)
         if kept is None:
+            before = set(self.costs)
             kept = {"anchors": sanity_anchors(self.scorer, self.spec, texts, references, sources,
                                               score_batch=self.cached_batch_scorer(engine))}
+            if self.scorer.cost_outputs:
+                kept["costs"] = {k: v for k, v in self.costs.items() if k not in before}
             self.state.put_record(key, kept)
+        self.costs.update(kept.get("costs", {}))
         return kept["anchors"]
 
     def cached_batch_scorer(self, engine: Engine | None
@@ -166,6 +204,9 @@ class MetricRun:
                           else run_score_job(self.scorer, job))
                 self._keep(job, scores)
                 found.update(zip([keys[item] for item in missing], scores, strict=True))
+            if self.scorer.cost_outputs:
+                self.costs.update(self._costs_of(list(keys.values()),
+                                                 [found[k] for k in keys.values()]))
             return [found[keys[item]] for item in inputs]
         return cached
 
@@ -226,10 +267,23 @@ class MetricRun:
                 self.state.put_scores(key, corpus=corpus)
                 kept = {"corpus": corpus}
             else:
-                rows = score_rows(self.scorer, texts, batch_size=self.batch_size,
-                                  cache=self.cache, **inputs)[output]
+                every = score_rows(self.scorer, texts, batch_size=self.batch_size,
+                                   cache=self.cache, **inputs)
+                rows = every[output]
+                if self.scorer.cost_outputs:  # kept before the scores: a resume finds both
+                    built = build_inputs(self.scorer, texts, **inputs)
+                    keyed = input_keys(self.scorer, built)
+                    first: dict[str, int] = {}
+                    for index, item in enumerate(built):
+                        first.setdefault(keyed[item], index)
+                    self.state.put_record(f"{key}:costs", {"costs": self._costs_of(
+                        list(first), [{c: every[c][i] for c in self.scorer.cost_outputs}
+                                      for i in first.values()])})
                 self.state.put_scores(key, scores=[float(x) for x in rows])
                 kept = {"scores": [float(x) for x in rows]}
+        if self.scorer.cost_outputs and not self.scorer.corpus_level:
+            record = self.state.get_record(f"{key}:costs")
+            self.costs.update((record or {}).get("costs", {}))
         if "corpus" in kept:
             return None, self.sign * kept["corpus"]
         return [self.sign * s for s in kept["scores"]], None

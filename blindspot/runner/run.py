@@ -68,7 +68,8 @@ from blindspot.runner.stream import (
     stream_path,
     streamed_source,
 )
-from blindspot.scoring.anchors import ANCHOR_ROWS
+from blindspot.scoring.anchors import ANCHOR_COUNT, ANCHOR_ROWS
+from blindspot.scoring.base import ScorerUnavailable
 from blindspot.seeding import parse_seeds
 
 DEFAULT_TESTS = defaults.TESTS
@@ -241,6 +242,8 @@ class MetricAccount:
             return
         inputs = run.inputs(chunk.references, chunk.sources)
         texts = cells.texts(chunk.texts)
+        anchors = 0 if self.anchor_rows else ANCHOR_COUNT * min(ANCHOR_ROWS, len(chunk.texts))
+        run.reserve([list(chunk.texts), *cells.texts(chunk.texts)], inputs, anchors)
         if engine.computes_ahead:
             run.compute_ahead(texts, inputs, engine, bar)
         elif run.scorer.model_option is not None:
@@ -280,6 +283,8 @@ class MetricAccount:
         assert self.run is not None
         try:
             scores, corpus = self.run.score(texts, inputs)
+        except ScorerUnavailable:  # its service is down: the run stops, its state kept
+            raise
         except Exception as error:  # a metric failing on a test's rows is reported, not fatal
             tally.error = error_text(error)
             return None
@@ -309,6 +314,7 @@ class MetricAccount:
         texts, references, sources = (list(c) for c in zip(*self.anchor_rows, strict=True))
         entry.anchors = run.anchors(texts, None if references[0] is None else references,
                                     None if sources[0] is None else sources, engine)
+        entry.usage = run.usage()
 
         def cells_of(test: str) -> list[Cell]:
             cells = []

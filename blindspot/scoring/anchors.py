@@ -14,10 +14,14 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from blindspot.scoring.base import ScorerUnavailable
 from blindspot.scoring.probe import CheckRows, anchor_hypotheses, as_reference_lists, direct_scores
 
 #: Rows the anchors are averaged over: a handful, so a run's cost barely changes.
 ANCHOR_ROWS = 8
+#: the anchors (:func:`~blindspot.scoring.probe.anchor_hypotheses`): each scores up to
+#: ``ANCHOR_ROWS`` rows, which a metric with a call budget counts before a run starts
+ANCHOR_COUNT = 7
 ANCHOR_SEED = 0
 
 
@@ -45,6 +49,8 @@ def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
             scores = None if texts is None else direct_scores(
                 scorer, spec, checked.with_hypotheses(texts), batch_size=keep,
                 score_batch=score_batch)
+        except ScorerUnavailable:  # the metric's server is down: the run stops, not the anchor
+            raise
         except Exception:  # an anchor the metric cannot score (an empty text) is left out
             scores = None
         mean = None if scores is None else sum(scores) / len(scores)

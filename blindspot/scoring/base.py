@@ -20,6 +20,12 @@ from blindspot.registry import Registry
 from blindspot.suggest import did_you_mean
 
 
+class ScorerUnavailable(RuntimeError):
+    """The service a scorer calls (a judge's server) is still down after its retries: the run
+    stops here, its state kept so that the same command resumes, rather than every remaining
+    cell failing one by one."""
+
+
 @dataclass(frozen=True)
 class ScoreInput:
     """One row to score: a hypothesis, its references (possibly none) and its source."""
@@ -92,6 +98,9 @@ class Scorer(ABC):
     #: options taken through ``**options`` besides the named parameters of ``__init__`` (MAUVE's
     #: paper hyperparameters); a scorer with ``**options`` and none declared takes any keyword
     extra_options: ClassVar[tuple[str, ...]] = ()
+    #: outputs that count what a row cost (calls, tokens) rather than judge it: a run sums them
+    #: over its distinct inputs into its results (``usage``)
+    cost_outputs: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **config: Any) -> None:
         self.config = config
@@ -150,6 +159,12 @@ class Scorer(ABC):
         :func:`blindspot.models.model_revision`, plus the version of a library that computes
         the score when it matters."""
         return ""
+
+    def reserve(self, inputs: int) -> None:
+        """Called with how many distinct inputs a run will score, before it scores any: a
+        scorer that pays per call (a judge behind an API) refuses a run that would pass its
+        budget here. Most scorers take any number."""
+        return None
 
     def score_corpus(self, inputs: Sequence[ScoreInput]) -> dict[str, float]:
         """Corpus-level scores; corpus-level scorers override this."""

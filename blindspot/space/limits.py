@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from blindspot.judges.backends import check_url
+
 
 @dataclass(frozen=True)
 class SpaceLimits:
@@ -23,6 +25,9 @@ class SpaceLimits:
     max_runs: int = 20              #: runs (stress tests and searches) per browser session
     run_seconds: float = 900.0      #: a run still going after this long is stopped
     allow_hub_models: bool = False  #: metric specs may name Hub models (``@org/name``)
+    #: the one OpenAI-compatible server the operator lets ``llm_judge`` call (None: the judge
+    #: runs in the Space's process); a visitor never names a URL
+    judge_url: str | None = None
 
     @property
     def max_upload_bytes(self) -> int:
@@ -48,6 +53,7 @@ LIMIT_SETTINGS: dict[str, str] = {
     "max_runs": "BLINDSPOT_SPACE_MAX_RUNS",
     "run_seconds": "BLINDSPOT_SPACE_RUN_SECONDS",
     "allow_hub_models": "BLINDSPOT_SPACE_ALLOW_HUB_MODELS",
+    "judge_url": "BLINDSPOT_SPACE_JUDGE_URL",
 }
 TRUE = ("1", "true", "yes")
 
@@ -55,6 +61,8 @@ TRUE = ("1", "true", "yes")
 def _read(kind: type, name: str, text: str) -> Any:
     if kind is bool:
         return text.strip().lower() in TRUE
+    if kind is str:
+        return check_url(text.strip())
     try:
         value = kind(text)
     except ValueError:
@@ -68,7 +76,7 @@ def _read(kind: type, name: str, text: str) -> Any:
 def limits_from_env(environ: Mapping[str, str] | None = None) -> SpaceLimits:
     """The default limits with those the environment sets (:data:`LIMIT_SETTINGS`)."""
     environ = os.environ if environ is None else environ
-    kinds = {f.name: {"float": float, "int": int, "bool": bool}[str(f.type)]
+    kinds = {f.name: {"float": float, "int": int, "bool": bool, "str | None": str}[str(f.type)]
              for f in fields(SpaceLimits)}
     given = {key: _read(kinds[key], var, environ[var]) for key, var in LIMIT_SETTINGS.items()
              if environ.get(var)}
@@ -77,4 +85,13 @@ def limits_from_env(environ: Mapping[str, str] | None = None) -> SpaceLimits:
 
 DEFAULT_LIMITS = SpaceLimits()
 
-__all__ = ["DEFAULT_LIMITS", "LIMIT_SETTINGS", "SpaceLimits", "limits_from_env"]
+def judge_options(limits: SpaceLimits, metrics: list[str]) -> dict[str, dict[str, Any]]:
+    """The metric options of a visitor's run that the operator decides: ``llm_judge`` through
+    the operator's judge server when one is configured (visitors set no metric option)."""
+    if limits.judge_url is None or not any(m.split("@")[0].split(".")[0] == "llm_judge"
+                                           for m in metrics):
+        return {}
+    return {"llm_judge": {"backend": "openai", "url": limits.judge_url}}
+
+
+__all__ = ["DEFAULT_LIMITS", "LIMIT_SETTINGS", "SpaceLimits", "judge_options", "limits_from_env"]

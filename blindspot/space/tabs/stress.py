@@ -34,7 +34,7 @@ from blindspot.scoring.facts import lexical_metrics
 from blindspot.space.controls import run_controls, wire_run
 from blindspot.space.datapick import build_picker, data_source, keep_upload, mapping_of, show_upload
 from blindspot.space.forms import form_for, stress_protocols
-from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
+from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits, judge_options
 from blindspot.space.matrix import cells_html
 from blindspot.space.registry import SpaceTab, register_tab
 from blindspot.space.uploads import check_file
@@ -129,6 +129,9 @@ def make_request(protocol: str, data: str, task: str, columns: dict | None,
     for metric in metrics:
         check_visitor_metric(metric, limits.allow_hub_models)
     resolve_metrics(metrics)
+    operator = judge_options(limits, metrics)
+    if operator:
+        request["metric_options"] = operator
     return request
 
 

@@ -1,0 +1,145 @@
+"""LLM judge: a chat model grades each hypothesis on a declared rubric (G-Eval, Liu et al., 2023).
+
+The prompt is a template file (:mod:`blindspot.judges.template`: system and user messages, the
+rubric, the scale); the shipped ones are G-Eval's four SummEval criteria (``coherence``,
+``consistency``, ``fluency``, ``relevance``) and ``mt_adequacy``; a user's ``.toml`` file works the
+same way. Two backends behind the one scorer (:mod:`blindspot.judges.backends`):
+
+* ``transformers``: a causal chat model in this process (``model``: ``smollm2``, a folder or a Hub
+  id). ``mode=weighted`` (the default) scores the probability-weighted mean of the grade tokens in
+  the next-token distribution, and the argmax grade;
+* ``openai``: any OpenAI-compatible server at ``url`` (``--judge-url``), its key read from the
+  environment variable ``api_key_env``; ``top_logprobs`` where the server returns them, else the
+  parsed grade.
+
+Outputs: ``score`` (judged by default: the weighted grade, or the parsed one), ``grade`` (the
+argmax or parsed grade), and the cost of each row (``calls``, ``prompt_tokens``,
+``completion_tokens``; NaN where a server does not report tokens), which a run sums into its
+results' ``usage``. The template's messages, rubric and scale (its fingerprint), the model, the
+backend and the sampling settings are in the cache key; the server's address, the key's variable,
+the concurrency, retries, time-out and the call budget are not (they change where and how, not
+what, is computed). A reply with no grade fails its rows (never a silent 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from blindspot.errors import BlindspotInputError
+from blindspot.judges.backends import Endpoint, RemoteJudge, Reply, Sampling, check_url, local_replies
+from blindspot.judges.template import JudgeTemplate, load_template
+from blindspot.models import ModelNotAvailableError, load_causal_lm, model_revision, resolve_model
+from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+
+BACKENDS = ("transformers", "openai")
+#: how a judge's rubric is shown: as written, its lines in reverse order, or reworded (the
+#: template's ``reworded`` lines): the rubric-sensitivity test compares them
+RUBRICS = ("as_written", "reversed", "reworded")
+
+
+def rubric_variant(template: JudgeTemplate, variant: str) -> JudgeTemplate:
+    """The template with its rubric as ``variant`` shows it."""
+    if variant == "reversed":
+        return template.with_rubric(tuple(reversed(template.rubric)))
+    if variant == "reworded":
+        if template.reworded is None:
+            raise BlindspotInputError("has no reworded rubric, which rubric=reworded needs",
+                                      file=template.file, field="reworded")
+        return template.with_rubric(template.reworded)
+    if variant != "as_written":
+        raise BlindspotInputError(f"llm_judge rubric {variant!r} is not one of "
+                                  f"{', '.join(RUBRICS)}", field="rubric")
+    return template
+
+
+@register_scorer
+class LlmJudge(Scorer):
+    """A prompted chat model as a metric, in this process or behind an OpenAI-compatible API."""
+
+    name = "llm_judge"
+    outputs = ("score", "grade", "calls", "prompt_tokens", "completion_tokens")
+    cost_outputs = ("calls", "prompt_tokens", "completion_tokens")
+    default_output = "score"
+    uses_references = "optional"
+    uses_source = "optional"
+    version = "1"
+    default_batch_size = 8
+
+    def __init__(self, model: str = "smollm2", template: str = "coherence",
+                 backend: str = "transformers", mode: str = "weighted",
+                 rubric: str = "as_written", temperature: float = 1.0, top_p: float = 1.0,
+                 seed: int = 0, max_tokens: int = 8, url: str | None = None,
+                 api_key_env: str = "OPENAI_API_KEY", max_calls: int | None = None,
+                 concurrency: int = 4, retries: int = 4, timeout: float = 120.0,
+                 device: str | None = None) -> None:
+        if backend not in BACKENDS:
+            raise BlindspotInputError(f"llm_judge backend {backend!r} is not one of "
+                                      f"{', '.join(BACKENDS)}", field="backend")
+        self.template = rubric_variant(load_template(str(template)), rubric)
+        self.sampling = Sampling(mode, float(temperature), float(top_p), int(seed),
+                                 int(max_tokens))
+        sampled = {"temperature": self.sampling.temperature, "top_p": self.sampling.top_p,
+                   "seed": self.sampling.seed} if mode == "sample" else {}
+        super().__init__(model=str(model), template=self.template.name, backend=backend,
+                         mode=mode, rubric=rubric, prompt=self.template.fingerprint(),
+                         max_tokens=self.sampling.max_tokens, **sampled)
+        self.uses_source = "required" if self.template.needs("source") else "none"
+        self.uses_references = "required" if self.template.needs("references") else "none"
+        self.max_calls, self.calls, self._device = max_calls, 0, device
+        self._remote: RemoteJudge | None = None
+        if backend == "openai":
+            if not url:
+                raise BlindspotInputError("the openai backend needs the server's URL",
+                                          fix="Give --judge-url http://HOST:PORT/v1", field="url")
+            self._endpoint = Endpoint(check_url(str(url)), str(api_key_env), int(concurrency),
+                                      int(retries), float(timeout))
+
+    def model_revision(self) -> str:
+        return model_revision(self.config["model"]) if self.config["backend"] == "transformers" \
+            else ""
+
+    def reserve(self, inputs: int) -> None:
+        if self.max_calls is not None and self.calls + inputs > self.max_calls:
+            raise BlindspotInputError(
+                f"the run needs up to {self.calls + inputs} judge calls (its rows and the "
+                f"sanity anchors) and the budget is {self.max_calls} (--max-calls); nothing "
+                "more was called",
+                fix=f"Raise --max-calls to at least {self.calls + inputs}, or judge fewer rows "
+                    "or tests")
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        self.reserve(len(batch))
+        messages = [self.template.render(item.hypothesis, item.references, item.source)
+                    for item in batch]
+        hypotheses = [item.hypothesis for item in batch]
+        replies = self._replies(messages, hypotheses)
+        self.calls += len(batch)
+        return [_as_scores(reply) for reply in replies]
+
+    def _replies(self, messages: list[list[dict[str, str]]], hypotheses: list[str]
+                 ) -> list[Reply]:
+        if self.config["backend"] == "openai":
+            if self._remote is None:
+                self._remote = RemoteJudge(self._endpoint, _served_name(self.config["model"]),
+                                           self.sampling)
+            return self._remote.replies(messages, self.template.grades, hypotheses)
+        from blindspot.scorers._lm_utils import place
+
+        tokenizer, model = load_causal_lm(self.config["model"])
+        return local_replies(tokenizer, place(model, self._device), messages,
+                             self.template.grades, self.sampling, hypotheses)
+
+
+def _served_name(model: str) -> str:
+    """The model name a server is asked for: an offline short name (``smollm2``) stands for its
+    folder here, which is what a local ``transformers serve`` loads; any other name as given."""
+    try:
+        return resolve_model(model)
+    except ModelNotAvailableError:
+        return model
+
+
+def _as_scores(reply: Reply) -> dict[str, Any]:
+    return {"score": reply.score, "grade": float(reply.grade), "calls": 1.0,
+            "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
