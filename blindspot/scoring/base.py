@@ -162,9 +162,15 @@ class Scorer(ABC):
 
     # -- identity --------------------------------------------------------------------------------
 
+    def identity_config(self) -> Mapping[str, Any]:
+        """The configuration as the cache keys it (a model scorer names the precision that
+        ``precision=auto`` resolves to)."""
+        return self.config
+
     def identity(self) -> str:
         """What a cached score depends on besides the inputs."""
-        return json.dumps({"name": self.name, "version": self.version, "config": self.config,
+        return json.dumps({"name": self.name, "version": self.version,
+                           "config": self.identity_config(),
                            "revision": self.model_revision()}, sort_keys=True, default=str)
 
     def cache_key(self, item: ScoreInput, identity: str | None = None) -> str:
