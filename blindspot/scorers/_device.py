@@ -12,7 +12,9 @@ See ``docs/gpu.md``. What is decided here, once for every model metric:
 * **batches by tokens**: longest first, as many rows as fit ``rows x longest <= budget``;
 * **out of memory**: a batch that does not fit is split in two and each half retried, with one
   warning line saying so; a single row that does not fit is an error naming the budget to lower;
-* **one host synchronisation per batch**: the likelihood metrics take the last hidden state,
+* **one host synchronisation per batch**: the likelihood metrics take the last hidden state
+  (for a causal LM without a padding mask: padding is on the right, so under the causal mask no
+  real token sees a pad, and attention runs its fused causal kernel),
   apply the LM head to chunks of the scored positions only, gather the target token's
   log-probability on the device and bring back one sum per row when the batch is done, while the
   next batch is padded, pinned and copied (the device computes asynchronously meanwhile).
@@ -31,6 +33,8 @@ from typing import Any, TypeVar
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "auto")
 #: tokens (rows x longest row) per batch on a CUDA device and on a CPU, when not given
 DEFAULT_TOKEN_BUDGET = {"cuda": 65_536, "cpu": 4_096}
+#: inputs per ``score_batch`` call on the device path (the token budget cuts them into batches)
+DEVICE_ROWS = 8_192
 #: scored positions per LM-head chunk: the (chunk, vocabulary) logits are the largest tensor
 HEAD_CHUNK = 8_192
 
@@ -216,7 +220,7 @@ def causal_sums_on_device(model: Any, sequences: Sequence[Sequence[int]], starts
     def launch(rows: list[int]) -> Any:
         """Queue one batch on the device; the per-row sums, not yet brought back."""
         batch = [sequences[todo[k]] for k in rows]
-        ids, mask = padded_on_device(batch, fill, device)
+        ids, _ = padded_on_device(batch, fill, device)
         # the scored targets, as indices into the flattened (row, position - 1) grid, built on
         # the host (a boolean mask on the device would wait for the device to count it)
         width = max(len(s) for s in batch) - 1
@@ -228,12 +232,13 @@ def causal_sums_on_device(model: Any, sequences: Sequence[Sequence[int]], starts
         flat_t, owner_t = _to_device(flat, device), _to_device(owner, device)
         with torch.inference_mode(), matmul_precision(precision):
             targets = ids[:, 1:].reshape(-1).index_select(0, flat_t)
+            # right padding under a causal mask: no real token sees a pad, so no padding mask
+            # is needed, and attention can take its fused causal kernel (flash attention)
             if parts is not None:
                 base, head = parts
-                hidden = base(input_ids=ids, attention_mask=mask, use_cache=False)[0]
+                hidden = base(input_ids=ids, use_cache=False)[0]
             else:
-                hidden, head = model(input_ids=ids, attention_mask=mask,
-                                     use_cache=False).logits, torch.nn.Identity()
+                hidden, head = model(input_ids=ids, use_cache=False).logits, torch.nn.Identity()
             hidden = hidden[:, :-1].reshape(-1, hidden.shape[-1]).index_select(0, flat_t)
             picked = gathered_logprobs(hidden, head, targets)
             sums = torch.zeros(len(rows), dtype=torch.float64, device=device)

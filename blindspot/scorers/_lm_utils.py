@@ -57,6 +57,9 @@ class ModelScorer(Scorer):
         return ("precision" in self.config
                 or _device.target_device(self._device).type != "cpu")
 
+    def batch_rows(self) -> int:
+        return _device.DEVICE_ROWS if self.on_device_path() else self.default_batch_size
+
     def token_budget(self) -> int:
         """Tokens per batch: the ``token_budget`` option, else the device type's default."""
         device = _device.target_device(self._device)

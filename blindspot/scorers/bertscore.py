@@ -230,6 +230,9 @@ class BertScore(Scorer):
         return ("precision" in self.config
                 or _device.target_device(self.device).type != "cpu")
 
+    def batch_rows(self) -> int:
+        return _device.DEVICE_ROWS if self.on_device_path() else self.default_batch_size
+
     def model(self) -> Any:
         """The shared encoder (loaded on first use, so cache hits never load it)."""
         dtype = _device.weight_dtype(self.precision()) if "precision" in self.config else None
@@ -304,7 +307,12 @@ class BertScore(Scorer):
 
         model, tokenizer, idf_dict = self.model(), self.tokenizer(), self.idf_dict()
         device = next(model.parameters()).device
-        encoded = [sent_encode(tokenizer, text) for text in texts]
+        if getattr(tokenizer, "is_fast", False):  # sent_encode's branch for a fast tokenizer
+            encoded = tokenizer([text.strip() for text in texts], add_special_tokens=True,
+                                max_length=tokenizer.model_max_length,
+                                truncation=True)["input_ids"]
+        else:
+            encoded = [sent_encode(tokenizer, text) for text in texts]
         budget = self._token_budget or _device.DEFAULT_TOKEN_BUDGET.get(device.type, 4_096)
         fill = tokenizer.pad_token_id
 

@@ -162,6 +162,11 @@ class Scorer(ABC):
 
     # -- identity --------------------------------------------------------------------------------
 
+    def batch_rows(self) -> int:
+        """Inputs per :meth:`score_batch` call when the caller names no batch size: the class's
+        ``default_batch_size`` (a model scorer on a GPU takes more and cuts them by tokens)."""
+        return self.default_batch_size
+
     def identity_config(self) -> Mapping[str, Any]:
         """The configuration as the cache keys it (a model scorer names the precision that
         ``precision=auto`` resolves to)."""
