@@ -196,9 +196,10 @@ def load_causal_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:
     return load_tokenizer(name), _load_model("causal-lm", name, "AutoModelForCausalLM", dtype)
 
 
-def load_seq2seq_lm(name: str) -> tuple[Any, Any]:
-    """(tokenizer, encoder-decoder LM in eval mode), loaded once per process (BARTScore)."""
-    return load_tokenizer(name), _load_model("seq2seq-lm", name, "AutoModelForSeq2SeqLM")
+def load_seq2seq_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, encoder-decoder LM in eval mode, in ``dtype`` when given), loaded once per
+    process (BARTScore)."""
+    return load_tokenizer(name), _load_model("seq2seq-lm", name, "AutoModelForSeq2SeqLM", dtype)
 
 
 def load_config(name: str) -> Any:

@@ -146,3 +146,20 @@ def test_bertscore_device_path_matches_bert_score_computation() -> None:
         assert new == pytest.approx(old, abs=1e-6)
         assert half == pytest.approx(old, abs=1e-2)
     assert today[1] == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+
+
+@pytest.mark.parametrize("kind", ["seq2seq", "causal"])
+def test_bartscore_device_path_scores_as_the_row_path(kind: str, causal_folder: str,
+                                                      tmp_path: Path) -> None:
+    from blindspot.tiny_models import tiny_t5
+
+    model = tiny_t5(tmp_path / "t5") if kind == "seq2seq" else causal_folder
+    items = [ScoreInput(TEXTS[0], (TEXTS[1], TEXTS[3]), TEXTS[5]), ScoreInput(TEXTS[4], (TEXTS[0],))]
+    today = get_scorer("bartscore", model=model, model_kind=kind).score_batch(items)
+    fast = get_scorer("bartscore", model=model, model_kind=kind, precision="fp32",
+                      token_budget=30).score_batch(items)
+    for old, new in zip(today, fast, strict=True):
+        assert new.keys() == old.keys()
+        for key, value in old.items():
+            assert (math.isnan(value) and math.isnan(new[key])) or \
+                new[key] == pytest.approx(value, rel=1e-5), key

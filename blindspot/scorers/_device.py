@@ -203,6 +203,51 @@ def causal_head(model: Any) -> tuple[Any, Any] | None:
     return base, head
 
 
+def sums_by_batch(launch: Callable[[list[int]], Any], lengths: Sequence[int], budget: int,
+                  metric: str) -> list[float]:
+    """Each item's total, computed by ``launch(rows)`` (which queues a batch on the device and
+    returns its per-row totals there) over token batches of ``lengths``, split on running out
+    of memory; a batch's totals are brought back (the one host synchronisation) after the next
+    batch is queued, so the host prepares while the device computes."""
+    totals = [0.0] * len(lengths)
+    pending: tuple[list[int], Any] | None = None
+
+    def collect(done: tuple[list[int], Any]) -> None:
+        rows, sums = done
+        for k, total in zip(rows, sums.tolist(), strict=True):
+            totals[k] = float(total)
+
+    for rows in token_batches(lengths, budget):
+        for part, sums in split_on_oom(launch, rows, metric):
+            if pending is not None:
+                collect(pending)
+            pending = (part, sums)
+    if pending is not None:
+        collect(pending)
+    return totals
+
+
+def scored_positions(spans: Sequence[tuple[int, int]], width: int, device: Any
+                     ) -> tuple[Any, Any]:
+    """(flat indices into a (rows, width) grid, owning row) of positions ``[first, end)`` of
+    each row, built on the host (a boolean mask on the device would wait for the device to
+    count it) and copied without waiting."""
+    flat: list[int] = []
+    owner: list[int] = []
+    for row, (first, end) in enumerate(spans):
+        flat.extend(range(row * width + first, row * width + end))
+        owner.extend([row] * (end - first))
+    return _to_device(flat, device), _to_device(owner, device)
+
+
+def row_sums(picked: Any, owner: Any, rows: int) -> Any:
+    """Per-row float64 totals of ``picked`` (on the device)."""
+    import torch
+
+    sums = torch.zeros(rows, dtype=torch.float64, device=picked.device)
+    return sums.index_add_(0, owner, picked.double())
+
+
 def causal_sums_on_device(model: Any, sequences: Sequence[Sequence[int]], starts: Sequence[int],
                           fill: int, budget: int, precision: str, metric: str
                           ) -> list[tuple[float, int]]:
@@ -212,7 +257,6 @@ def causal_sums_on_device(model: Any, sequences: Sequence[Sequence[int]], starts
     synchronisation per batch, and the next batch prepared while the device works."""
     import torch
 
-    results: list[tuple[float, int]] = [(0.0, 0)] * len(sequences)
     todo = [i for i, seq in enumerate(sequences) if len(seq) > max(starts[i], 1)]
     device = next(model.parameters()).device
     parts = causal_head(model)
@@ -221,17 +265,12 @@ def causal_sums_on_device(model: Any, sequences: Sequence[Sequence[int]], starts
         """Queue one batch on the device; the per-row sums, not yet brought back."""
         batch = [sequences[todo[k]] for k in rows]
         ids, _ = padded_on_device(batch, fill, device)
-        # the scored targets, as indices into the flattened (row, position - 1) grid, built on
-        # the host (a boolean mask on the device would wait for the device to count it)
-        width = max(len(s) for s in batch) - 1
-        flat, owner = [], []
-        for b, k in enumerate(rows):
-            first, end = max(starts[todo[k]], 1), len(batch[b])
-            flat.extend(range(b * width + first - 1, b * width + end - 1))
-            owner.extend([b] * (end - first))
-        flat_t, owner_t = _to_device(flat, device), _to_device(owner, device)
+        # target p is predicted from position p - 1: positions [first - 1, end - 1) of the
+        # hidden states, whose grid is one shorter than the ids'
+        flat, owner = scored_positions([(max(starts[todo[k]], 1) - 1, len(batch[b]) - 1)
+                                        for b, k in enumerate(rows)], ids.shape[1] - 1, device)
         with torch.inference_mode(), matmul_precision(precision):
-            targets = ids[:, 1:].reshape(-1).index_select(0, flat_t)
+            targets = ids[:, 1:].reshape(-1).index_select(0, flat)
             # right padding under a causal mask: no real token sees a pad, so no padding mask
             # is needed, and attention can take its fused causal kernel (flash attention)
             if parts is not None:
@@ -239,26 +278,39 @@ def causal_sums_on_device(model: Any, sequences: Sequence[Sequence[int]], starts
                 hidden = base(input_ids=ids, use_cache=False)[0]
             else:
                 hidden, head = model(input_ids=ids, use_cache=False).logits, torch.nn.Identity()
-            hidden = hidden[:, :-1].reshape(-1, hidden.shape[-1]).index_select(0, flat_t)
-            picked = gathered_logprobs(hidden, head, targets)
-            sums = torch.zeros(len(rows), dtype=torch.float64, device=device)
-            sums.index_add_(0, owner_t, picked.double())
-        return sums
+            hidden = hidden[:, :-1].reshape(-1, hidden.shape[-1]).index_select(0, flat)
+            return row_sums(gathered_logprobs(hidden, head, targets), owner, len(rows))
 
-    lengths = [len(sequences[i]) for i in todo]
-    pending: tuple[list[int], Any] | None = None
-
-    def collect(done: tuple[list[int], Any]) -> None:
-        rows, sums = done
-        for k, total in zip(rows, sums.tolist(), strict=True):  # the batch's one host sync
-            i = todo[k]
-            results[i] = (float(total), len(sequences[i]) - max(starts[i], 1))
-
-    for rows in token_batches(lengths, budget):
-        for part, sums in split_on_oom(launch, rows, metric):
-            if pending is not None:
-                collect(pending)
-            pending = (part, sums)
-    if pending is not None:
-        collect(pending)
+    totals = sums_by_batch(launch, [len(sequences[i]) for i in todo], budget, metric)
+    results: list[tuple[float, int]] = [(0.0, 0)] * len(sequences)
+    for k, i in enumerate(todo):
+        results[i] = (totals[k], len(sequences[i]) - max(starts[i], 1))
     return results
+
+
+def seq2seq_sums_on_device(model: Any, sources: Sequence[Sequence[int]],
+                           targets: Sequence[Sequence[int]], fill: int, budget: int,
+                           precision: str, metric: str) -> list[float]:
+    """Sum of log p(target token | source, target before it) of each (source, target) pair
+    under an encoder-decoder model, as BARTScore computes it: batches by ``budget`` tokens
+    (source and target together), the model's own logits (in its precision) read only at the
+    target's tokens, the log-softmax in float32 in chunks, one host synchronisation per batch."""
+    import torch
+
+    device = next(model.parameters()).device
+
+    def launch(rows: list[int]) -> Any:
+        ids, mask = padded_on_device([sources[k] for k in rows], fill, device)
+        labels, _ = padded_on_device([targets[k] for k in rows], fill, device)
+        flat, owner = scored_positions([(0, len(targets[k])) for k in rows], labels.shape[1],
+                                       device)
+        with torch.inference_mode(), matmul_precision(precision):
+            decoder_ids = model.prepare_decoder_input_ids_from_labels(labels=labels)
+            logits = model(input_ids=ids, attention_mask=mask, decoder_input_ids=decoder_ids,
+                           use_cache=False).logits
+            picked = gathered_logprobs(logits.reshape(-1, logits.shape[-1]).index_select(0, flat),
+                                       torch.nn.Identity(), labels.reshape(-1).index_select(0, flat))
+            return row_sums(picked, owner, len(rows))
+
+    lengths = [len(s) + len(t) for s, t in zip(sources, targets, strict=True)]
+    return sums_by_batch(launch, lengths, budget, metric)
