@@ -45,8 +45,10 @@ sys.path.insert(0, str(ROOT))
 
 #: (layers, width, heads, mlp width) of the paper-shaped models, and tiny stand-ins
 SHAPES = {
-    "paper": {"gpt": (36, 1280, 20, 5120), "bert": (24, 1024, 16, 4096), "bert_layer": 17},
-    "tiny": {"gpt": (2, 64, 2, 256), "bert": (2, 64, 2, 256), "bert_layer": 2},
+    "paper": {"gpt": (36, 1280, 20, 5120), "bert": (24, 1024, 16, 4096), "bert_layer": 17,
+              "bart": (12, 1024, 16, 4096)},
+    "tiny": {"gpt": (2, 64, 2, 256), "bert": (2, 64, 2, 256), "bert_layer": 2,
+             "bart": (1, 64, 2, 256)},
 }
 
 
@@ -367,6 +369,66 @@ def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:
         models._CACHE.clear()
 
 
+def bench_bartscore(args, device, shape, rows: list[Row]) -> None:
+    """BARTScore, BART-large-shaped (12 + 12 layers, 1024 wide) with SmolLM2's vocabulary, on
+    (reference, output) pairs of WMT21: ours bf16 against the row path (today's, float32)."""
+    import torch
+    from transformers import AutoTokenizer, BartConfig, BartForConditionalGeneration
+
+    from blindspot import models
+    from blindspot.scorers import _lm_utils as lm
+    from blindspot.scorers.bartscore import BartScore, seq2seq_mean_logprobs
+
+    folder = Path(tempfile.mkdtemp(prefix="bart-shaped-"))
+    copy_tokenizer(args.gpt_tokenizer or models.resolve_model("smollm2"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    layers, width, heads, mlp = shape
+    pad = lm.pad_id(tokenizer)
+    config = BartConfig(vocab_size=len(tokenizer), d_model=width, encoder_layers=layers,
+                        decoder_layers=layers, encoder_attention_heads=heads,
+                        decoder_attention_heads=heads, encoder_ffn_dim=mlp, decoder_ffn_dim=mlp,
+                        pad_token_id=pad, bos_token_id=pad, eos_token_id=pad,
+                        decoder_start_token_id=pad, max_position_embeddings=1024)
+    with torch.device(device):
+        model = BartForConditionalGeneration._from_config(config, attn_implementation="sdpa")
+    model.eval().config.save_pretrained(folder)
+    path = models.resolve_model(str(folder))
+    models._CACHE[("seq2seq-lm", path)] = model
+    models._CACHE[("seq2seq-lm-bfloat16", path)] = copy.deepcopy(model).to(torch.bfloat16)
+    hyps, refs = wmt_pairs(args.data, args.bart_pairs)
+    pairs = [(r[0], h) for h, r in zip(hyps, refs, strict=True)]
+    src = tokenizer([s for s, _ in pairs])["input_ids"]
+    tgt = tokenizer([t for _, t in pairs])["input_ids"]
+    lengths_e, lengths_d = [len(x) for x in src], [len(x) for x in tgt]
+    params = 2 * layers * (4 * width * width + 2 * width * mlp)
+    flops = (params / 2 * sum(lengths_e) + (params / 2 + 2 * layers * width * width)
+             * sum(lengths_d) + 2 * width * len(tokenizer) * sum(lengths_d))
+    tokens = sum(lengths_e) + sum(lengths_d)
+    base_n = min(args.baseline_n, len(pairs))
+    base_tokens = sum(lengths_e[:base_n]) + sum(lengths_d[:base_n])
+    seq2seq_mean_logprobs(tokenizer, model, pairs[:8], 1024, 8)
+    sync(device)
+    start = time.perf_counter()
+    today = seq2seq_mean_logprobs(tokenizer, model, pairs[:base_n], 1024, 8)
+    sync(device)
+    today_s = time.perf_counter() - start
+    rows.append(Row("bartscore", f"today's scorer fp32 ({base_n} pairs)", today_s, base_tokens,
+                    flops * base_tokens / tokens))
+    for precision in ("bf16", "fp32"):
+        scorer = BartScore(model=str(folder), precision=precision, token_budget=args.token_budget)
+        scorer._pair_scores(pairs[:16])
+        sync(device)
+        start = time.perf_counter()
+        ours = scorer._pair_scores(pairs)
+        sync(device)
+        seconds = time.perf_counter() - start
+        rows.append(Row("bartscore", f"ours {precision} ({len(pairs)} pairs)", seconds, tokens,
+                        flops, "today's scorer", base_tokens / today_s))
+        log(f"bartscore ours {precision} vs today's: max |mean log p difference| "
+            f"{max(abs(a - b) for a, b in zip(ours, today)):.2e}")
+    models._CACHE.clear()
+
+
 def main() -> None:
     import torch
 
@@ -386,13 +448,15 @@ def main() -> None:
                         help="a tokenizer folder (default: the offline SmolLM2's)")
     parser.add_argument("--bert-tokenizer", default=None,
                         help="a tokenizer folder (default: the offline MiniLM's)")
-    parser.add_argument("--only", choices=("gpt_ppl", "bertscore"), default=None)
+    parser.add_argument("--bart-pairs", type=int, default=None, help="BARTScore pairs (2000/20)")
+    parser.add_argument("--only", choices=("gpt_ppl", "bertscore", "bartscore"), default=None)
     args = parser.parse_args()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     size = args.size or ("paper" if device.type == "cuda" else "tiny")
     args.n = args.n or (1000 if size == "paper" else 40)
     args.pairs = args.pairs or (4000 if size == "paper" else 40)
     args.baseline_n = min(args.baseline_n, args.n)
+    args.bart_pairs = args.bart_pairs or (2000 if size == "paper" else 20)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     import transformers
 
@@ -406,10 +470,12 @@ def main() -> None:
         bench_gpt(args, device, shapes["gpt"], rows)
     if args.only in (None, "bertscore"):
         bench_bertscore(args, device, shapes["bert"], shapes["bert_layer"], rows)
+    if args.only in (None, "bartscore"):
+        bench_bartscore(args, device, shapes["bart"], rows)
     log(f"\n{name}, bf16 rate {rate:.0f} TFLOP/s")
     for row in rows:
         log(row.line(rate))
-    log("not measured here: mlm_ppl, bartscore, unieval, comet, bleurt, menli, mauve, moverscore")
+    log("not measured here: mlm_ppl, unieval, comet, bleurt, menli, mauve, moverscore")
 
 
 if __name__ == "__main__":
