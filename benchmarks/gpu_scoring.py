@@ -186,15 +186,15 @@ def breakdown(model, sequences, budget: int, device, flops) -> None:
     batch = [sequences[i] for i in rows]
     ids, mask = _device.padded_on_device(batch, 0, device)
     base, head = _device.causal_head(model)
+    from transformers.activations import NewGELUActivation
+
     with torch.inference_mode():
+        for block in base.h:  # GPT-2's own gelu_new
+            block.mlp.act = NewGELUActivation()
         masked = timed(device, lambda: base(input_ids=ids, attention_mask=mask, use_cache=False))
         plain = timed(device, lambda: base(input_ids=ids, use_cache=False))
-        acts = [block.mlp.act for block in base.h]
-        for block in base.h:
-            block.mlp.act = torch.nn.GELU(approximate="tanh")
+        _device.fused_gelu(model)
         fused = timed(device, lambda: base(input_ids=ids, use_cache=False))
-        for block, act in zip(base.h, acts, strict=True):
-            block.mlp.act = act
         hidden = base(input_ids=ids, use_cache=False)[0].reshape(-1, model.config.n_embd)
         targets = ids.reshape(-1)
         head_s = timed(device, lambda: _device.gathered_logprobs(hidden, head, targets))
@@ -268,7 +268,7 @@ def bench_gpt(args, device, shape, rows: list[Row]) -> None:
     runs = [("bf16", budget) for budget in args.budgets if budget != args.token_budget]
     for precision, budget in [("bf16", args.token_budget), ("fp32", args.token_budget), *runs]:
         scorer = GptPpl(model=str(folder), precision=precision, token_budget=budget)
-        score_rows(scorer, texts[:16], cache=None)  # warm-up: kernels, handles
+        score_rows(scorer, texts, cache=None)  # warm-up: kernels, handles, the allocator
         sync(device)
         start = time.perf_counter()
         results.setdefault(precision, score_rows(scorer, texts, cache=None)["gpt_ppl"])
@@ -339,12 +339,16 @@ def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:
 
     library = BERTScorer(model_type=str(folder), num_layers=layer, batch_size=64,
                          device=str(device), use_fast_tokenizer=True)
-    library.score(hyps[:64], refs[:64])
-    sync(device)
-    start = time.perf_counter()
-    theirs = library.score(hyps, refs)[2].tolist()
-    sync(device)
-    theirs_s = time.perf_counter() - start
+    library.score(hyps, refs)  # warm-up
+    times = []
+    for _ in range(2):
+        sync(device)
+        start = time.perf_counter()
+        theirs = library.score(hyps, refs)[2].tolist()
+        sync(device)
+        times.append(time.perf_counter() - start)
+    theirs_s = min(times)
+    log(f"bert_score: {times[0]:.2f} s and {times[1]:.2f} s")
     rows.append(Row("bertscore", "bert_score.BERTScorer.score fp32", theirs_s, sum(lengths), flops))
     del library
 
@@ -353,13 +357,23 @@ def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:
                            references_reduce="max", use_fast_tokenizer=True,
                            token_budget=args.bert_token_budget, device=str(device))
         scorer.model()
-        score_rows(scorer, hyps[:64], refs[:64], cache=None)
+        score_rows(scorer, hyps, refs, cache=None)  # warm-up: kernels, the allocator
+        times = []
+        for _ in range(2):
+            scorer._embedding_cache.clear()
+            sync(device)
+            start = time.perf_counter()
+            ours = score_rows(scorer, hyps, refs, cache=None)["f1"]
+            sync(device)
+            times.append(time.perf_counter() - start)
+        seconds = min(times)
         scorer._embedding_cache.clear()
-        sync(device)
-        start = time.perf_counter()
-        ours = score_rows(scorer, hyps, refs, cache=None)["f1"]
-        sync(device)
-        seconds = time.perf_counter() - start
+        encode = timed(device, lambda: (scorer._embedding_cache.clear(), scorer.embeddings(texts)))
+        match = timed(device, lambda: scorer.pair_scores(
+            [h for h, r in zip(hyps, refs, strict=True) for _ in r], [x for r in refs for x in r]))
+        log(f"bertscore ours {precision}: {times[0]:.2f} s and {times[1]:.2f} s; encoding the "
+            f"{len(texts):,} texts {encode:.2f} s, matching the pairs (vectors cached) "
+            f"{match:.2f} s")
         rows.append(Row("bertscore", f"ours {precision}", seconds, sum(lengths), flops,
                         "bert_score", sum(lengths) / theirs_s))
         log(f"bertscore ours {precision} vs bert_score F1: max |difference| "
@@ -416,7 +430,7 @@ def bench_bartscore(args, device, shape, rows: list[Row]) -> None:
                     flops * base_tokens / tokens))
     for precision in ("bf16", "fp32"):
         scorer = BartScore(model=str(folder), precision=precision, token_budget=args.token_budget)
-        scorer._pair_scores(pairs[:16])
+        scorer._pair_scores(pairs)  # warm-up
         sync(device)
         start = time.perf_counter()
         ours = scorer._pair_scores(pairs)
