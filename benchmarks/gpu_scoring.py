@@ -22,7 +22,7 @@ measured rate, and the ratio to the direct library call on the same texts.
     python benchmarks/gpu_scoring.py                  # on a GPU: the paper shapes
     python benchmarks/gpu_scoring.py --size tiny      # anywhere: a smoke test at tiny sizes
 
-The figures measured on an H100 are in ``docs/gpu.md``.
+The figures measured on an H200 are in ``docs/gpu.md``.
 """
 
 from __future__ import annotations
@@ -283,8 +283,9 @@ def bench_gpt(args, device, shape, rows: list[Row]) -> None:
     ours32 = [-math.log(-v) for v in results["fp32"][:base_n]]  # mean log-prob per text
     log(f"gpt_ppl: {tokens:,} scored tokens; bf16 vs fp32 relative difference median "
         f"{statistics.median(rel):.2e}, max {max(rel):.2e}; ours fp32 vs today's scorer max |mean "
-        f"log p| difference {max(abs(a - b) for a, b in zip(ours32, mean_today)):.2e}; plain loop "
-        f"vs today's sums {max(abs(a - t) for a, (t, _) in zip(plain, today)):.2e}")
+        f"log p| difference "
+        f"{max(abs(a - b) for a, b in zip(ours32, mean_today, strict=False)):.2e}; plain loop "
+        f"vs today's sums {max(abs(a - t) for a, (t, _) in zip(plain, today, strict=True)):.2e}")
 
     breakdown(models_cache_half(folder), sequences, args.token_budget, device,
               lambda seqs: body_flops(layers, width, mlp, [len(x) for x in seqs], True))
@@ -368,8 +369,8 @@ def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:
             times.append(time.perf_counter() - start)
         seconds = min(times)
         scorer._embedding_cache.clear()
-        encode = timed(device, lambda: (scorer._embedding_cache.clear(), scorer.embeddings(texts)))
-        match = timed(device, lambda: scorer.pair_scores(
+        encode = timed(device, lambda s=scorer: (s._embedding_cache.clear(), s.embeddings(texts)))
+        match = timed(device, lambda s=scorer: s.pair_scores(
             [h for h, r in zip(hyps, refs, strict=True) for _ in r], [x for r in refs for x in r]))
         log(f"bertscore ours {precision}: {times[0]:.2f} s and {times[1]:.2f} s; encoding the "
             f"{len(texts):,} texts {encode:.2f} s, matching the pairs (vectors cached) "
@@ -439,7 +440,7 @@ def bench_bartscore(args, device, shape, rows: list[Row]) -> None:
         rows.append(Row("bartscore", f"ours {precision} ({len(pairs)} pairs)", seconds, tokens,
                         flops, "today's scorer", base_tokens / today_s))
         log(f"bartscore ours {precision} vs today's: max |mean log p difference| "
-            f"{max(abs(a - b) for a, b in zip(ours, today)):.2e}")
+            f"{max(abs(a - b) for a, b in zip(ours, today, strict=False)):.2e}")
     models._CACHE.clear()
 
 
