@@ -185,9 +185,9 @@ def load_tokenizer(name: str) -> Any:
     return _load_once("tokenizer", name, AutoTokenizer.from_pretrained)
 
 
-def load_masked_lm(name: str) -> tuple[Any, Any]:
-    """(tokenizer, masked LM in eval mode), loaded once per process."""
-    return load_tokenizer(name), _load_model("masked-lm", name, "AutoModelForMaskedLM")
+def load_masked_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, masked LM in eval mode, in ``dtype`` when given), loaded once per process."""
+    return load_tokenizer(name), _load_model("masked-lm", name, "AutoModelForMaskedLM", dtype)
 
 
 def load_causal_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:

@@ -163,3 +163,17 @@ def test_bartscore_device_path_scores_as_the_row_path(kind: str, causal_folder: 
         for key, value in old.items():
             assert (math.isnan(value) and math.isnan(new[key])) or \
                 new[key] == pytest.approx(value, rel=1e-5), key
+
+
+def test_mlm_ppl_device_path_scores_as_the_row_path(tmp_path: Path) -> None:
+    from blindspot.tiny_models import tiny_masked_lm
+
+    model = tiny_masked_lm(tmp_path / "mlm")
+    items = [ScoreInput(t) for t in TEXTS]
+    today = get_scorer("mlm_ppl", model=model).score_batch(items)
+    for budget in (8, 10_000):
+        fast = get_scorer("mlm_ppl", model=model, precision="fp32",
+                          token_budget=budget).score_batch(items)
+        for old, new in zip(today, fast, strict=True):
+            assert (math.isnan(old["mlm_ppl"]) and math.isnan(new["mlm_ppl"])) or \
+                new["mlm_ppl"] == pytest.approx(old["mlm_ppl"], rel=1e-5)
