@@ -160,17 +160,22 @@ def _load_once(kind: str, name: str, loader: Callable[[str], Any]) -> Any:
     return _CACHE[key]
 
 
-def _load_model(kind: str, name: str, auto_class: str) -> Any:
-    """A ``transformers`` model of class ``auto_class`` in eval mode, loaded once per process."""
+def _load_model(kind: str, name: str, auto_class: str, dtype: str | None = None) -> Any:
+    """A ``transformers`` model of class ``auto_class`` in eval mode, loaded once per process;
+    with ``dtype`` (a torch dtype's name, ``"bfloat16"``), a copy in that precision, kept apart
+    from the float32 one that other scorers may share."""
 
     def load(path: str) -> Any:
+        import torch
         import transformers
 
-        model = getattr(transformers, auto_class).from_pretrained(path)
+        auto = getattr(transformers, auto_class)
+        model = (auto.from_pretrained(path) if dtype is None
+                 else auto.from_pretrained(path, dtype=getattr(torch, dtype)))
         model.eval()
         return model
 
-    return _load_once(kind, name, load)
+    return _load_once(kind if dtype is None else f"{kind}-{dtype}", name, load)
 
 
 def load_tokenizer(name: str) -> Any:
@@ -180,19 +185,21 @@ def load_tokenizer(name: str) -> Any:
     return _load_once("tokenizer", name, AutoTokenizer.from_pretrained)
 
 
-def load_masked_lm(name: str) -> tuple[Any, Any]:
-    """(tokenizer, masked LM in eval mode), loaded once per process."""
-    return load_tokenizer(name), _load_model("masked-lm", name, "AutoModelForMaskedLM")
+def load_masked_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, masked LM in eval mode, in ``dtype`` when given), loaded once per process."""
+    return load_tokenizer(name), _load_model("masked-lm", name, "AutoModelForMaskedLM", dtype)
 
 
-def load_causal_lm(name: str) -> tuple[Any, Any]:
-    """(tokenizer, causal LM in eval mode), loaded once per process (GPT-PPL, causal BARTScore)."""
-    return load_tokenizer(name), _load_model("causal-lm", name, "AutoModelForCausalLM")
+def load_causal_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, causal LM in eval mode, in ``dtype`` when given), loaded once per process
+    (GPT-PPL, causal BARTScore)."""
+    return load_tokenizer(name), _load_model("causal-lm", name, "AutoModelForCausalLM", dtype)
 
 
-def load_seq2seq_lm(name: str) -> tuple[Any, Any]:
-    """(tokenizer, encoder-decoder LM in eval mode), loaded once per process (BARTScore)."""
-    return load_tokenizer(name), _load_model("seq2seq-lm", name, "AutoModelForSeq2SeqLM")
+def load_seq2seq_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, encoder-decoder LM in eval mode, in ``dtype`` when given), loaded once per
+    process (BARTScore)."""
+    return load_tokenizer(name), _load_model("seq2seq-lm", name, "AutoModelForSeq2SeqLM", dtype)
 
 
 def load_config(name: str) -> Any:
@@ -294,14 +301,21 @@ def load_bleurt(name: str) -> tuple[Any, Any]:
     return tokenizer, _load_once("bleurt", name, load)
 
 
-def load_bertscore_encoder(name: str, num_layers: int) -> Any:
+def load_bertscore_encoder(name: str, num_layers: int, dtype: str | None = None) -> Any:
     """An encoder cut after its first ``num_layers`` layers by bert_score's own loader
     (``bert_score.utils.get_model``, eval mode), loaded once per process per (checkpoint, layer):
-    exactly the model a direct ``bert_score.score`` call computes with (BERTScore, MoverScore)."""
+    exactly the model a direct ``bert_score.score`` call computes with (BERTScore, MoverScore).
+    With ``dtype`` (a torch dtype's name), a copy in that precision, kept apart."""
     from bert_score.utils import get_model
 
-    return _load_once(f"bert-score-encoder-{num_layers}", name,
-                      lambda path: get_model(path, num_layers))
+    def load(path: str) -> Any:
+        import torch
+
+        model = get_model(path, num_layers)
+        return model if dtype is None else model.to(getattr(torch, dtype))
+
+    return _load_once(f"bert-score-encoder-{num_layers}" + (f"-{dtype}" if dtype else ""), name,
+                      load)
 
 
 def load_bertscore_tokenizer(name: str, use_fast: bool = False) -> Any:

@@ -91,13 +91,14 @@ def checked_layer(name: str, num_layers: int | None, default: int) -> int:
     return layers
 
 
-def encoder_on_device(path: str, num_layers: int, device: str | None) -> tuple[Any, str]:
-    """(shared encoder cut after ``num_layers`` layers, the device it is on): ``device``, or
-    CUDA when available, as bert_score chooses."""
+def encoder_on_device(path: str, num_layers: int, device: str | None,
+                      dtype: str | None = None) -> tuple[Any, str]:
+    """(shared encoder cut after ``num_layers`` layers, in ``dtype`` when given, the device it
+    is on): ``device``, or CUDA when available, as bert_score chooses."""
     import torch
 
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    return load_bertscore_encoder(path, num_layers).to(device), device
+    return load_bertscore_encoder(path, num_layers, dtype).to(device), device
 
 
 def reference_corpus(references: Sequence[Any] | None) -> list[str]:

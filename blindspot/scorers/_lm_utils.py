@@ -9,10 +9,11 @@ mean. Torch is imported inside the functions so that a warm score cache never im
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from blindspot.models import model_revision
+from blindspot.scorers import _device
 from blindspot.scoring.base import Scorer
 
 #: tokenizers report a huge ``model_max_length`` when they have no limit of their own
@@ -22,16 +23,59 @@ _NO_LIMIT = 1_000_000
 class ModelScorer(Scorer):
     """Base of the likelihood scorers: the model named by ``config["model"]`` (part of the cache
     key through its revision), and a device that is not part of the cache key (it changes where,
-    not what, is computed). The options are the subclass's ``__init__`` parameters."""
+    not what, is computed). The options are the subclass's ``__init__`` parameters.
+
+    ``precision`` (:data:`blindspot.scorers._device.PRECISIONS`) is part of the configuration
+    only when given, so that scores cached before it existed stay valid; ``token_budget`` (tokens
+    per batch) is not: it changes how the work is cut, not what is computed."""
 
     default_batch_size = 8
 
-    def __init__(self, device: str | None, **config: Any) -> None:
-        super().__init__(**config)
+    def __init__(self, device: str | None, precision: str | None = None,
+                 token_budget: int | None = None, **config: Any) -> None:
+        precision = _device.checked_precision(precision)
+        super().__init__(**config, **({} if precision is None else {"precision": precision}))
         self._device = device
+        self._token_budget = _device.checked_budget(token_budget)
 
     def model_revision(self) -> str:
         return model_revision(self.config["model"])
+
+    def identity_config(self) -> Mapping[str, Any]:
+        if self.config.get("precision") != "auto":
+            return self.config
+        return {**self.config, "precision": self.precision()}
+
+    def precision(self) -> str:
+        """The precision the scores are computed in (``auto`` resolved for the device)."""
+        return _device.resolve_precision(self.config.get("precision"),
+                                         _device.target_device(self._device))
+
+    def on_device_path(self) -> bool:
+        """Whether batches go by tokens with the device-side gather: when a precision is asked
+        or the device is not a CPU (a CPU run with no precision computes as it always did)."""
+        return ("precision" in self.config
+                or _device.target_device(self._device).type != "cpu")
+
+    def batch_rows(self) -> int:
+        return _device.DEVICE_ROWS if self.on_device_path() else self.default_batch_size
+
+    def token_budget(self) -> int:
+        """Tokens per batch: the ``token_budget`` option, else the device type's default."""
+        device = _device.target_device(self._device)
+        return self._token_budget or _device.DEFAULT_TOKEN_BUDGET.get(device.type, 4_096)
+
+    def causal_sums(self, model: Any, sequences: Sequence[Sequence[int]], starts: Sequence[int],
+                    fill: int, batch_size: int) -> list[tuple[float, int]]:
+        """:func:`causal_logprob_sums`, on the device path when :meth:`on_device_path`."""
+        if not self.on_device_path():
+            return causal_logprob_sums(model, sequences, starts, fill, batch_size)
+        return _device.causal_sums_on_device(model, sequences, starts, fill, self.token_budget(),
+                                             self.precision(), self.name)
+
+    def weight_dtype(self) -> str | None:
+        """The dtype of the model copy to load (None: float32)."""
+        return _device.weight_dtype(self.precision()) if "precision" in self.config else None
 
 
 def max_positions(tokenizer: Any, model: Any, explicit: int | None = None) -> int:

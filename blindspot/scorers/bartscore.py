@@ -39,6 +39,7 @@ from statistics import fmean
 from typing import Any
 
 from blindspot.models import load_causal_lm, load_seq2seq_lm
+from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scoring.base import ScoreInput, register_scorer
 
@@ -50,8 +51,11 @@ Pair = tuple[str, str]  # (conditioning text, scored text)
 
 
 def seq2seq_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], limit: int,
-                          batch_size: int) -> list[float]:
-    """BARTScore of each (source, target) pair: mean log p(target token | source, prefix)."""
+                          batch_size: int, on_device: tuple[int, str] | None = None
+                          ) -> list[float]:
+    """BARTScore of each (source, target) pair: mean log p(target token | source, prefix).
+    ``on_device``: (token budget, precision) of the device path
+    (:func:`blindspot.scorers._device.seq2seq_sums_on_device`)."""
     import torch
 
     if not pairs:
@@ -59,6 +63,10 @@ def seq2seq_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], lim
     sources = tokenizer([s for s, _ in pairs], truncation=True, max_length=limit)["input_ids"]
     targets = tokenizer(text_target=[t for _, t in pairs], truncation=True,
                         max_length=limit)["input_ids"]
+    if on_device is not None:
+        sums = _device.seq2seq_sums_on_device(model, sources, targets, lm.pad_id(tokenizer),
+                                              *on_device, "bartscore")
+        return [lm.mean_or_nan(total, len(t)) for total, t in zip(sums, targets, strict=True)]
     results = [math.nan] * len(pairs)
     device = lm.model_device(model)
     fill = lm.pad_id(tokenizer)
@@ -101,9 +109,10 @@ def causal_sequence(prefix: list[int], before: list[int], context: list[int], af
 
 
 def causal_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], prompt: str,
-                         limit: int, batch_size: int) -> list[float]:
+                         limit: int, batch_size: int,
+                         sums_of: Any = lm.causal_logprob_sums) -> list[float]:
     """Causal BARTScore of each (context, text) pair: mean log p(text token | prompt, context,
-    text before it)."""
+    text before it). ``sums_of``: how the sums are computed (a scorer's ``causal_sums``)."""
     if not pairs:
         return []
     prefix_id = lm.prefix_token_id(tokenizer)
@@ -114,8 +123,8 @@ def causal_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], prom
     texts = lm.token_ids(tokenizer, [t for _, t in pairs])
     built = [causal_sequence(prefix, before, c, after, t, limit)
              for c, t in zip(contexts, texts, strict=True)]
-    sums = lm.causal_logprob_sums(model, [s for s, _ in built], [start for _, start in built],
-                                  lm.pad_id(tokenizer), batch_size)
+    sums = sums_of(model, [s for s, _ in built], [start for _, start in built],
+                   lm.pad_id(tokenizer), batch_size)
     return [lm.mean_or_nan(total, count) for total, count in sums]
 
 
@@ -152,7 +161,8 @@ class BartScore(lm.ModelScorer):
 
     def __init__(self, model: str | None = None, model_kind: str = "seq2seq",
                  multi_ref: str = "mean", prompt: str = DEFAULT_PROMPT,
-                 max_length: int | None = None, device: str | None = None) -> None:
+                 max_length: int | None = None, device: str | None = None,
+                 precision: str | None = None, token_budget: int | None = None) -> None:
         if model_kind not in DEFAULT_MODELS:
             raise ValueError(f"model_kind must be 'seq2seq' or 'causal', got {model_kind!r}")
         if multi_ref not in AGGREGATES:
@@ -163,17 +173,20 @@ class BartScore(lm.ModelScorer):
         if model_kind == "causal":  # the prompt is part of the cache key only where it is used
             split_prompt(prompt)
             config["prompt"] = prompt
-        super().__init__(device, **config)
+        super().__init__(device, precision, token_budget, **config)
 
     def _pair_scores(self, pairs: Sequence[Pair]) -> list[float]:
         causal = self.config["model_kind"] == "causal"
-        tokenizer, model = (load_causal_lm if causal else load_seq2seq_lm)(self.config["model"])
+        tokenizer, model = (load_causal_lm if causal else load_seq2seq_lm)(self.config["model"],
+                                                                           self.weight_dtype())
         model = lm.place(model, self._device)
         limit = lm.max_positions(tokenizer, model, self.config["max_length"])
         if causal:
             return causal_mean_logprobs(tokenizer, model, pairs, self.config["prompt"], limit,
-                                        self.default_batch_size)
-        return seq2seq_mean_logprobs(tokenizer, model, pairs, limit, self.default_batch_size)
+                                        self.default_batch_size, self.causal_sums)
+        on_device = (self.token_budget(), self.precision()) if self.on_device_path() else None
+        return seq2seq_mean_logprobs(tokenizer, model, pairs, limit, self.default_batch_size,
+                                     on_device)
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         for item in batch:

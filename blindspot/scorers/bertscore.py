@@ -34,6 +34,13 @@ encoder's padding follows which texts share a batch). What differs is around it:
 
 ``batch_size`` is bert_score's: texts per encoder pass and pairs per matching step.
 
+**On a GPU, or whenever ``precision`` is asked** (fp32, tf32, bf16, fp16, auto; ``docs/gpu.md``),
+the same quantities are computed on the device path: the encoder (a copy in the asked precision)
+runs over batches of distinct texts cut by ``token_budget`` tokens (split and retried when one
+runs out of memory), each text's vectors stay on the device, and the greedy matching (the same
+cosine, mask, maximum and idf weighting as ``greedy_cos_idf``) runs on the device with one copy
+back per call. A CPU run with no precision asked computes exactly as above.
+
 Any encoder works: a Hub id (paper default ``roberta-large``, layer 17 from bert_score's table of
 tuned layers), a local folder, or an offline short name (``minilm``). Models outside bert_score's
 table use their last layer unless ``num_layers`` is given.
@@ -51,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
+from blindspot.scorers import _device
 from blindspot.scorers._encoders import (
     Truncation,
     checked_layer,
@@ -168,7 +176,8 @@ class BertScore(Scorer):
                  baseline_path: str | None = None, rescale_with_baseline: bool = False,
                  lang: str | None = None, use_fast_tokenizer: bool = False,
                  batch_size: int = 64, device: str | None = None,
-                 references_reduce: str = "mean") -> None:
+                 references_reduce: str = "mean", precision: str | None = None,
+                 token_budget: int | None = None) -> None:
         if references_reduce not in REFERENCE_REDUCERS:
             raise ValueError(f"references_reduce must be one of {', '.join(REFERENCE_REDUCERS)}, "
                              f"got {references_reduce!r}")
@@ -181,6 +190,8 @@ class BertScore(Scorer):
         super().__init__(model_type=path, num_layers=layers, idf=bool(idf),
                          idf_references=corpus_digest(self._corpus) if self._corpus else None,
                          baseline=baseline, use_fast_tokenizer=bool(use_fast_tokenizer),
+                         **({} if precision is None
+                            else {"precision": _device.checked_precision(precision)}),
                          # in the identity only when not the default, so cached scores stay valid
                          **({} if references_reduce == "mean"
                             else {"references_reduce": references_reduce}))
@@ -189,6 +200,7 @@ class BertScore(Scorer):
         self._baseline = baseline
         self.batch_size = int(batch_size)
         self.device = device
+        self._token_budget = _device.checked_budget(token_budget)
         self._idf_dict: Any = None
         #: text -> (token embeddings, idf weights), CPU tensors, least recently used first
         self._embedding_cache: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
@@ -203,9 +215,29 @@ class BertScore(Scorer):
         # bert_score's own __version__ lags its releases (0.3.13 says 0.3.12)
         return f"{model_revision(self._path)};bert-score-{metadata.version('bert-score')}"
 
+    def identity_config(self) -> dict[str, Any]:
+        if self.config.get("precision") != "auto":
+            return self.config
+        return {**self.config, "precision": self.precision()}
+
+    def precision(self) -> str:
+        """The precision of the encoder (``auto`` resolved for the device)."""
+        return _device.resolve_precision(self.config.get("precision"),
+                                         _device.target_device(self.device))
+
+    def on_device_path(self) -> bool:
+        """Whether the device path computes (a precision asked, or a device that is no CPU)."""
+        return ("precision" in self.config
+                or _device.target_device(self.device).type != "cpu")
+
+    def batch_rows(self) -> int:
+        return _device.DEVICE_ROWS if self.on_device_path() else self.default_batch_size
+
     def model(self) -> Any:
         """The shared encoder (loaded on first use, so cache hits never load it)."""
-        model, self.device = encoder_on_device(self._path, self.config["num_layers"], self.device)
+        dtype = _device.weight_dtype(self.precision()) if "precision" in self.config else None
+        model, self.device = encoder_on_device(self._path, self.config["num_layers"], self.device,
+                                               dtype)
         return model
 
     def tokenizer(self) -> Any:
@@ -238,8 +270,6 @@ class BertScore(Scorer):
         ``get_bert_embedding`` (its ``collate_idf`` and ``bert_encode``), then cut to the length
         of each text's attention mask.
         """
-        from bert_score.utils import get_bert_embedding
-
         found: dict[str, tuple[Any, Any]] = {}
         for text in dict.fromkeys(texts):
             hit = self._embedding_cache.get(text)
@@ -248,7 +278,12 @@ class BertScore(Scorer):
                 found[text] = hit
         missing = sorted((t for t in dict.fromkeys(texts) if t not in found),
                          key=lambda text: len(text.split(" ")), reverse=True)
-        if missing:
+        if missing and self.on_device_path():
+            found.update(self._encode_on_device(missing))
+            self._remember({text: found[text] for text in missing})
+        elif missing:
+            from bert_score.utils import get_bert_embedding
+
             model, tokenizer, idf_dict = self.model(), self.tokenizer(), self.idf_dict()
             for start in range(0, len(missing), self.batch_size):
                 chunk = missing[start: start + self.batch_size]
@@ -261,6 +296,38 @@ class BertScore(Scorer):
                     # clone: a slice would keep the whole batch tensor alive in the cache
                     found[text] = (embs[i, :length].clone(), padded_idf[i, :length].clone())
             self._remember({text: found[text] for text in missing})
+        return found
+
+    def _encode_on_device(self, texts: list[str]) -> dict[str, tuple[Any, Any]]:
+        """(token vectors on the device, idf weights on the host) of each of ``texts``: the
+        tokens of bert_score's ``sent_encode``, batches of ``token_budget`` tokens, the encoder's
+        last kept layer."""
+        import torch
+        from bert_score.utils import sent_encode
+
+        model, tokenizer, idf_dict = self.model(), self.tokenizer(), self.idf_dict()
+        device = next(model.parameters()).device
+        if getattr(tokenizer, "is_fast", False):  # sent_encode's branch for a fast tokenizer
+            encoded = tokenizer([text.strip() for text in texts], add_special_tokens=True,
+                                max_length=tokenizer.model_max_length,
+                                truncation=True)["input_ids"]
+        else:
+            encoded = [sent_encode(tokenizer, text) for text in texts]
+        budget = self._token_budget or _device.DEFAULT_TOKEN_BUDGET.get(device.type, 4_096)
+        fill = tokenizer.pad_token_id
+
+        def encode(rows: list[int]) -> Any:
+            ids, mask = _device.padded_on_device([encoded[k] for k in rows], fill, device)
+            with torch.inference_mode(), _device.matmul_precision(self.precision()):
+                return model(ids, attention_mask=mask)[0]
+
+        found: dict[str, tuple[Any, Any]] = {}
+        for rows in _device.token_batches([len(ids) for ids in encoded], budget):
+            for part, hidden in _device.split_on_oom(encode, rows, self.name):
+                for b, k in enumerate(part):
+                    idf = torch.tensor([idf_dict[i] for i in encoded[k]], dtype=torch.float32)
+                    found[texts[k]] = (hidden[b, : len(encoded[k])].clone(), idf)
+                self.encoded_texts += len(part)
         return found
 
     def _remember(self, new: dict[str, tuple[Any, Any]]) -> None:
@@ -291,6 +358,9 @@ class BertScore(Scorer):
             return torch.zeros((0, 3))
         stats = self.embeddings(references + hypotheses)
         device = next(self.model().parameters()).device
+        if self.on_device_path():
+            return self._rescaled(_match_on_device(hypotheses, references, stats, device,
+                                                   self.name))
         preds = []
         with torch.no_grad():
             for start in range(0, len(references), self.batch_size):
@@ -298,7 +368,12 @@ class BertScore(Scorer):
                 hyp_stats = _padded(hypotheses[start: start + self.batch_size], stats, device)
                 P, R, F1 = greedy_cos_idf(*ref_stats, *hyp_stats, False)
                 preds.append(torch.stack((P, R, F1), dim=-1).cpu())
-        scores = torch.cat(preds, dim=0)
+        return self._rescaled(torch.cat(preds, dim=0))
+
+    def _rescaled(self, scores: Any) -> Any:
+        """``scores`` rescaled with the baseline, when there is one."""
+        import torch
+
         if self._baseline is not None:
             baseline = torch.tensor(self._baseline, dtype=torch.float32)
             scores = (scores - baseline) / (1 - baseline)
@@ -341,3 +416,50 @@ def _padded(texts: Sequence[str], stats: dict[str, tuple[Any, Any]], device: Any
     mask = torch.arange(longest, dtype=torch.long).expand(len(lengths), longest) \
         < lengths.unsqueeze(1)
     return emb_pad, mask.to(device), idf_pad
+
+
+#: pairs per matching step on the device path
+MATCH_PAIRS = 512
+
+
+def _match_on_device(hypotheses: Sequence[str], references: Sequence[str],
+                     stats: dict[str, tuple[Any, Any]], device: Any, metric: str) -> Any:
+    """(N, 3) CPU tensor of P, R, F: greedy cosine matching with idf weights, computed as
+    ``greedy_cos_idf`` computes it (vectors normalised, similarities of pad positions set to 0
+    before the maxima, idf normalised per text, F of 0/0 set to 0, P and R of an empty text 0),
+    on the device, brought back once."""
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    def match(rows: list[int]) -> Any:
+        hyp = pad_sequence([stats[hypotheses[k]][0] for k in rows], batch_first=True).float()
+        ref = pad_sequence([stats[references[k]][0] for k in rows], batch_first=True).float()
+        hyp_idf = pad_sequence([stats[hypotheses[k]][1] for k in rows], batch_first=True)
+        ref_idf = pad_sequence([stats[references[k]][1] for k in rows], batch_first=True)
+        hyp_len = torch.tensor([stats[hypotheses[k]][0].shape[0] for k in rows])
+        ref_len = torch.tensor([stats[references[k]][0].shape[0] for k in rows])
+        hyp_idf, ref_idf = (_device.pinned_to(t, device) for t in (hyp_idf, ref_idf))
+        hyp_mask = (torch.arange(hyp.shape[1]) < hyp_len.unsqueeze(1)).float()
+        ref_mask = (torch.arange(ref.shape[1]) < ref_len.unsqueeze(1)).float()
+        hyp_mask, ref_mask = (_device.pinned_to(t, device) for t in (hyp_mask, ref_mask))
+        with torch.inference_mode():
+            hyp = hyp / hyp.norm(dim=-1, keepdim=True).clamp_min(1e-30)
+            ref = ref / ref.norm(dim=-1, keepdim=True).clamp_min(1e-30)
+            sim = torch.bmm(hyp, ref.transpose(1, 2)) * hyp_mask.unsqueeze(2) \
+                * ref_mask.unsqueeze(1)
+            hyp_w = hyp_idf / hyp_idf.sum(dim=1, keepdim=True)
+            ref_w = ref_idf / ref_idf.sum(dim=1, keepdim=True)
+            P = (sim.max(dim=2)[0] * hyp_w).sum(dim=1)
+            R = (sim.max(dim=1)[0] * ref_w).sum(dim=1)
+            F = 2 * P * R / (P + R)
+            # a text of only special tokens (2 of them) scores 0, as bert_score scores it
+            empty = (hyp_mask.sum(dim=1) == 2) | (ref_mask.sum(dim=1) == 2)
+            P, R = P.masked_fill(empty, 0.0), R.masked_fill(empty, 0.0)
+            F = F.masked_fill(torch.isnan(F), 0.0)
+            return torch.stack((P, R, F), dim=-1)
+
+    order = list(range(len(hypotheses)))
+    parts = [_device.split_on_oom(match, order[start: start + MATCH_PAIRS], metric)
+             for start in range(0, len(order), MATCH_PAIRS)]
+    scores = torch.cat([result for pieces in parts for _, result in pieces], dim=0)
+    return scores.cpu()

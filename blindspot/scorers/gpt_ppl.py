@@ -17,6 +17,10 @@ Choices, stated:
   and any number would rank an empty hypothesis.
 * Batches are padded on the right with an attention mask, and pads are left out of every mean,
   so a text scores the same alone or in any batch (up to float rounding).
+* ``precision`` (fp32, tf32, bf16, fp16, auto) and ``token_budget``: on a GPU, or whenever a
+  precision is asked, batches go by tokens and the LM head and the gather of each target's
+  log-probability run in chunks on the device (:mod:`blindspot.scorers._device`,
+  ``docs/gpu.md``). A CPU run with no precision asked computes as before.
 
 Paper default: ``gpt2-large``. Offline: ``model="smollm2"`` (SmolLM2-135M).
 """
@@ -53,13 +57,14 @@ class GptPpl(lm.ModelScorer):
     version = "1"
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int | None = None,
-                 device: str | None = None, add_start_token: bool = True) -> None:
+                 device: str | None = None, add_start_token: bool = True,
+                 precision: str | None = None, token_budget: int | None = None) -> None:
         # in the identity only when off, so that cached scores stay valid
-        super().__init__(device, model=str(model), max_length=max_length,
+        super().__init__(device, precision, token_budget, model=str(model), max_length=max_length,
                          **({} if add_start_token else {"add_start_token": False}))
 
     def _model(self) -> tuple[Any, Any]:
-        tokenizer, model = load_causal_lm(self.config["model"])
+        tokenizer, model = load_causal_lm(self.config["model"], self.weight_dtype())
         return tokenizer, lm.place(model, self._device)
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
@@ -67,7 +72,7 @@ class GptPpl(lm.ModelScorer):
         limit = lm.max_positions(tokenizer, model, self.config["max_length"])
         sequences, start = causal_sequences(tokenizer, [item.hypothesis for item in batch], limit,
                                             self.config.get("add_start_token", True))
-        sums = lm.causal_logprob_sums(model, sequences, [start] * len(sequences),
-                                      lm.pad_id(tokenizer), len(sequences))
+        sums = self.causal_sums(model, sequences, [start] * len(sequences), lm.pad_id(tokenizer),
+                                len(sequences))
         return [{"gpt_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
                 for total, count in sums]

@@ -12,6 +12,10 @@ Choices, stated:
   ``mask_batch_size`` copies per forward pass. Only the masked position's hidden state goes
   through the LM head (a forward hook on the encoder), so a pass costs one vocabulary
   projection per copy, not one per token; scores equal a one-mask-at-a-time loop.
+* ``precision`` and ``token_budget``: on a GPU, or whenever a precision is asked, the masked
+  copies go in batches of ``token_budget`` tokens (split and retried when one runs out of
+  memory), in the asked precision, and each copy's log-probability is added to its text's
+  total on the device, brought back once per batch (``docs/gpu.md``).
 * Texts are cut to the model's window (the tokenizer's and config's limits, or
   ``max_length=``) before masking. An empty text scores NaN (nothing to predict).
 
@@ -25,6 +29,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from blindspot.models import load_masked_lm
+from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scoring.base import ScoreInput, register_scorer
 
@@ -75,6 +80,13 @@ def head_on_positions(model: Any, positions: Any, rows: Any = None) -> Iterator[
 def masked_logprobs(model: Any, copies: Sequence[Sequence[int]], positions: Sequence[int],
                     mask_id: int, fill: int) -> list[float]:
     """log P(true token at ``positions[k]`` | ``copies[k]`` with that token masked), per copy."""
+    return masked_logprobs_on_device(model, copies, positions, mask_id, fill).tolist()
+
+
+def masked_logprobs_on_device(model: Any, copies: Sequence[Sequence[int]],
+                              positions: Sequence[int], mask_id: int, fill: int,
+                              precision: str = "fp32") -> Any:
+    """:func:`masked_logprobs` as a float32 tensor left on the model's device."""
     import torch
 
     ids, attention = lm.right_pad(copies, fill)
@@ -82,12 +94,14 @@ def masked_logprobs(model: Any, copies: Sequence[Sequence[int]], positions: Sequ
     where = torch.tensor(positions, dtype=torch.long)
     ids[torch.arange(len(copies)), where] = mask_id
     device = lm.model_device(model)
-    with torch.inference_mode(), head_on_positions(model, where):
-        logits = model(input_ids=ids.to(device), attention_mask=attention.to(device)).logits
-    if logits.shape[1] != 1:  # the hook did not apply: gather from the full logits
-        logits = logits[torch.arange(len(copies)), where.to(logits.device)].unsqueeze(1)
-    logprobs = torch.log_softmax(logits[:, 0].float(), dim=-1)
-    return logprobs.gather(-1, truth.to(logprobs.device).unsqueeze(-1)).squeeze(-1).tolist()
+    ids, attention = _device.pinned_to(ids, device), _device.pinned_to(attention, device)
+    with torch.inference_mode(), head_on_positions(model, where), \
+            _device.matmul_precision(precision):
+        logits = model(input_ids=ids, attention_mask=attention).logits
+        if logits.shape[1] != 1:  # the hook did not apply: gather from the full logits
+            logits = logits[torch.arange(len(copies)), where.to(logits.device)].unsqueeze(1)
+        logprobs = torch.log_softmax(logits[:, 0].float(), dim=-1)
+        return logprobs.gather(-1, truth.to(logprobs.device).unsqueeze(-1)).squeeze(-1)
 
 
 @register_scorer
@@ -101,15 +115,16 @@ class MlmPpl(lm.ModelScorer):
     version = "1"
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int | None = None,
-                 mask_batch_size: int = 64, device: str | None = None) -> None:
+                 mask_batch_size: int = 64, device: str | None = None,
+                 precision: str | None = None, token_budget: int | None = None) -> None:
         if int(mask_batch_size) < 1:
             raise ValueError(f"mask_batch_size must be at least 1, got {mask_batch_size!r}")
         # how the masked copies are grouped does not change the scores: not a cache key
-        super().__init__(device, model=str(model), max_length=max_length)
+        super().__init__(device, precision, token_budget, model=str(model), max_length=max_length)
         self._mask_batch_size = int(mask_batch_size)
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        tokenizer, model = load_masked_lm(self.config["model"])
+        tokenizer, model = load_masked_lm(self.config["model"], self.weight_dtype())
         model = lm.place(model, self._device)
         if tokenizer.mask_token_id is None:
             raise ValueError(f"model {self.config['model']!r} has no mask token: not a masked LM")
@@ -118,9 +133,15 @@ class MlmPpl(lm.ModelScorer):
                             max_length=limit)["input_ids"]
         jobs = [(row, pos) for row, ids in enumerate(encoded)
                 for pos in maskable_positions(tokenizer, ids)]
-        totals = [0.0] * len(batch)
         counts = [0] * len(batch)
         fill = lm.pad_id(tokenizer)
+        if self.on_device_path():
+            totals = self._totals_on_device(model, tokenizer.mask_token_id, fill, encoded, jobs)
+            for row, _ in jobs:
+                counts[row] += 1
+            return [{"mlm_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
+                    for total, count in zip(totals, counts, strict=True)]
+        totals = [0.0] * len(batch)
         for chunk in lm.length_chunks([len(encoded[row]) for row, _ in jobs],
                                       self._mask_batch_size):
             picked = [jobs[k] for k in chunk]
@@ -131,3 +152,22 @@ class MlmPpl(lm.ModelScorer):
                 counts[row] += 1
         return [{"mlm_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
                 for total, count in zip(totals, counts, strict=True)]
+
+    def _totals_on_device(self, model: Any, mask_id: int, fill: int,
+                          encoded: Sequence[Sequence[int]], jobs: Sequence[tuple[int, int]]
+                          ) -> list[float]:
+        """Each text's sum of log-probabilities over its masked copies: the copies in token
+        batches, each batch's log-probabilities brought back at once."""
+
+        def launch(chunk: list[int]) -> Any:
+            picked = [jobs[k] for k in chunk]
+            return masked_logprobs_on_device(model, [encoded[row] for row, _ in picked],
+                                             [pos for _, pos in picked], mask_id, fill,
+                                             self.precision())
+
+        per_copy = _device.sums_by_batch(launch, [len(encoded[row]) for row, _ in jobs],
+                                         self.token_budget(), self.name)
+        totals = [0.0] * len(encoded)
+        for (row, _), value in zip(jobs, per_copy, strict=True):
+            totals[row] += value
+        return totals

@@ -177,9 +177,20 @@ class Scorer(ABC):
 
     # -- identity --------------------------------------------------------------------------------
 
+    def batch_rows(self) -> int:
+        """Inputs per :meth:`score_batch` call when the caller names no batch size: the class's
+        ``default_batch_size`` (a model scorer on a GPU takes more and cuts them by tokens)."""
+        return self.default_batch_size
+
+    def identity_config(self) -> Mapping[str, Any]:
+        """The configuration as the cache keys it (a model scorer names the precision that
+        ``precision=auto`` resolves to)."""
+        return self.config
+
     def identity(self) -> str:
         """What a cached score depends on besides the inputs."""
-        return json.dumps({"name": self.name, "version": self.version, "config": self.config,
+        return json.dumps({"name": self.name, "version": self.version,
+                           "config": self.identity_config(),
                            "revision": self.model_revision()}, sort_keys=True, default=str)
 
     def cache_key(self, item: ScoreInput, identity: str | None = None) -> str:

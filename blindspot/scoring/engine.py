@@ -71,7 +71,9 @@ def pending_batches(scorer: Scorer, keys: dict[ScoreInput, str], known: set[str]
     pad little. Any engine that batches this way computes exactly the same numbers."""
     todo = sorted((item for item, key in keys.items() if key not in known), key=ScoreInput.cost,
                   reverse=True)
-    size = batch_size or scorer.default_batch_size
+    if not todo:
+        return []
+    size = batch_size or scorer.batch_rows()
     return [todo[start: start + size] for start in range(0, len(todo), size)]
 
 

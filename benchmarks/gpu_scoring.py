@@ -1,0 +1,497 @@
+"""Benchmark: model metrics on a GPU against the chip's measured bf16 matrix-multiply rate.
+
+Builds random-initialised models of the papers' shapes from configs with the offline tokenizers
+(compute is what a speed figure needs, not the weights), measures the device's bf16 matrix
+product rate in the same run, and prints for each metric: tokens/s, achieved TFLOP/s (useful
+FLOPs: 2 x parameters x real tokens plus attention; padding is not counted), the share of the
+measured rate, and the ratio to the direct library call on the same texts.
+
+* GPT-PPL, GPT-2-large-shaped causal LM (36 layers, 1280 wide, 20 heads) with SmolLM2's 49,152
+  token vocabulary, on ``--n`` WikiText golds: ours (``precision=bf16``, batches by
+  ``--token-budget`` tokens) through ``score_rows``, against the scorer as it computes without a
+  precision (float32, 8 rows a batch, full-vocabulary log-softmax: ``causal_logprob_sums``) and
+  a plain transformers float32 loop, both on the first ``--baseline-n`` golds (tokens/s compared);
+* BERTScore, BERT-large-shaped encoder (24 layers, 1024 wide; bert_score cuts it at layer 17)
+  with MiniLM's vocabulary, on ``--pairs`` WMT21 system outputs each with its 2 references:
+  ours (``precision=bf16``) through ``score_rows`` against ``bert_score.BERTScorer.score``
+  (the model loaded before the clock for both; fast tokenizers for both; the best reference,
+  bert_score's own reduction);
+* an out-of-memory split on the device: a memory cap set with
+  ``torch.cuda.set_per_process_memory_fraction`` and a token budget too large for it.
+
+    python benchmarks/gpu_scoring.py                  # on a GPU: the paper shapes
+    python benchmarks/gpu_scoring.py --size tiny      # anywhere: a smoke test at tiny sizes
+
+The figures measured on an H200 are in ``docs/gpu.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+#: (layers, width, heads, mlp width) of the paper-shaped models, and tiny stand-ins
+SHAPES = {
+    "paper": {"gpt": (36, 1280, 20, 5120), "bert": (24, 1024, 16, 4096), "bert_layer": 17,
+              "bart": (12, 1024, 16, 4096)},
+    "tiny": {"gpt": (2, 64, 2, 256), "bert": (2, 64, 2, 256), "bert_layer": 2,
+             "bart": (1, 64, 2, 256)},
+}
+
+
+@dataclass
+class Row:
+    """One printed line: a metric's figures."""
+
+    metric: str
+    what: str
+    seconds: float
+    tokens: int
+    flops: float
+    baseline: str = ""
+    baseline_tokens_per_s: float = math.nan
+
+    def line(self, rate: float) -> str:
+        tps = self.tokens / self.seconds
+        tflops = self.flops / self.seconds / 1e12
+        ratio = tps / self.baseline_tokens_per_s if self.baseline_tokens_per_s else math.nan
+        return (f"{self.metric:<10} {self.what:<34} {self.seconds:8.2f} s {tps:12,.0f} tok/s "
+                f"{tflops:8.1f} TFLOP/s {100 * tflops / rate:6.1f}% of bf16  x{ratio:6.1f} vs "
+                f"{self.baseline}")
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def sync(device) -> None:
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def matmul_rate(device, size: int) -> float:
+    """The bf16 matrix product rate in TFLOP/s: median of timed products on random data."""
+    import torch
+
+    a = torch.randn(size, size, device=device, dtype=torch.bfloat16)
+    b = torch.randn(size, size, device=device, dtype=torch.bfloat16)
+    for _ in range(3):
+        a @ b
+    times = []
+    for _ in range(10):
+        sync(device)
+        start = time.perf_counter()
+        a @ b
+        sync(device)
+        times.append(time.perf_counter() - start)
+    return 2 * size ** 3 / statistics.median(times) / 1e12
+
+
+def wikitext_golds(data: Path, n: int) -> list[str]:
+    with open(data / "wikitext103_open_ended.jsonl", encoding="utf-8") as fh:
+        return [json.loads(line)["gold"] for line in islice(fh, n)]
+
+
+def wmt_pairs(data: Path, n: int) -> tuple[list[str], list[list[str]]]:
+    """``n`` system outputs and their 2 references (gold and reference) from WMT21 de-en."""
+    hyps, refs = [], []
+    with open(data / "wmt21_de_en_translation.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            for output in row["systems"].values():
+                hyps.append(output)
+                refs.append([row["gold"], row["reference"]])
+                if len(hyps) == n:
+                    return hyps, refs
+    return hyps, refs
+
+
+def body_flops(layers: int, width: int, mlp: int, lengths: list[int], causal: bool) -> float:
+    """Forward FLOPs of a transformer body over sequences of ``lengths``: 2 x the layer weights
+    per token, and the attention products (halved under a causal mask)."""
+    per_token = 2 * layers * (4 * width * width + 2 * width * mlp)
+    attention = sum(4 * layers * width * n * n for n in lengths) * (0.5 if causal else 1.0)
+    return per_token * sum(lengths) + attention
+
+
+def build_gpt(shape: tuple[int, int, int, int], vocab: int, device, folder: Path):
+    """A GPT-2-shaped causal LM, random weights, float32, registered under ``folder`` as the
+    project's loader would load it (the bf16 copy too), with SmolLM2's tokenizer there."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from blindspot import models
+
+    layers, width, heads, mlp = shape
+    config = GPT2Config(n_layer=layers, n_embd=width, n_head=heads, n_inner=mlp, vocab_size=vocab,
+                        n_positions=1024)
+    with torch.device(device):
+        model = GPT2LMHeadModel._from_config(config, attn_implementation="sdpa").eval()
+    model.config.save_pretrained(folder)
+    path = models.resolve_model(str(folder))
+    models._CACHE[("causal-lm", path)] = model
+    models._CACHE[("causal-lm-bfloat16", path)] = copy.deepcopy(model).to(torch.bfloat16)
+    return model
+
+
+def copy_tokenizer(source: str, folder: Path) -> None:
+    from transformers import AutoTokenizer
+
+    AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+
+
+def models_cache_half(folder: Path):
+    from blindspot import models
+
+    return models._CACHE[("causal-lm-bfloat16", models.resolve_model(str(folder)))]
+
+
+def timed(device, work, repeat: int = 3) -> float:
+    """Median seconds of ``work()`` after one warm-up."""
+    work()
+    times = []
+    for _ in range(repeat):
+        sync(device)
+        start = time.perf_counter()
+        work()
+        sync(device)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def breakdown(model, sequences, budget: int, device, flops) -> None:
+    """Where one token batch's time goes (bf16): the body with and without the padding mask,
+    with the fused tanh GELU (the same function as GPT-2's ``gelu_new``), and the LM head."""
+    import torch
+
+    from blindspot.scorers import _device
+
+    lengths = [len(s) for s in sequences]
+    rows = _device.token_batches(lengths, budget)[0]
+    batch = [sequences[i] for i in rows]
+    ids, mask = _device.padded_on_device(batch, 0, device)
+    base, head = _device.causal_head(model)
+    from transformers.activations import NewGELUActivation
+
+    with torch.inference_mode():
+        for block in base.h:  # GPT-2's own gelu_new
+            block.mlp.act = NewGELUActivation()
+        masked = timed(device, lambda: base(input_ids=ids, attention_mask=mask, use_cache=False))
+        plain = timed(device, lambda: base(input_ids=ids, use_cache=False))
+        _device.fused_gelu(model)
+        fused = timed(device, lambda: base(input_ids=ids, use_cache=False))
+        hidden = base(input_ids=ids, use_cache=False)[0].reshape(-1, model.config.n_embd)
+        targets = ids.reshape(-1)
+        head_s = timed(device, lambda: _device.gathered_logprobs(hidden, head, targets))
+    work = flops(batch)
+    log(f"one batch of {len(rows)} texts x {ids.shape[1]} tokens ({sum(map(len, batch)):,} real): "
+        f"body with padding mask {masked * 1e3:.1f} ms ({work / masked / 1e12:.0f} TFLOP/s), "
+        f"without {plain * 1e3:.1f} ms ({work / plain / 1e12:.0f}), with fused GELU "
+        f"{fused * 1e3:.1f} ms ({work / fused / 1e12:.0f}); LM head + gather over all "
+        f"{hidden.shape[0]:,} positions {head_s * 1e3:.1f} ms")
+
+
+def bench_gpt(args, device, shape, rows: list[Row]) -> None:
+    import torch
+    from transformers import AutoTokenizer
+
+    from blindspot.models import resolve_model
+    from blindspot.scorers import _lm_utils as lm
+    from blindspot.scorers.gpt_ppl import GptPpl, causal_sequences
+    from blindspot.scoring.engine import score_rows
+
+    folder = Path(tempfile.mkdtemp(prefix="gpt-shaped-"))
+    copy_tokenizer(args.gpt_tokenizer or resolve_model("smollm2"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = build_gpt(shape, len(tokenizer), device, folder)
+    texts = wikitext_golds(args.data, args.n)
+    layers, width, _, mlp = shape
+    params = sum(p.numel() for p in model.parameters())
+    log(f"GPT-2-large-shaped: {params / 1e9:.2f}B parameters, vocabulary {len(tokenizer):,}")
+
+    def flops(sequences: list[list[int]]) -> float:
+        scored = sum(len(s) - 1 for s in sequences)
+        return body_flops(layers, width, mlp, [len(s) for s in sequences], True) \
+            + 2 * width * len(tokenizer) * scored
+
+    limit = lm.max_positions(tokenizer, model)
+    sequences, _ = causal_sequences(tokenizer, texts, limit)
+    tokens = sum(len(s) - 1 for s in sequences)
+    base_n = min(args.baseline_n, len(texts))
+    base_seqs = sequences[:base_n]
+    base_tokens = sum(len(s) - 1 for s in base_seqs)
+
+    # today's scorer: float32, 8 rows a batch, full-vocabulary log-softmax, a sync per row
+    lm.causal_logprob_sums(model, base_seqs[:8], [1] * 8, lm.pad_id(tokenizer), 8)
+    sync(device)
+    start = time.perf_counter()
+    today = lm.causal_logprob_sums(model, base_seqs, [1] * base_n, lm.pad_id(tokenizer), 8)
+    sync(device)
+    today_s = time.perf_counter() - start
+    rows.append(Row("gpt_ppl", f"today's scorer fp32 ({base_n} texts)", today_s, base_tokens,
+                    flops(base_seqs)))
+
+    # a plain transformers loop, float32, batches of 8 in data order
+    pad = lm.pad_id(tokenizer)
+    start = time.perf_counter()
+    plain = []
+    for i in range(0, base_n, 8):
+        ids, mask = lm.right_pad(base_seqs[i: i + 8], pad)
+        ids, mask = ids.to(device), mask.to(device)
+        with torch.inference_mode():
+            logits = model(input_ids=ids, attention_mask=mask).logits
+        labels = ids[:, 1:].masked_fill(mask[:, 1:] == 0, -100)
+        nll = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]),
+                                                labels.reshape(-1), reduction="none")
+        plain += (-nll.view(labels.shape).sum(dim=1)).tolist()
+    sync(device)
+    plain_s = time.perf_counter() - start
+    rows.append(Row("gpt_ppl", f"plain transformers fp32 ({base_n})", plain_s, base_tokens,
+                    flops(base_seqs)))
+
+    results = {}
+    runs = [("bf16", budget) for budget in args.budgets if budget != args.token_budget]
+    for precision, budget in [("bf16", args.token_budget), ("fp32", args.token_budget), *runs]:
+        scorer = GptPpl(model=str(folder), precision=precision, token_budget=budget)
+        score_rows(scorer, texts, cache=None)  # warm-up: kernels, handles, the allocator
+        sync(device)
+        start = time.perf_counter()
+        results.setdefault(precision, score_rows(scorer, texts, cache=None)["gpt_ppl"])
+        sync(device)
+        seconds = time.perf_counter() - start
+        rows.append(Row("gpt_ppl", f"ours {precision} ({len(texts)}, {budget // 1024}k tok)",
+                        seconds, tokens,
+                        flops(sequences), "today's scorer", base_tokens / today_s))
+    rel = [abs(a - b) / abs(b) for a, b in zip(results["bf16"], results["fp32"], strict=True)
+           if not math.isnan(b)]
+    mean_today = [t / c for t, c in today]
+    ours32 = [-math.log(-v) for v in results["fp32"][:base_n]]  # mean log-prob per text
+    log(f"gpt_ppl: {tokens:,} scored tokens; bf16 vs fp32 relative difference median "
+        f"{statistics.median(rel):.2e}, max {max(rel):.2e}; ours fp32 vs today's scorer max |mean "
+        f"log p| difference "
+        f"{max(abs(a - b) for a, b in zip(ours32, mean_today, strict=False)):.2e}; plain loop "
+        f"vs today's sums {max(abs(a - t) for a, (t, _) in zip(plain, today, strict=True)):.2e}")
+
+    breakdown(models_cache_half(folder), sequences, args.token_budget, device,
+              lambda seqs: body_flops(layers, width, mlp, [len(x) for x in seqs], True))
+
+    if device.type == "cuda":  # a batch that does not fit: split and retried
+        torch.cuda.empty_cache()
+        cap = (torch.cuda.memory_allocated() + args.oom_headroom_gb * 2 ** 30) \
+            / torch.cuda.get_device_properties(device).total_memory
+        torch.cuda.set_per_process_memory_fraction(cap)
+        scorer = GptPpl(model=str(folder), precision="bf16", token_budget=1 << 20)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            start = time.perf_counter()
+            capped = score_rows(scorer, texts[:800], cache=None)["gpt_ppl"]
+            sync(device)
+        torch.cuda.set_per_process_memory_fraction(1.0)
+        splits = [str(w.message) for w in caught if "out of memory" in str(w.message)]
+        same = max(abs(a - b) / abs(b) for a, b in zip(capped, results["bf16"][:800], strict=True)
+                   if not math.isnan(b))
+        log(f"oom split: cap {args.oom_headroom_gb} GiB over the weights, one batch of 800 texts: "
+            f"{len(splits)} split(s) in {time.perf_counter() - start:.2f} s, scores within "
+            f"{same:.1e} of the uncapped run; first: {splits[0] if splits else 'none'}")
+    del model
+    from blindspot import models
+
+    models._CACHE.clear()
+
+
+def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:
+    import torch
+    from bert_score import BERTScorer
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from blindspot.models import resolve_model
+    from blindspot.scorers.bertscore import BertScore
+    from blindspot.scoring.engine import score_rows
+
+    folder = Path(tempfile.mkdtemp(prefix="bert-shaped-"))
+    copy_tokenizer(args.bert_tokenizer or resolve_model("minilm"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    layers, width, heads, mlp = shape
+    config = BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
+                        intermediate_size=mlp, vocab_size=len(tokenizer))
+    with torch.device(device):
+        BertModel(config).save_pretrained(folder)
+    hyps, refs = wmt_pairs(args.data, args.pairs)
+    texts = list(dict.fromkeys([*hyps, *(r for pair in refs for r in pair)]))
+    lengths = [len(ids) for ids in tokenizer([t.strip() for t in texts])["input_ids"]]
+    flops = body_flops(layer, width, mlp, lengths, False)
+    log(f"BERT-large-shaped at layer {layer}: {len(hyps):,} outputs x 2 references, "
+        f"{len(texts):,} distinct texts, {sum(lengths):,} tokens")
+
+    library = BERTScorer(model_type=str(folder), num_layers=layer, batch_size=64,
+                         device=str(device), use_fast_tokenizer=True)
+    library.score(hyps, refs)  # warm-up
+    times = []
+    for _ in range(2):
+        sync(device)
+        start = time.perf_counter()
+        theirs = library.score(hyps, refs)[2].tolist()
+        sync(device)
+        times.append(time.perf_counter() - start)
+    theirs_s = min(times)
+    log(f"bert_score: {times[0]:.2f} s and {times[1]:.2f} s")
+    rows.append(Row("bertscore", "bert_score.BERTScorer.score fp32", theirs_s, sum(lengths), flops))
+    del library
+
+    for precision in ("bf16", "fp32"):
+        scorer = BertScore(model_type=str(folder), num_layers=layer, precision=precision,
+                           references_reduce="max", use_fast_tokenizer=True,
+                           token_budget=args.bert_token_budget, device=str(device))
+        scorer.model()
+        score_rows(scorer, hyps, refs, cache=None)  # warm-up: kernels, the allocator
+        times = []
+        for _ in range(2):
+            scorer._embedding_cache.clear()
+            sync(device)
+            start = time.perf_counter()
+            ours = score_rows(scorer, hyps, refs, cache=None)["f1"]
+            sync(device)
+            times.append(time.perf_counter() - start)
+        seconds = min(times)
+        scorer._embedding_cache.clear()
+        encode = timed(device, lambda s=scorer: (s._embedding_cache.clear(), s.embeddings(texts)))
+        match = timed(device, lambda s=scorer: s.pair_scores(
+            [h for h, r in zip(hyps, refs, strict=True) for _ in r], [x for r in refs for x in r]))
+        log(f"bertscore ours {precision}: {times[0]:.2f} s and {times[1]:.2f} s; encoding the "
+            f"{len(texts):,} texts {encode:.2f} s, matching the pairs (vectors cached) "
+            f"{match:.2f} s")
+        rows.append(Row("bertscore", f"ours {precision}", seconds, sum(lengths), flops,
+                        "bert_score", sum(lengths) / theirs_s))
+        log(f"bertscore ours {precision} vs bert_score F1: max |difference| "
+            f"{max(abs(a - b) for a, b in zip(ours, theirs, strict=True)):.2e}")
+        from blindspot import models
+
+        models._CACHE.clear()
+
+
+def bench_bartscore(args, device, shape, rows: list[Row]) -> None:
+    """BARTScore, BART-large-shaped (12 + 12 layers, 1024 wide) with SmolLM2's vocabulary, on
+    (reference, output) pairs of WMT21: ours bf16 against the row path (today's, float32)."""
+    import torch
+    from transformers import AutoTokenizer, BartConfig, BartForConditionalGeneration
+
+    from blindspot import models
+    from blindspot.scorers import _lm_utils as lm
+    from blindspot.scorers.bartscore import BartScore, seq2seq_mean_logprobs
+
+    folder = Path(tempfile.mkdtemp(prefix="bart-shaped-"))
+    copy_tokenizer(args.gpt_tokenizer or models.resolve_model("smollm2"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    layers, width, heads, mlp = shape
+    pad = lm.pad_id(tokenizer)
+    config = BartConfig(vocab_size=len(tokenizer), d_model=width, encoder_layers=layers,
+                        decoder_layers=layers, encoder_attention_heads=heads,
+                        decoder_attention_heads=heads, encoder_ffn_dim=mlp, decoder_ffn_dim=mlp,
+                        pad_token_id=pad, bos_token_id=pad, eos_token_id=pad,
+                        decoder_start_token_id=pad, max_position_embeddings=1024)
+    with torch.device(device):
+        model = BartForConditionalGeneration._from_config(config, attn_implementation="sdpa")
+    model.eval().config.save_pretrained(folder)
+    path = models.resolve_model(str(folder))
+    models._CACHE[("seq2seq-lm", path)] = model
+    models._CACHE[("seq2seq-lm-bfloat16", path)] = copy.deepcopy(model).to(torch.bfloat16)
+    hyps, refs = wmt_pairs(args.data, args.bart_pairs)
+    pairs = [(r[0], h) for h, r in zip(hyps, refs, strict=True)]
+    src = tokenizer([s for s, _ in pairs])["input_ids"]
+    tgt = tokenizer([t for _, t in pairs])["input_ids"]
+    lengths_e, lengths_d = [len(x) for x in src], [len(x) for x in tgt]
+    params = 2 * layers * (4 * width * width + 2 * width * mlp)
+    flops = (params / 2 * sum(lengths_e) + (params / 2 + 2 * layers * width * width)
+             * sum(lengths_d) + 2 * width * len(tokenizer) * sum(lengths_d))
+    tokens = sum(lengths_e) + sum(lengths_d)
+    base_n = min(args.baseline_n, len(pairs))
+    base_tokens = sum(lengths_e[:base_n]) + sum(lengths_d[:base_n])
+    seq2seq_mean_logprobs(tokenizer, model, pairs[:8], 1024, 8)
+    sync(device)
+    start = time.perf_counter()
+    today = seq2seq_mean_logprobs(tokenizer, model, pairs[:base_n], 1024, 8)
+    sync(device)
+    today_s = time.perf_counter() - start
+    rows.append(Row("bartscore", f"today's scorer fp32 ({base_n} pairs)", today_s, base_tokens,
+                    flops * base_tokens / tokens))
+    for precision in ("bf16", "fp32"):
+        scorer = BartScore(model=str(folder), precision=precision, token_budget=args.token_budget)
+        scorer._pair_scores(pairs)  # warm-up
+        sync(device)
+        start = time.perf_counter()
+        ours = scorer._pair_scores(pairs)
+        sync(device)
+        seconds = time.perf_counter() - start
+        rows.append(Row("bartscore", f"ours {precision} ({len(pairs)} pairs)", seconds, tokens,
+                        flops, "today's scorer", base_tokens / today_s))
+        log(f"bartscore ours {precision} vs today's: max |mean log p difference| "
+            f"{max(abs(a - b) for a, b in zip(ours, today, strict=False)):.2e}")
+    models._CACHE.clear()
+
+
+def main() -> None:
+    import torch
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--size", choices=sorted(SHAPES), default=None,
+                        help="model shapes (default: paper on a GPU, tiny elsewhere)")
+    parser.add_argument("--n", type=int, default=None, help="WikiText golds (default 1000/40)")
+    parser.add_argument("--baseline-n", type=int, default=250)
+    parser.add_argument("--pairs", type=int, default=None, help="WMT21 outputs (4000/40)")
+    parser.add_argument("--token-budget", type=int, default=131_072)
+    parser.add_argument("--budgets", type=lambda v: [int(x) for x in v.split(",")], default=[],
+                        help="more token budgets to time GPT-PPL bf16 at, e.g. 65536,262144")
+    parser.add_argument("--bert-token-budget", type=int, default=65_536)
+    parser.add_argument("--oom-headroom-gb", type=float, default=8.0)
+    parser.add_argument("--gpt-tokenizer", default=None,
+                        help="a tokenizer folder (default: the offline SmolLM2's)")
+    parser.add_argument("--bert-tokenizer", default=None,
+                        help="a tokenizer folder (default: the offline MiniLM's)")
+    parser.add_argument("--bart-pairs", type=int, default=None, help="BARTScore pairs (2000/20)")
+    parser.add_argument("--only", choices=("gpt_ppl", "bertscore", "bartscore"), default=None)
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    size = args.size or ("paper" if device.type == "cuda" else "tiny")
+    args.n = args.n or (1000 if size == "paper" else 40)
+    args.pairs = args.pairs or (4000 if size == "paper" else 40)
+    args.baseline_n = min(args.baseline_n, args.n)
+    args.bart_pairs = args.bart_pairs or (2000 if size == "paper" else 20)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
+    import transformers
+
+    log(f"device: {name}; torch {torch.__version__}, transformers {transformers.__version__}; "
+        f"shapes: {size}")
+    rate = matmul_rate(device, 8192 if device.type == "cuda" else 512)
+    log(f"measured bf16 matrix-multiply rate: {rate:.1f} TFLOP/s")
+    rows: list[Row] = []
+    shapes = SHAPES[size]
+    if args.only in (None, "gpt_ppl"):
+        bench_gpt(args, device, shapes["gpt"], rows)
+    if args.only in (None, "bertscore"):
+        bench_bertscore(args, device, shapes["bert"], shapes["bert_layer"], rows)
+    if args.only in (None, "bartscore"):
+        bench_bartscore(args, device, shapes["bart"], rows)
+    log(f"\n{name}, bf16 rate {rate:.0f} TFLOP/s")
+    for row in rows:
+        log(row.line(rate))
+    log("not measured here: mlm_ppl, unieval, comet, bleurt, menli, mauve, moverscore")
+
+
+if __name__ == "__main__":
+    main()
