@@ -220,7 +220,7 @@ def run(
     chunk_size: int | None = typer.Option(None, "--chunk-size", help="stream each data file "
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
-                                             "rank protocol, not resumable"),
+                                             "rank protocol; resumes like any run"),
     data_format: str | None = typer.Option(None, "--format", help="preference protocol: "
                                               "read --data as a challenge set in its published "
                                               "format, demetr or aces (default: MENLI columns)"),

@@ -51,7 +51,12 @@ NOT_RUN = {
                   "models"): "tests/test_packaging.py: the built wheel in a fresh venv",
     ("README.md", "make demo   # builds .venv (first time only) with every extra from exact pins, "
                   "then runs the demo"): ".ci/run: make test, which builds .venv first",
-}}
+    ("docs/development.md", "make check  # ruff (lint), mypy (types), then the tests marked `quick`: "
+                            "seconds, no model load"): ".ci/run: make lint, make types, make test",
+    ("docs/scale-out.md", "# head node: 6379 for drivers on the cluster, 10001 for Ray Client "
+                          "drivers from elsewhere"): "tests/test_ray_cluster.py: a head on loopback, "
+                                                     "joined as HOST:PORT and ray://",
+}
 
 
 @dataclass

@@ -13,11 +13,11 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from blindspot.extras import EXTRA_MODULES, install_hint, missing_extra
 
