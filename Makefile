@@ -51,6 +51,7 @@ else
 endif
 	$(PY) -m blindspot.assets
 	touch $(STAMP)
+	@echo "ready: call $(VENV)/bin/blindspot, or 'source $(VENV)/bin/activate' once per shell, then blindspot"
 
 # ruff and mypy (requirements/dev.txt); needs only a venv, so `make lint` runs before the big install
 dev: $(DEV_STAMP)
