@@ -31,7 +31,7 @@ UV = Path(sys.executable).parent / "uv"  # make env installs it into the venv
 QUICK_START = ["run", "--task", "summarization", "--data", "demo",
                "--metrics", "rouge,bertscore@minilm", "--tests", "truncation"]
 SETUP_STEP = ["install-modules"]
-LOAD = "import evaluate; m = evaluate.load('blindspot/blindspot'); print(type(m).__name__)"
+LOAD = "import evaluate; m = evaluate.load('blindspot'); print(type(m).__name__)"
 
 
 def _name(requirement: str) -> str:
