@@ -191,7 +191,7 @@ def legend(results: Mapping[str, Any]) -> list[LegendItem]:
              "rule shows: the noisiest judged point of a curve, the deciding level of a "
              "comparison with gold; Δ: the absolute change, where the gold score is 0.",
              "error: the metric failed or returned NaN on the test's rows.",
-             "n/a: undecided, the test could not be judged (the details say why).",
+             "n/a (why): undecided, the test could not be judged; the word says why, the details more.",
              f"{MISSING}: the metric did not run this test."]
     return [LegendItem(items[0], rules), *(LegendItem(text) for text in items[1:])]
 
