@@ -31,20 +31,27 @@ CHROMIUM ?= /usr/bin/chromium
 
 env: $(STAMP)
 
-$(STAMP): requirements/base.txt requirements/nodeps.txt requirements/constraints.txt setup.cfg
+# the package with every extra ([all], its requirements listed from pyproject.toml by
+# requirements/package_requirements.py) and the test tools (requirements/base.txt), from the pins;
+# the packages of requirements/nodeps.txt apart, without the dependencies they declare
+PACKAGE_REQS := build/requirements-all.txt
+$(STAMP): pyproject.toml requirements/base.txt requirements/nodeps.txt requirements/constraints.txt \
+	  requirements/package_requirements.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	mkdir -p build && $(PY) requirements/package_requirements.py all > $(PACKAGE_REQS)
 ifeq ($(INSTALLER),uv)
 	$(PIP) install -q uv==$(UV_VERSION)
-	$(UV_INSTALL) -r requirements/base.txt -c requirements/constraints.txt
+	$(UV_INSTALL) -r $(PACKAGE_REQS) -r requirements/base.txt -c requirements/constraints.txt
 	$(UV_INSTALL) --no-deps -r requirements/nodeps.txt -c requirements/constraints.txt
 	$(UV_INSTALL) --no-deps --no-build-isolation -e .
 else
-	$(PIP) install -q -r requirements/base.txt -c requirements/constraints.txt
+	$(PIP) install -q -r $(PACKAGE_REQS) -r requirements/base.txt -c requirements/constraints.txt
 	$(PIP) install -q --no-deps -r requirements/nodeps.txt -c requirements/constraints.txt
 	$(PIP) install -q --no-deps --no-build-isolation -e .
 endif
 	$(PY) -m blindspot.assets
 	touch $(STAMP)
+	@echo "ready: call $(VENV)/bin/blindspot, or 'source $(VENV)/bin/activate' once per shell, then blindspot"
 
 # ruff and mypy (requirements/dev.txt); needs only a venv, so `make lint` runs before the big install
 dev: $(DEV_STAMP)
@@ -57,7 +64,7 @@ $(DEV_STAMP): requirements/dev.txt requirements/constraints.txt
 lint: dev
 	$(VENV)/bin/ruff check .
 
-# mypy checks the installed package: setup.cfg's package_dir maps blindspot.perturbations/.metrics/
+# mypy checks the installed package: pyproject.toml's package-dir maps blindspot.perturbations/.metrics/
 # .datasets_scripts to top-level folders, which mypy cannot read from the editable install. A view of
 # links (build/typecheck/blindspot) gives it that layout; its report names the files of the checkout.
 TYPES_VIEW := build/typecheck

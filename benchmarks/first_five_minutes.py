@@ -21,7 +21,10 @@ ratios compare like with like (the load average is printed with them):
   (2.4 GB unpacked): run it once before and once after a change, not in a loop.
 
     python benchmarks/first_five_minutes.py [--repeat 3] [--skip-demo] [--threads] [--env]
-                                            [--baseline /path/to/main/checkout]
+                                            [--baseline /path/to/main/checkout] [--write-docs]
+
+``--write-docs`` writes this tree's figures to docs/first-five-minutes.md, the page the README and
+docs quote for every timing (tests/test_docs_blocks.py refuses timings typed into other pages).
 
 Startup times are the median of ``--repeat`` runs; the demo runs once cold and once warm.
 """
@@ -29,11 +32,13 @@ Startup times are the median of ``--repeat`` runs; the demo runs once cold and o
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -52,7 +57,7 @@ TABLE_MARK = "┃ test"
 ENV_STEPS: tuple[tuple[str, str], ...] = (
     ("-m venv", "venv"),
     ("install -q uv==", "uv (pip install uv)"),
-    ("requirements/base.txt", "install requirements/base.txt"),
+    ("requirements/base.txt", "install the package's requirements ([all]) and the test tools"),
     ("requirements/nodeps.txt", "install requirements/nodeps.txt (--no-deps)"),
     ("-e .", "install blindspot (editable)"),
     ("-m blindspot.assets", "WordNet for NLTK"),
@@ -232,6 +237,37 @@ def _report(name: str, f: dict[str, float | None]) -> None:
                 _row("  " + name.removeprefix("env: "), seconds, "")
 
 
+#: the page the docs quote timings from, and its first line (tests/test_docs_blocks.py checks it)
+DOCS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "first-five-minutes.md"
+DOCS_HEADER = "<!-- written by benchmarks/first_five_minutes.py --write-docs: do not edit -->"
+DOCS_ROWS = (("help", "`blindspot --help`", "under 1 s"), ("list", "`blindspot list`", "under 1 s"),
+             ("protocols", "`blindspot protocols`", "under 1 s"),
+             ("import", "`import evaluate`, for comparison", ""),
+             ("load", "`evaluate.load('blindspot/blindspot')`, warm", "1.1x import"),
+             ("first_load", "`evaluate.load`, the first after the install step", "2x import"),
+             ("demo_first", "`blindspot demo`, cold caches: the first table on screen", "30 s"),
+             ("demo", "`blindspot demo`, cold caches: done", "90 s"),
+             ("demo_warm", "`blindspot demo` again (finished work reused, no model loaded)",
+              "a few s"),
+             ("env", "`make env` into a fresh venv with cold caches (`--env`)", "90 s"))
+
+
+def _write_docs(f: dict[str, float | None], load: float) -> None:
+    """docs/first-five-minutes.md: this run's figures, the one source of the timings docs quote."""
+    rows = [f"| {label} | {f[key]:.1f} | {target or '-'} |" for key, label, target in DOCS_ROWS
+            if f.get(key) is not None]
+    about = textwrap.wrap(
+        f"What a new user waits for, measured by `python benchmarks/first_five_minutes.py "
+        f"--write-docs` on {datetime.date.today().isoformat()}: {os.cpu_count()} cores, load "
+        f"average {load:.1f} before the run (a load above the number of cores means other work "
+        f"shared them: every figure is slower than on a quiet machine). Each command runs as a "
+        f"fresh process; startup times are the median of `--repeat` runs.", 100)
+    DOCS_PAGE.write_text("\n".join([
+        DOCS_HEADER, "", "# The first five minutes, timed", "", *about, "",
+        "| step | seconds | target |", "|---|---|---|", *rows, ""]), encoding="utf-8")
+    print(f"wrote {DOCS_PAGE}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -240,16 +276,22 @@ def main() -> int:
                         help="also SmolLM2 tokens/s vs matmul GFLOP/s per thread count")
     parser.add_argument("--env", action="store_true",
                         help="also make env into a fresh venv with cold caches (downloads GBs)")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="write this tree's figures to docs/first-five-minutes.md")
     parser.add_argument("--baseline", type=Path,
                         help="another checkout (e.g. main) measured first in the same run")
     args = parser.parse_args()
     here = Path(__file__).resolve().parents[1]
     trees = ([("baseline " + str(args.baseline), args.baseline)] if args.baseline else []) + [
         ("this tree " + str(here), here)]
-    print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+    before = os.getloadavg()[0]
+    print(f"load average before: {before:.2f} (cores: {os.cpu_count()})")
     for name, tree in trees:
-        _report(name, _measure(args, tree))
+        figures = _measure(args, tree)
+        _report(name, figures)
         print(f"load average: {os.getloadavg()[0]:.2f}")
+    if args.write_docs:
+        _write_docs(figures, before)
     if args.threads:
         _threads(args.repeat)
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -6,9 +6,12 @@ noise ratio, file I/O, the offline model registry and the CLI).
 """
 
 from blindspot.evaluate_modules import quiet_cached_module_notice
+from blindspot.quiet import install_log_filters
 
 __version__ = "0.1.0"
 
 # evaluate.load("blindspot/<name>") works offline from the modules cache; evaluate warns on each
 # such load that the module "couldn't be found on the Hub". Ours never is: say nothing about it.
 quiet_cached_module_notice()
+# what Ray and other libraries log that says nothing to our user (blindspot/quiet.py)
+install_log_filters()

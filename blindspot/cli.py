@@ -19,6 +19,7 @@ from blindspot.demo_job import run_demo
 from blindspot.errors import BlindspotInputError
 from blindspot.evaluate_modules import load_name, register_modules
 from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
+from blindspot.extras import missing_extra
 from blindspot.io import read_table, write_table
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report.files import atomic_write_text
@@ -219,7 +220,7 @@ def run(
     chunk_size: int | None = typer.Option(None, "--chunk-size", help="stream each data file "
                                              "(a local .jsonl/.parquet) this many rows at a "
                                              "time, in bounded memory, with the same results; "
-                                             "rank protocol, not resumable"),
+                                             "rank protocol; resumes like any run"),
     data_format: str | None = typer.Option(None, "--format", help="preference protocol: "
                                               "read --data as a challenge set in its published "
                                               "format, demetr or aces (default: MENLI columns)"),
@@ -478,6 +479,13 @@ def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0
 def main() -> None:
     try:
         app()
+    except ModuleNotFoundError as error:  # a module of an extra the install left out
+        if (line := missing_extra(error)) is None:
+            raise
+        try:
+            fail(line)
+        except typer.Exit as done:  # outside the app, an Exit is a plain exit status
+            raise SystemExit(done.exit_code) from None
     finally:
         # the command is done: the interpreter's exit would still walk every object it holds
         # (spaCy, WordNet, a model: seconds after a demo) in its last collections; frozen

@@ -67,7 +67,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _group_the_ray_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that starts a Ray cluster (it requests :func:`one_ray_at_a_time`, directly or
-    through a fixture) joins the ``ray`` xdist group: ``--dist loadgroup`` (setup.cfg) sends the
+    through a fixture) joins the ``ray`` xdist group: ``--dist loadgroup`` (pyproject.toml) sends the
     group to one worker, which runs the Ray tests one after another while the other worker goes
     on with the rest of the suite (neither waits for the other)."""
     for item in items:

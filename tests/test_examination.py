@@ -374,7 +374,7 @@ def test_report_rows_mark_undecided_and_unchecked_metrics() -> None:
                         "b": {"expectations": []}}}
     rows = views.expectation_rows(data)
     assert [(r.test, r.category, [c.text for c in r.cells]) for r in rows] == [
-        ("negation_drops_sharply", "root_negation, word_drop", ["n/a", "—"]),
+        ("negation_drops_sharply", "root_negation, word_drop", ["n/a (missing)", "—"]),
         ("det_drop_hurts_least", "pos_drop", ["✓", "—"])]
     text = "\n".join(expectations(data))
     assert "### Expectations of the examination paper" in text

@@ -145,7 +145,7 @@ def test_summary_table_has_one_row_per_test_and_one_column_per_metric(results) -
     assert lines[start + 2:start + 5] == [
         "| truncation | fluency | ✓ -12.3% | error | error |",
         "| negation | consistency | ✗ +0.8% | ✓ -4.3% | error |",
-        "| repetition | fluency | n/a | ✗\\~ +1.0% | error |",  # ~ escaped: not strikethrough
+        "| repetition | fluency | n/a (capped) | ✗\\~ +1.0% | error |",  # ~ escaped: not strikethrough
     ]
     assert lines[start + 5] == ""
     assert lines[start + 6:start + 8] == [
@@ -303,7 +303,7 @@ def test_html_is_self_contained_and_escaped(results, tmp_path: Path) -> None:
     assert '<td class="fail_within_noise" title="fail (✗, rule monotone_decrease): rises' in page
     assert '✗~ +1.0%</td>' in page
     assert '<td class="pass" title="pass (✓, rule monotone_decrease): drops' in page
-    assert '<td class="undecided">n/a</td>' in page
+    assert '">n/a (capped)</td>' in page and '<td class="undecided" title="' in page
     assert '<td class="error">error</td>' in page
     assert "Dataset cnn/dm demo" in page
     # the run's rules are a list inside the legend's "pass" entry

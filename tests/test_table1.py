@@ -71,7 +71,7 @@ def test_markdown_is_the_reports_summary(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     table = result.stdout.split("\n\n", 1)[1]
     assert table.strip() in report_markdown(make_results())
-    assert "| repetition | fluency | n/a | ✗\\~ +1.0% | error |" in table
+    assert "| repetition | fluency | n/a (capped) | ✗\\~ +1.0% | error |" in table
 
 
 def test_a_report_folder_is_read_too(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from blindspot.checkup.checks import CHECKS, TOLERANCE, CheckContext, run_check
 from blindspot.perturbations.base import canonical_task
+from blindspot.progress import progress_bar
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.data import load_gold_data
@@ -79,9 +80,20 @@ def run_checkup(metric: Any, data: Any, *, task: str = "summarization",
                "data": {"name": gold.name, "task": task, "rows": len(checked),
                         "columns": gold.columns},
                "settings": {"seed": seed, "max_words": max_words, "tolerance": TOLERANCE},
-               "checks": {c.name: run_check(c, ctx).as_json() for c in CHECKS}}
+               "checks": _run_checks(ctx, spec.name)}
     if out is not None:
         write_checkup_report(results, Path(out))
+    return results
+
+
+def _run_checks(ctx: CheckContext, name: str) -> dict[str, Any]:
+    """Every check, in order, under a progress bar that names the check in progress and
+    forecasts the rest from the pace so far (a check-up runs minutes on a model metric)."""
+    results = {}
+    bar = progress_bar(CHECKS, desc=f"check-up of {name}", unit="check")
+    for check in bar:
+        bar.set_postfix_str(check.name, refresh=True)
+        results[check.name] = run_check(check, ctx).as_json()
     return results
 
 

@@ -191,7 +191,7 @@ def legend(results: Mapping[str, Any]) -> list[LegendItem]:
              "rule shows: the noisiest judged point of a curve, the deciding level of a "
              "comparison with gold; Δ: the absolute change, where the gold score is 0.",
              "error: the metric failed or returned NaN on the test's rows.",
-             "n/a: undecided, the test could not be judged (the details say why).",
+             "n/a (why): undecided, the test could not be judged; the word says why, the details more.",
              f"{MISSING}: the metric did not run this test."]
     return [LegendItem(items[0], rules), *(LegendItem(text) for text in items[1:])]
 
@@ -215,9 +215,22 @@ def test_category(data: Mapping[str, Any], test: str) -> str:
     return MISSING
 
 
+#: The one word after ``n/a`` that says why a test or an expectation was not decided, found by a
+#: phrase of its reason (``judging.judge_curve``'s and ``expectations``' reasons); first match wins.
+UNDECIDED_WHY: tuple[tuple[str, str], ...] = (
+    ("NaN", "no score"), ("noise ratio below the cap", "capped"), ("no row", "no rows"),
+    ("to compare with", "missing"), ("metric failed", "error"), ("no score drop", "no rows"))
+
+
+def undecided_cell(reason: str | None) -> Cell:
+    """``n/a (word)``: not decided, and in a word why (the whole reason is the cell's note)."""
+    word = next((w for phrase, w in UNDECIDED_WHY if reason and phrase in reason), None)
+    return Cell("undecided", f"n/a ({word})" if word else "n/a", reason or "")
+
+
 def verdict_cell(result: Mapping[str, Any] | None, metric_error: str | None = None) -> Cell:
     """One summary cell: ``✓ -12.3%``, ``✗ +0.8%``, ``✗~ +0.1%`` (a fail within noise),
-    ``error``, ``n/a`` (undecided)."""
+    ``error``, ``n/a (why)`` (undecided, with the reason in a word)."""
     if result is None:
         return Cell("error", "error") if metric_error else Cell("missing", MISSING)
     status = result.get("status")
@@ -230,7 +243,7 @@ def verdict_cell(result: Mapping[str, Any] | None, metric_error: str | None = No
         return Cell(status, SYMBOLS[status] + suffix, note)
     if status == "error":
         return Cell("error", "error")
-    return Cell("undecided", "n/a")
+    return undecided_cell(result.get("reason"))
 
 
 def summary_rows(data: Mapping[str, Any]) -> list[SummaryRow]:
@@ -330,12 +343,12 @@ EXPECTATION_HEADER = ("expectation", "tests")
 
 
 def expectation_cell(check: Mapping[str, Any] | None) -> Cell:
-    """``✓``, ``✗``, ``n/a`` (undecided) or a dash (not checked for this metric)."""
+    """``✓``, ``✗``, ``n/a (why)`` (undecided) or a dash (not checked for this metric)."""
     if check is None:
         return Cell("missing", MISSING)
     passed = check.get("passed")
     if passed is None:
-        return Cell("undecided", "n/a")
+        return undecided_cell(check.get("reason"))
     return Cell("pass", SYMBOLS["pass"]) if passed else Cell("fail", SYMBOLS["fail"])
 
 

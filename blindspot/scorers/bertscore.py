@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
+from blindspot.quiet import printed
 from blindspot.scorers import _device
 from blindspot.scorers._encoders import (
     Truncation,
@@ -366,7 +367,8 @@ class BertScore(Scorer):
             for start in range(0, len(references), self.batch_size):
                 ref_stats = _padded(references[start: start + self.batch_size], stats, device)
                 hyp_stats = _padded(hypotheses[start: start + self.batch_size], stats, device)
-                P, R, F1 = greedy_cos_idf(*ref_stats, *hyp_stats, False)
+                with printed("bert_score"):  # its empty-hypothesis warning: our note
+                    P, R, F1 = greedy_cos_idf(*ref_stats, *hyp_stats, False)
                 preds.append(torch.stack((P, R, F1), dim=-1).cpu())
         return self._rescaled(torch.cat(preds, dim=0))
 

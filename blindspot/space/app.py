@@ -72,6 +72,11 @@ def launch_options(host: str = "127.0.0.1", port: int | None = None,
 
 def serve(host: str = "127.0.0.1", port: int | None = None,
           datasets_dir: str | Path | None = None, limits: SpaceLimits | None = None) -> None:
-    """Launch the Space and block until it is stopped (Ctrl+C)."""
+    """Launch the Space and block until it is stopped (Ctrl+C). gradio launches quietly (its
+    "set `share=True`" hint says nothing here: blindspot.quiet) and our one line gives the
+    address."""
     limits = limits or limits_from_env()
-    build_app(datasets_dir, limits=limits).launch(**launch_options(host, port, limits))
+    app = build_app(datasets_dir, limits=limits)
+    app.launch(**launch_options(host, port, limits), quiet=True, prevent_thread_lock=True)
+    print(f"the Space is served on {app.local_url} (Ctrl+C stops it)", flush=True)
+    app.block_thread()

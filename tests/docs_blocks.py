@@ -1,0 +1,132 @@
+"""The code blocks of README.md and docs/*.md, and how tests/test_docs_blocks.py runs them.
+
+Every fenced block in ``bash`` or ``python`` runs as printed, in page order, in one fresh folder
+per page (the user's own folder: no checkout), so a block can use the files an earlier block of
+its page wrote. ``bash`` blocks run with the environment's ``bin`` first on ``PATH`` (as after
+``source .venv/bin/activate``), ``python`` blocks as a script in that folder. Other languages
+(``text`` for output, ``yaml``, ``json``...) are shown, not run.
+
+A block that cannot run as printed here says why, and what runs instead, in one marker: an HTML
+comment (invisible on GitHub) on the line just before its fence::
+
+    <!-- docs-test: KEY="VALUE" KEY ... -->
+
+``file="NAME"``
+    the block is a file's content (``my_metric.py``, ``my_data.jsonl``): written to NAME in the
+    page's folder, for later blocks, not run.
+``needs="network"`` / ``needs="gpu"`` with ``replace="OLD => NEW"``
+    the block needs the network (a Hub id) or a GPU; it runs with each OLD replaced by its local
+    equivalent NEW (a file an earlier block wrote, a tiny or offline model, ``cpu``). Several
+    replacements are separated by `` ;; ``. ``needs`` without ``replace`` is refused.
+``serve``
+    the block starts a server: it runs in the background until it prints an
+    ``http://127.0.0.1:PORT`` address that answers, then it is stopped.
+``skip="REASON"``
+    not run at all: only for the blocks :data:`NOT_RUN` lists (installing into the user's
+    environment, the whole test suite), each with what runs it instead. A skip elsewhere fails.
+``timeout="SECONDS"``
+    a longer limit than :data:`TIMEOUT`.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the pages whose blocks run: the README and every page of docs/
+PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+RUN_LANGUAGES = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python"}
+NEEDS = {"network", "gpu"}
+KEYS = {"file", "needs", "replace", "serve", "skip", "timeout"}
+TIMEOUT = 600
+MARKER = re.compile(r"^<!--\s*docs-test:(.*?)-->\s*$")
+FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
+
+#: The blocks that are never run, by page and first line, and what runs them instead.
+NOT_RUN = {
+    ("README.md", 'pip install ".[models]"        # the package, with the metrics on pretrained '
+                  "models"): "tests/test_packaging.py: the built wheel in a fresh venv",
+    ("README.md", "make demo   # builds .venv (first time only) with every extra from exact pins, "
+                  "then runs the demo"): ".ci/run: make test, which builds .venv first",
+    ("docs/development.md", "make check  # ruff (lint), mypy (types), then the tests marked `quick`: "
+                            "seconds, no model load"): ".ci/run: make lint, make types, make test",
+    ("docs/scale-out.md", "# head node: 6379 for drivers on the cluster, 10001 for Ray Client "
+                          "drivers from elsewhere"): "tests/test_ray_cluster.py: a head on loopback, "
+                                                     "joined as HOST:PORT and ray://",
+}
+
+
+@dataclass
+class Block:
+    """One fenced block: its page, line, language, text and marker settings."""
+
+    page: str
+    line: int
+    language: str
+    text: str
+    settings: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def first_line(self) -> str:
+        return next((line for line in self.text.splitlines() if line.strip()), "")
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.line}"
+
+    def runs(self) -> bool:
+        return self.language in RUN_LANGUAGES and "file" not in self.settings \
+            and "skip" not in self.settings
+
+    def command(self) -> str:
+        """The text to run: as printed, with the marker's local equivalents put in."""
+        text = self.text
+        for pair in filter(None, self.settings.get("replace", "").split(" ;; ")):
+            old, new = (part.strip() for part in pair.split("=>"))
+            if old not in text:
+                raise ValueError(f"{self.where}: replace: {old!r} is not in the block")
+            text = text.replace(old, new)
+        return text
+
+
+def parse_marker(text: str, where: str) -> dict[str, str]:
+    """``KEY="VALUE" KEY`` pairs of a marker, checked against the keys this module defines."""
+    settings = {}
+    for word in shlex.split(text):
+        key, _, value = word.partition("=")
+        if key not in KEYS:
+            raise ValueError(f"{where}: unknown docs-test key {key!r}; known: {sorted(KEYS)}")
+        settings[key] = value
+    if "needs" in settings:
+        if settings["needs"] not in NEEDS:
+            raise ValueError(f"{where}: needs={settings['needs']!r}; known: {sorted(NEEDS)}")
+        if not settings.get("replace"):
+            raise ValueError(f"{where}: a block that needs {settings['needs']} says what runs "
+                             f"instead: replace=\"OLD => NEW\"")
+    return settings
+
+
+def blocks(page: str) -> list[Block]:
+    """Every fenced block of a page, in order, with the marker just above it (if any)."""
+    found: list[Block] = []
+    lines = (ROOT / page).read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        opened = FENCE.match(lines[index])
+        if not opened:
+            index += 1
+            continue
+        fence, language = opened.groups()
+        end = next((i for i in range(index + 1, len(lines)) if lines[i].strip() == fence),
+                   len(lines))
+        previous = lines[index - 1] if index else ""
+        marker = MARKER.match(previous)
+        where = f"{page}:{index + 1}"
+        settings = parse_marker(marker.group(1), where) if marker else {}
+        found.append(Block(page, index + 1, language.lower(), "\n".join(lines[index + 1:end])
+                           + "\n", settings))
+        index = end + 1
+    return found
