@@ -45,6 +45,7 @@ TIMEOUT = 600
 MARKER = re.compile(r"^<!--\s*docs-test:(.*?)-->\s*$")
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
 
+HUB_ROUND_TRIP = "tests/test_hub_roundtrip.py: a Hub server (olah) on loopback"
 #: The blocks that are never run, by page and first line, and what runs them instead.
 NOT_RUN = {
     ("README.md", 'pip install ".[models]"        # the package, with the metrics on pretrained '
@@ -53,6 +54,16 @@ NOT_RUN = {
                   "then runs the demo"): ".ci/run: make test, which builds .venv first",
     ("docs/development.md", "make check  # ruff (lint), mypy (types), then the tests marked `quick`: "
                             "seconds, no model load"): ".ci/run: make lint, make types, make test",
+    # docs/hub.md: pushing to and loading from a Hub; the same commands, with --push-git into
+    # the repositories a Hub server (olah) serves on 127.0.0.1, run in the round-trip test
+    ("docs/hub.md", "huggingface-cli login            # or: export HF_TOKEN=hf_...  (a token with "
+                    "write access)"): HUB_ROUND_TRIP,
+    ("docs/hub.md", "blindspot build-dataset --data demo --task summarization --tests truncation "
+                    "--seeds 2 \\"): HUB_ROUND_TRIP,
+    ("docs/hub.md", "from datasets import load_dataset"): HUB_ROUND_TRIP,
+    ("docs/hub.md", "blindspot publish --org your-org"): HUB_ROUND_TRIP,
+    ("docs/hub.md", "python -m olah.server --config olah.toml &          # in its own environment "
+                    "(see below)"): HUB_ROUND_TRIP,
     ("docs/scale-out.md", "# head node: 6379 for drivers on the cluster, 10001 for Ray Client "
                           "drivers from elsewhere"): "tests/test_ray_cluster.py: a head on loopback, "
                                                      "joined as HOST:PORT and ray://",
