@@ -19,6 +19,7 @@ from blindspot.demo_job import run_demo
 from blindspot.errors import BlindspotInputError
 from blindspot.evaluate_modules import load_name, register_modules
 from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
+from blindspot.faults import terminate_as_interrupt
 from blindspot.io import read_table, write_table
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report.files import atomic_write_text
@@ -440,7 +441,8 @@ def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0
 
 def main() -> None:
     try:
-        app()
+        with terminate_as_interrupt():  # SIGTERM stops a command as Ctrl-C does (exit 143)
+            app()
     finally:
         # the command is done: the interpreter's exit would still walk every object it holds
         # (spaCy, WordNet, a model: seconds after a demo) in its last collections; frozen
