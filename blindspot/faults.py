@@ -6,6 +6,8 @@ Each is one line for the user and a state that resumes:
   state) is full. One line names the folder, what was being written, what it needed and what is
   left; the command line stops with exit 1, and the same command resumes once there is room (a
   full disk under a *cache* is no error: :mod:`blindspot.sqlite_utils` goes on without caching).
+* :func:`atomic_path`: every file of the user's output is written whole or not at all (a
+  temporary name beside it, renamed into place), so no fault leaves half a file.
 * :class:`RunInterrupted`: Ctrl-C (SIGINT) or SIGTERM stopped a run. One line says how many
   cells the run state keeps and how to resume; the command line exits 128 + the signal (130,
   143), as a shell reports a process a signal ended.
@@ -14,7 +16,9 @@ Each is one line for the user and a state that resumes:
 from __future__ import annotations
 
 import errno
+import os
 import resource
+import secrets
 import shutil
 import signal
 import sqlite3
@@ -142,6 +146,30 @@ class WorkerLost(RuntimeError):
     work it held and what the run state keeps."""
 
 
+# -- writing a whole file or none of it -----------------------------------------------------------
+
+def _temporary_path(target: Path) -> Path:
+    """A fresh hidden name beside ``target`` for the bytes in flight."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+@contextmanager
+def atomic_path(path: Path, needs: int | None = None) -> Iterator[Path]:
+    """A temporary name beside ``path`` to write the whole file to; renamed over ``path`` when
+    the block ends, removed when it fails (readers see the old file or the new, never a part).
+    A full disk is :class:`OutOfSpaceError` naming the folder, the file and ``needs``."""
+    path = Path(path)
+    with out_of_space_as(path.parent, path.name, needs):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = _temporary_path(path)
+        try:
+            yield temporary
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+
 # -- a stopped run --------------------------------------------------------------------------------
 
 class RunInterrupted(KeyboardInterrupt):
@@ -187,5 +215,5 @@ def terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-__all__ = ["OutOfSpaceError", "RunInterrupted", "WorkerLost", "free_space", "is_out_of_space",
+__all__ = ["OutOfSpaceError", "RunInterrupted", "WorkerLost", "atomic_path", "free_space", "is_out_of_space",
            "out_of_space_as", "size_text", "terminate_as_interrupt"]

@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from blindspot.errors import BlindspotInputError
-from blindspot.report.files import atomic_path
+from blindspot.faults import atomic_path
 
 FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 

@@ -2,21 +2,18 @@
 
 A report is written next to a run's results; a killed run must never leave a half-written file
 behind, so every file goes to a temporary name in the same folder and is then renamed over the
-target (``os.replace`` is atomic within one file system). A full disk meanwhile is
-:class:`~blindspot.faults.OutOfSpaceError` naming the folder and the file, and the old file (if
-any) stays as it was.
+target (:func:`blindspot.faults.atomic_path`; ``os.replace`` is atomic within one file system).
+A full disk meanwhile is :class:`~blindspot.faults.OutOfSpaceError` naming the folder and the
+file, and the old file (if any) stays as it was.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from blindspot.faults import out_of_space_as
+from blindspot.faults import atomic_path
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._]+")
 MAX_SLUG = 80
@@ -33,28 +30,6 @@ def slugify(name: str) -> str:
 
 
 # -- atomic writes --------------------------------------------------------------------------------
-
-def _temporary_path(target: Path) -> Path:
-    """A fresh hidden name beside ``target`` for the bytes in flight."""
-    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-
-
-@contextmanager
-def atomic_path(path: Path, needs: int | None = None) -> Iterator[Path]:
-    """A temporary name beside ``path`` to write the whole file to; renamed over ``path`` when
-    the block ends, removed when it fails (readers see the old file or the new, never a part).
-    A full disk is :class:`OutOfSpaceError` naming the folder, the file and ``needs``."""
-    path = Path(path)
-    with out_of_space_as(path.parent, path.name, needs):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = _temporary_path(path)
-        try:
-            yield temporary
-            os.replace(temporary, path)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
-
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` all at once: readers see the old file or the new, never a part."""
