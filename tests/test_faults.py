@@ -82,12 +82,25 @@ class Fault:
     code: int
 
 
+CACHE_FULL = (r"warning: the cache {folder}/\S+\.sqlite cannot grow: its disk has [\d.]+ "
+              r"(bytes|KB) left; going on without caching what does not fit \(the results are "
+              r"the same\)\. Set BLINDSPOT_CACHE to a folder on a disk with room to move the cache")
+WORKER_LOST = (r"warning: a --num-proc worker process died while perturbing demo-summarization "
+               r"\(rows 1-30, [1-5] of 5 cells left\): A process in the process pool was "
+               r"terminated abruptly while the future was running or pending; perturbing them "
+               r"again with fresh workers")
+#: the API's worker row runs as a user's program: run_blindspot with num_proc=2
+WORKER_SCRIPT = """
+import sys
+from blindspot.runner import run_blindspot
+
+run_blindspot("demo", sys.argv[1], task="summarization", tests=sys.argv[2], seeds=[1, 2],
+              out=sys.argv[3], progress=False, num_proc=2)
+"""
+
 TABLE = [
-    Fault("cache_disk_full", "cli", r"warning: the cache {folder}/\S+\.sqlite cannot grow: its "
-          r"disk has [\d.]+ (bytes|KB) left; going on without caching what does not fit \(the "
-          r"results are the same\)\. Set BLINDSPOT_CACHE to a folder on a disk with room to move "
-          r"the cache", 0),
-    Fault("cache_disk_full", "api", r"warning: the cache {folder}/\S+\.sqlite cannot grow", 0),
+    Fault("cache_disk_full", "cli", CACHE_FULL, 0),
+    Fault("cache_disk_full", "api", CACHE_FULL, 0),
     Fault("output_disk_full", "cli", "error: " + NO_SPACE, 1),
     Fault("output_disk_full", "api", NO_SPACE, 1),
     Fault("report_disk_full", "api", NO_SPACE, 1),
@@ -96,12 +109,8 @@ TABLE = [
     Fault("sigterm", "cli", INTERRUPTED, 143),
     Fault("sigint", "api", INTERRUPTED, 130),
     Fault("sigterm", "api", INTERRUPTED, 143),
-    Fault("worker_killed", "cli", r"warning: a --num-proc worker process died while perturbing "
-          r"demo-summarization \(rows 1-30, [1-5] of 5 cells left\): A process in the process "
-          r"pool was terminated abruptly while the future was running or pending; perturbing "
-          r"them again with fresh workers", 0),
-    Fault("worker_killed", "api", r"warning: a --num-proc worker process died while perturbing "
-          r"demo-summarization \(rows 1-30, [1-5] of 5 cells left\): .+", 0),
+    Fault("worker_killed", "cli", WORKER_LOST, 0),
+    Fault("worker_killed", "api", WORKER_LOST, 0),
 ]
 
 
@@ -264,7 +273,7 @@ def cache_disk_full(row: Fault, metrics: str, tmp_path: Path, small_disk: Callab
 def output_disk_full(row: Fault, metrics: str, tmp_path: Path,
                      small_disk: Callable[..., SmallDisk], capfd: pytest.CaptureFixture[str],
                      monkeypatch: pytest.MonkeyPatch) -> Outcome:
-    disk = small_disk("out", 128 * 1024)
+    disk = small_disk("out", 224 * 1024)
     cache = tmp_path / "cache"
     command = _command(metrics, disk.folder)
     if row.entry == "cli":
@@ -413,18 +422,13 @@ def _killing_a_worker(parent: int) -> Iterator[list[int]]:
 def worker_killed(row: Fault, metrics: str, tmp_path: Path, small_disk: Callable[..., SmallDisk],
                   capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Outcome:
     out, cache = tmp_path / "out", tmp_path / "cache"
-    if row.entry == "cli":
-        child = subprocess.Popen(_command(metrics, out, "--num-proc", "2"), env=_env(cache),
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        with _killing_a_worker(child.pid) as killed:
-            _, stderr = child.communicate(timeout=300)
-        code = child.returncode
-    else:
-        monkeypatch.setenv("BLINDSPOT_CACHE", str(cache))
-        capfd.readouterr()
-        with _killing_a_worker(os.getpid()) as killed:
-            _api(metrics, out, num_proc=2)
-        stderr, code = capfd.readouterr().err, 0
+    command = (_command(metrics, out, "--num-proc", "2") if row.entry == "cli"
+               else [sys.executable, "-c", WORKER_SCRIPT, metrics, TESTS, str(out)])
+    child = subprocess.Popen(command, env=_env(cache), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    with _killing_a_worker(child.pid) as killed:
+        _, stderr = child.communicate(timeout=300)
+    code = child.returncode
     assert killed, "no worker process was seen to kill"
     warnings = _lines(stderr, "warning: a --num-proc worker")
     assert warnings, stderr[-3000:]
