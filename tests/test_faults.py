@@ -190,7 +190,7 @@ class SmallDisk:
 
     def describe(self) -> str:
         kind = "tmpfs" if self.mode == "tmpfs" else "file-size limit (RLIMIT_FSIZE)"
-        return f"{kind} of {self.size // 1024} KB"
+        return f"{kind} of {self.size // 1024} KiB"
 
     def limit(self) -> Callable[[], None] | None:
         """What a child process runs before it starts: the file-size limit (fsize mode)."""

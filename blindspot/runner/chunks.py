@@ -66,7 +66,7 @@ class Spill:
 
     def append(self, name: str, values: Sequence[Any] | np.ndarray, dtype: Any) -> None:
         data = np.asarray(values, dtype=dtype).tobytes()
-        with out_of_space_as(self.folder.parent, f"the run's per-row values ({self.folder.name})",
+        with out_of_space_as(self.folder.parent, "the run's per-row values (a temporary folder there)",
                              len(data)), open(self.folder / name, "ab") as fh:
             fh.write(data)
 
