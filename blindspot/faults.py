@@ -101,13 +101,17 @@ class OutOfSpaceError(OSError):
                  kept: str = "") -> None:
         self.folder, self.written, self.needs = Path(folder), written, needs
         self.free = free_space(self.folder)
+        #: the file-size limit (``ulimit -f``) the write met, if one is set
+        self.limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0] if _file_size_limited() else None
         self.kept = kept
         super().__init__(errno.ENOSPC, str(self))
 
     def __str__(self) -> str:
         needs = f" (it needs at least {size_text(self.needs)})" if self.needs else ""
-        text = (f"no space left in {self.folder} ({size_text(self.free)} free) while writing "
-                f"{self.written}{needs}")
+        room = f"{size_text(self.free)} free"
+        if self.limit is not None:  # the disk may have room: a file may not grow past the limit
+            room += f", files limited to {size_text(self.limit)}"
+        text = f"no space left in {self.folder} ({room}) while writing {self.written}{needs}"
         if not self.kept:
             return f"{text}; free some space there or choose another folder"
         return (f"{text}; {self.kept}: free some space there or choose another folder, then "
