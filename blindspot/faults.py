@@ -203,6 +203,19 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise RunInterrupted(signum)
 
 
+def _default_in_child() -> None:
+    """In a worker process forked during a run (a ``num_proc`` pool), SIGTERM ends the worker as
+    it ends any process (the pool terminates its workers so when one of them died), and Ctrl-C
+    is left to the run's own process, which stops the pool: a worker would print a traceback.
+    (``subprocess`` children run no fork hook unless given a ``preexec_fn``.)"""
+    if signal.getsignal(signal.SIGTERM) is _raise_interrupted:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+os.register_at_fork(after_in_child=_default_in_child)
+
+
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM stops the main thread as Ctrl-C does (a

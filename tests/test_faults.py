@@ -87,9 +87,7 @@ CACHE_FULL = (r"warning: the cache {folder}/\S+\.sqlite cannot grow: its disk ha
               r"(bytes|KB) left; going on without caching what does not fit \(the results are "
               r"the same\)\. Set BLINDSPOT_CACHE to a folder on a disk with room to move the cache")
 WORKER_LOST = (r"warning: a --num-proc worker process died while perturbing demo-summarization "
-               r"\(rows 1-30, [1-5] of 5 cells left\): A process in the process pool was "
-               r"terminated abruptly while the future was running or pending; perturbing them "
-               r"again with fresh workers")
+               r"\(rows 1-30, [1-5] of 5 cells left\); perturbing them again with fresh workers")
 #: the API's worker row runs as a user's program: run_blindspot with num_proc=2
 WORKER_SCRIPT = """
 import sys
@@ -400,21 +398,38 @@ def _cmdline(pid: int) -> bytes:
 
 
 @contextmanager
-def _killing_a_worker(parent: int) -> Iterator[list[int]]:
-    """While the block runs, SIGKILL the first worker process ``parent`` forks (a child with
-    its command line; not Python's resource tracker); the killed pid is appended to the list."""
+def _killing_a_worker(parent: int, workers: int = 2) -> Iterator[list[int]]:
+    """While the block runs, kill one of the pool's worker processes mid-run: each worker
+    ``parent`` forks (a child with its command line, not Python's resource tracker) is stopped
+    (SIGSTOP) as soon as it is seen, so the pool's cells stay pending (a cell of the demo takes
+    milliseconds); once ``workers`` are held (or half a second passed), the first is killed with
+    SIGKILL and the others continue. The killed pid is appended to the list."""
     killed: list[int] = []
     done = threading.Event()
 
     def watch() -> None:
         line = _cmdline(parent)
-        while not done.is_set() and not killed:
+        held: list[int] = []
+        seen: dict[int, float] = {}
+        first_seen = 0.0
+        while not done.is_set():
+            now = time.monotonic()
             for child in _children(parent):
-                if _cmdline(child) == line:
-                    os.kill(child, signal.SIGKILL)
-                    killed.append(child)
-                    return
-            time.sleep(0.002)
+                if child in held or _cmdline(child) != line:
+                    continue
+                # a child that keeps the run's command line for 3 ms is a forked worker, not a
+                # subprocess between its fork and its exec (which would change the line)
+                if now - seen.setdefault(child, now) >= 0.003:
+                    os.kill(child, signal.SIGSTOP)
+                    held.append(child)
+                    first_seen = first_seen or now
+            if held and (len(held) >= workers or time.monotonic() - first_seen > 0.5):
+                os.kill(held[0], signal.SIGKILL)
+                killed.append(held[0])
+                for child in held[1:]:
+                    os.kill(child, signal.SIGCONT)
+                return
+            time.sleep(0.001)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -436,6 +451,7 @@ def worker_killed(row: Fault, metrics: str, tmp_path: Path, small_disk: Callable
         _, stderr = child.communicate(timeout=300)
     code = child.returncode
     assert killed, "no worker process was seen to kill"
+    assert "Traceback" not in stderr, stderr[-3000:]  # nor from the pool's other workers
     warnings = _lines(stderr, "warning: a --num-proc worker")
     assert warnings, stderr[-3000:]
     return Outcome(warnings[0], code, (out / "results.json").read_bytes())

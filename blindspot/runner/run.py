@@ -216,11 +216,10 @@ def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: SuiteTests,
                         done.add(index)
                         bar.update()
                 break
-            except BrokenProcessPool as error:
+            except BrokenProcessPool:
                 lost = (f"a --num-proc worker process died while perturbing {data.name} (rows "
                         f"{chunk.offset + 1}-{chunk.offset + len(chunk.texts)}, "
-                        f"{len(plan.items) - len(done)} of {len(plan.items)} cells left): "
-                        f"{str(error).rstrip('.')}")
+                        f"{len(plan.items) - len(done)} of {len(plan.items)} cells left)")
                 if attempt == WORKER_ATTEMPTS:
                     raise WorkerLost(f"{lost}; it died {attempt} times, so the run stops") from None
                 warn(f"{lost}; perturbing them again with fresh workers")
