@@ -66,8 +66,9 @@ class Spill:
 
     def append(self, name: str, values: Sequence[Any] | np.ndarray, dtype: Any) -> None:
         data = np.asarray(values, dtype=dtype).tobytes()
-        with out_of_space_as(self.folder.parent, "the run's per-row values (a temporary folder there)",
-                             len(data)), open(self.folder / name, "ab") as fh:
+        written = "the run's per-row values in a temporary folder there"
+        with out_of_space_as(self.folder.parent, written, len(data)), \
+                open(self.folder / name, "ab") as fh:
             fh.write(data)
 
     def load(self, name: str, dtype: Any) -> np.ndarray:
