@@ -20,6 +20,7 @@ from blindspot.errors import BlindspotInputError
 from blindspot.evaluate_modules import load_name, register_modules
 from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
 from blindspot.extras import missing_extra
+from blindspot.faults import terminate_as_interrupt
 from blindspot.io import read_table, write_table
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report.files import atomic_write_text
@@ -478,7 +479,8 @@ def space(host: str = typer.Option("127.0.0.1", help="address to serve on (0.0.0
 
 def main() -> None:
     try:
-        app()
+        with terminate_as_interrupt():  # SIGTERM stops a command as Ctrl-C does (exit 143)
+            app()
     except ModuleNotFoundError as error:  # a module of an extra the install left out
         if (line := missing_extra(error)) is None:
             raise

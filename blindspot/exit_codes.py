@@ -3,12 +3,17 @@
 The contract (README, "Exit codes"; ``blindspot run --help``):
 
 * 0: the run finished and every test was judged (pass or fail);
-* 1: bad input or a usage error, found before any work (``error: `` and one paragraph on stderr);
+* 1: bad input or a usage error, found before any work (``error: `` and one paragraph on stderr),
+  or a fault that stopped the run: the output's disk is full, a worker process kept dying (one
+  ``error: `` line naming what and where, and what the run state keeps: the same command
+  resumes);
 * 2: the run finished, but some tests (or whole metrics) ended in ``error``;
 * 3: ``--fail-on fail`` or ``--fail-on significant`` was given and a test failed
   (``significant``: a fail that is not ``within_noise``); 3 wins over 2, the asked-for condition
   holds whatever the tests that erred would have said. ``--fail-on error`` is the default: fails
   alone end with 0.
+* 130 (Ctrl-C) or 143 (SIGTERM): the run was interrupted; one ``interrupted: `` line says how many
+  cells the run state keeps (the same command resumes).
 
 :func:`run_exit_code` is the one place a finished run's results become its exit code;
 :func:`gate` is the same decision as data (``compute()["gate"]``).
@@ -26,6 +31,7 @@ import typer
 from typer._click.exceptions import NoSuchOption, UsageError  # typer 0.29 vendors click
 from typer.core import TyperGroup
 
+from blindspot.faults import OutOfSpaceError, RunInterrupted, WorkerLost
 from blindspot.suggest import did_you_mean
 
 
@@ -51,9 +57,10 @@ _STOPS_ON: dict[FailOn, Callable[[Mapping[str, Any]], bool]] = {
     FailOn.significant: lambda verdict: not verdict.get("within_noise"),
 }
 
-EPILOG = ("Exit status: 0 every test judged; 1 bad input or usage, found before any work; "
-          "2 the run finished but some tests ended in error; 3 with --fail-on fail|significant, "
-          "a test failed (significant: beyond the noise).")
+EPILOG = ("Exit status: 0 every test judged; 1 bad input or usage, found before any work, or a "
+          "full output disk (rerun to resume); 2 the run finished but some tests ended in error; "
+          "3 with --fail-on fail|significant, a test failed (significant: beyond the noise); "
+          "130/143 interrupted by Ctrl-C/SIGTERM (rerun to resume).")
 
 
 def fail(message: str) -> NoReturn:
@@ -137,6 +144,20 @@ def _usage_errors_are_bad_input() -> Iterator[None]:
         fail(usage_message(error))
 
 
+@contextmanager
+def _faults_are_one_line() -> Iterator[None]:
+    """A fault of the machine is one line on stderr, never a traceback: a full output disk or a
+    worker that kept dying (``error: ``, exit 1), an interrupted run (``interrupted: ``, exit
+    128 + the signal: 130 Ctrl-C, 143 SIGTERM); click would print "Aborted!" and exit 1."""
+    try:
+        yield
+    except KeyboardInterrupt as stop:
+        typer.echo(str(stop) if isinstance(stop, RunInterrupted) else "interrupted", err=True)
+        raise typer.Exit(code=getattr(stop, "exit_code", 130)) from None
+    except (OutOfSpaceError, WorkerLost) as error:
+        fail(str(error))
+
+
 class BlindspotGroup(TyperGroup):
     """The command group: a usage error (an unknown option or command, a value of the wrong
     type) is one ``error: `` paragraph with exit status 1, as bad input is, so that exit status 2
@@ -154,7 +175,7 @@ class BlindspotGroup(TyperGroup):
             return super().make_context(*args, **kwargs)
 
     def invoke(self, ctx: Any) -> Any:
-        with _usage_errors_are_bad_input():
+        with _usage_errors_are_bad_input(), _faults_are_one_line():
             return super().invoke(ctx)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:

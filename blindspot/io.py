@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from blindspot.errors import BlindspotInputError
+from blindspot.faults import atomic_path
 
 FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
@@ -199,15 +200,15 @@ def unreadable(path: Path, kind: str, error: BaseException) -> BlindspotInputErr
 
 
 def write_table(ds: Any, path: str | Path) -> Path:
-    """Write a Dataset to jsonl/json/csv/parquet by extension; returns the path."""
+    """Write a Dataset to jsonl/json/csv/parquet by extension, all at once (a temporary file
+    renamed into place: never a half-written file, even on a full disk); returns the path."""
     path = Path(path)
     kind = table_format(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with quiet_datasets():  # no "Creating json from Arrow format" bar
+    with atomic_path(path) as temporary, quiet_datasets():  # no "Creating json from Arrow" bar
         if kind == "json":
-            ds.to_json(str(path), lines=True, force_ascii=False)
+            ds.to_json(str(temporary), lines=True, force_ascii=False)
         elif kind == "csv":
-            ds.to_csv(str(path), index=False)
+            ds.to_csv(str(temporary), index=False)
         else:
-            ds.to_parquet(str(path))
+            ds.to_parquet(str(temporary))
     return path

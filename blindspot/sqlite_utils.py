@@ -19,6 +19,16 @@ The cheap checks run once, when the store is opened (the header, the file's leng
 page count in the header, the table's columns), under a lock file so that parallel processes do
 not heal the same file twice. Damage they cannot see (a page garbled in the middle of the file) is
 caught when a query meets it, and handled the same way, once.
+
+A full disk (``SQLITE_FULL``, ``ENOSPC``, a file-size limit) is handled by the same declaration:
+
+* ``derived=True``: a cache that cannot grow is no reason to stop. One ``warning:`` line per
+  folder names the file, the space left and how to move the cache (``BLINDSPOT_CACHE``); what
+  does not fit is not cached (a cache that cannot even be opened is skipped), and the run's
+  results are those of a run with room.
+* ``derived=False``: :class:`~blindspot.report.files.OutOfSpaceError`, naming the folder, the
+  file and the bytes of the batch that did not fit. Every batch written before stays (each is
+  one transaction), so the run resumes once there is room.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from filelock import FileLock
 from tqdm import tqdm
 
 from blindspot.errors import BlindspotInputError
+from blindspot.faults import OutOfSpaceError, free_space, is_out_of_space, size_text
 
 T = TypeVar("T")
 
@@ -45,6 +56,9 @@ _DAMAGE_CODES = frozenset({11, 26})
 _MAGIC = b"SQLite format 3\x00"
 _COLUMNS = (("key", "TEXT", 1), ("value", "TEXT", 0))  # name, type, primary-key position
 _COMPANIONS = ("-wal", "-shm", "-journal")
+_PAGE = 4096
+#: the cache folders whose full disk was already reported (one warning per folder and process)
+_FULL_WARNED: set[Path] = set()
 
 
 class DamagedStoreError(BlindspotInputError):
@@ -126,9 +140,26 @@ def move_aside(path: Path) -> Path:
     return target
 
 
+def _pages(size: int) -> int:
+    """The bytes SQLite writes for ``size`` bytes of rows in one transaction: whole pages, and
+    one more for the table's b-tree (the default page of 4096 bytes)."""
+    return (-(-size // _PAGE) + 1) * _PAGE
+
+
 def warn(message: str) -> None:
     """One ``warning:`` line on stderr, above any progress bar on screen."""
     tqdm.write(f"warning: {message}", file=sys.stderr)
+
+
+def warn_cache_full(path: Path) -> None:
+    """The one warning of a cache folder whose disk is full (once per folder and process)."""
+    folder = path.parent.absolute()
+    if folder in _FULL_WARNED:
+        return
+    _FULL_WARNED.add(folder)
+    warn(f"the cache {path} cannot grow: its disk has {size_text(free_space(folder))} left; "
+         f"going on without caching what does not fit (the results are the same). Set "
+         f"BLINDSPOT_CACHE to a folder on a disk with room to move the cache")
 
 
 class KeyValueStore:
@@ -142,10 +173,27 @@ class KeyValueStore:
         self.path = Path(path)
         self.table = table
         self.derived = derived
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        #: a derived store whose disk was full when it was opened: it keeps nothing
+        self.off = False
         self._local = threading.local()
-        with FileLock(f"{self.path}.lock"):
-            self._open_checked()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(f"{self.path}.lock"):
+                self._open_checked()
+        except Exception as error:
+            self._out_of_space(error)
+            self._close()
+            self.off = True
+
+    def _out_of_space(self, error: Exception, needs: int | None = None) -> None:
+        """Re-raise ``error`` unless the disk is full; then warn (a cache) or raise
+        :class:`OutOfSpaceError` (the user's work) with the bytes that did not fit."""
+        if not is_out_of_space(error):
+            raise error
+        if not self.derived:
+            raise OutOfSpaceError(self.path.parent, f"the run state {self.path.name}",
+                                  needs) from error
+        warn_cache_full(self.path)
 
     # -- opening and healing ----------------------------------------------------------------------
 
@@ -220,7 +268,13 @@ class KeyValueStore:
 
     def get_many(self, keys: Sequence[str]) -> dict[str, str]:
         """The stored values of those ``keys`` that are present."""
-        return self._guard(lambda: self._get_many(keys))
+        if self.off:
+            return {}
+        try:
+            return self._guard(lambda: self._get_many(keys))
+        except Exception as error:
+            self._out_of_space(error)
+            return {}
 
     def _get_many(self, keys: Sequence[str]) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -243,16 +297,23 @@ class KeyValueStore:
             with transaction(self._connect()) as con:
                 con.executemany(f"{verb} INTO {self.table} (key, value) VALUES (?, ?)", rows)
 
-        self._guard(write)
+        if self.off:
+            return
+        try:
+            self._guard(write)
+        except Exception as error:  # a full disk: the cache goes on without this batch
+            self._out_of_space(error, _pages(sum(len(k) + len(v) for k, v in rows)))
 
     def __len__(self) -> int:
+        if self.off:
+            return 0
         return self._guard(lambda: self._connect().execute(
             f"SELECT COUNT(*) FROM {self.table}").fetchone()[0])
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "table": self.table, "derived": self.derived}
+        return {"path": self.path, "table": self.table, "derived": self.derived, "off": self.off}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.path, self.table = state["path"], state["table"]
-        self.derived = state["derived"]
+        self.derived, self.off = state["derived"], state["off"]
         self._local = threading.local()

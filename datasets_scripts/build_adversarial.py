@@ -58,6 +58,7 @@ from blindspot.datasets_scripts.hub_licenses import (
 from blindspot.demo import demo_columns, load_demo
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import ExitCode
+from blindspot.faults import atomic_path
 from blindspot.io import read_table
 from blindspot.paths import datasets_dir
 from blindspot.perturbations import REGISTRY, canonical_name, canonical_task, level_str
@@ -217,8 +218,8 @@ def write_parquet(table: Any, features: Any, path: Path) -> None:
 
     meta = {b"huggingface": canonical_json({"info": {"features": features.to_dict()}}).encode()}
     table = table.cast(features.arrow_schema).replace_schema_metadata(meta).combine_chunks()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, str(path), row_group_size=ROW_GROUP_ROWS, **PARQUET_OPTIONS)
+    with atomic_path(path) as temporary:  # whole or not at all, even on a full disk
+        pq.write_table(table, str(temporary), row_group_size=ROW_GROUP_ROWS, **PARQUET_OPTIONS)
 
 
 def write_config_file(out: Path, config: str, table: Any, features: Any,

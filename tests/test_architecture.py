@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: lowest first; a module belongs to the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("blindspot.defaults", "blindspot.registry", "blindspot.catalog",
-                    "blindspot.errors", "blindspot.text_columns", "blindspot.exit_codes",
+                    "blindspot.errors", "blindspot.faults", "blindspot.text_columns",
+                    "blindspot.exit_codes",
                     "blindspot.seeding",
                     "blindspot.suggest", "blindspot.io", "blindspot.paths", "blindspot.pkgpath",
                     "blindspot.sqlite_utils", "blindspot.forking", "blindspot.models",

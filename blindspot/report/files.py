@@ -1,16 +1,19 @@
-"""File-system helpers of the report: safe file names and atomic writes.
+"""File-system helpers: safe file names and atomic writes.
 
 A report is written next to a run's results; a killed run must never leave a half-written file
 behind, so every file goes to a temporary name in the same folder and is then renamed over the
-target (``os.replace`` is atomic within one file system).
+target (:func:`blindspot.faults.atomic_path`; ``os.replace`` is atomic within one file system).
+A full disk meanwhile is :class:`~blindspot.faults.OutOfSpaceError` naming the folder and the
+file, and the old file (if any) stays as it was.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import secrets
 from pathlib import Path
+
+from blindspot.faults import atomic_path
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._]+")
 MAX_SLUG = 80
@@ -26,27 +29,18 @@ def slugify(name: str) -> str:
     return slug or "_"
 
 
-def _temporary_path(target: Path) -> Path:
-    """A fresh hidden name beside ``target`` for the bytes in flight."""
-    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-
+# -- atomic writes --------------------------------------------------------------------------------
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` all at once: readers see the old file or the new, never a part."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = _temporary_path(path)
-    # 0o666 less the umask, like an ordinary open(); O_EXCL never follows a planted link
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
+    with atomic_path(path, len(data)) as temporary:
+        # 0o666 less the umask, like an ordinary open(); O_EXCL never follows a planted link
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
     return path
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from blindspot.faults import out_of_space_as
 from blindspot.judging import nan_message, nan_rows
 from blindspot.perturbations.dataset import SuitePlan
 from blindspot.runner.judge import Candidate
@@ -64,8 +65,11 @@ class Spill:
         self.folder = folder
 
     def append(self, name: str, values: Sequence[Any] | np.ndarray, dtype: Any) -> None:
-        with open(self.folder / name, "ab") as fh:
-            fh.write(np.asarray(values, dtype=dtype).tobytes())
+        data = np.asarray(values, dtype=dtype).tobytes()
+        written = "the run's per-row values in a temporary folder there"
+        with out_of_space_as(self.folder.parent, written, len(data)), \
+                open(self.folder / name, "ab") as fh:
+            fh.write(data)
 
     def load(self, name: str, dtype: Any) -> np.ndarray:
         return np.fromfile(self.folder / name, dtype=dtype)

@@ -17,9 +17,11 @@ its finished chunks again to read their scores back).
 from __future__ import annotations
 
 import math
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -28,6 +30,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from blindspot import defaults
+from blindspot.faults import (
+    OutOfSpaceError,
+    RunInterrupted,
+    WorkerLost,
+    out_of_space_as,
+    terminate_as_interrupt,
+)
 from blindspot.forking import check_num_proc, fit_threads_to_load
 from blindspot.judging import gold_problem
 from blindspot.parsing import get_parser
@@ -71,10 +80,13 @@ from blindspot.runner.stream import (
 from blindspot.scoring.anchors import ANCHOR_COUNT, ANCHOR_ROWS
 from blindspot.scoring.base import ScorerUnavailable
 from blindspot.seeding import parse_seeds
+from blindspot.sqlite_utils import warn
 
 DEFAULT_TESTS = defaults.TESTS
 #: in a suite's key: suites saved in another layout are never read as this one
 SUITE_FORMAT = "arrow-cells-1"
+#: how many times a chunk is perturbed when a ``num_proc`` worker process dies under it
+WORKER_ATTEMPTS = 3
 DEFAULT_SEEDS = defaults.SEEDS
 T = TypeVar("T")
 
@@ -193,12 +205,25 @@ def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: SuiteTests,
                       SUITE_FORMAT)
     suite = state.load_suite(key, len(plan.items), len(chunk.texts))
     if suite is None:
-        job = SuiteJob(plan, suite_state(plan, perturbations.instances, list(chunk.texts),
-                                         list(chunk.ids), chunk.sources, num_proc))
         writer = state.suite_writer(key)
-        for index, table in engine.perturb(job):  # any order; each cell an Arrow table
-            writer.add(index, table)
-            bar.update()
+        done: set[int] = set()
+        for attempt in range(1, WORKER_ATTEMPTS + 1):
+            try:
+                job = SuiteJob(plan, suite_state(plan, perturbations.instances, list(chunk.texts),
+                                                 list(chunk.ids), chunk.sources, num_proc))
+                for index, table in engine.perturb(job):  # any order; each cell an Arrow table
+                    if index not in done:  # a retried pool makes a cell again, the same
+                        writer.add(index, table)
+                        done.add(index)
+                        bar.update()
+                break
+            except BrokenProcessPool:
+                lost = (f"a --num-proc worker process died while perturbing {data.name} (rows "
+                        f"{chunk.offset + 1}-{chunk.offset + len(chunk.texts)}, "
+                        f"{len(plan.items) - len(done)} of {len(plan.items)} cells left)")
+                if attempt == WORKER_ATTEMPTS:
+                    raise WorkerLost(f"{lost}; it died {attempt} times, so the run stops") from None
+                warn(f"{lost}; perturbing them again with fresh workers")
         suite = writer.finish(len(plan.items))
     else:
         bar.update(len(plan.items))
@@ -279,11 +304,13 @@ class MetricAccount:
     def _score(self, tally: Tally, cell: int | None, texts: list[str], inputs: Inputs,
                chunk: Chunk, spill: Spill) -> list[float] | None:
         """Score ``texts`` into ``tally`` and the spill; the row scores (None for a corpus-level
-        metric or when the metric raised: the tally keeps the error)."""
+        metric or when the metric raised: the tally keeps the error). A full disk under the
+        run state is no error of the metric's: it stops the run."""
         assert self.run is not None
         try:
             scores, corpus = self.run.score(texts, inputs)
-        except ScorerUnavailable:  # its service is down: the run stops, its state kept
+        except (ScorerUnavailable, OutOfSpaceError):  # a service down, a full disk: the run
+            # stops with one line, its state kept
             raise
         except Exception as error:  # a metric failing on a test's rows is reported, not fatal
             tally.error = error_text(error)
@@ -363,6 +390,7 @@ def run_dataset(data: DataSource, specs: list[MetricSpec], settings: RunSettings
     (one metric after the other); each metric judged after the last chunk, per-row values
     kept in ``work`` meanwhile."""
     plan = data.plan
+    state.total += len(specs) * (len(plan.items) + 1) * data.chunk_count
     perturbations = SuiteTests(data, settings.task)
     accounts = [MetricAccount(i, spec, data, state, settings) for i, spec in enumerate(specs)]
     spill = Spill(work)
@@ -453,12 +481,18 @@ def run_blindspot(data: Any, metrics: Any, *, out: str | Path | None = None,
     """:func:`judge_run` (``options`` are its keywords) as the results dict
     (``blindspot.report.schema``); with ``out``, also writes the report folder there.
     ``state_dir`` (default ``<out>/.state``, else the cache) keeps finished work."""
-    results = judge_run(data, metrics, state_dir=_state_folder(out, state_dir),
-                        **options).to_dict()
+    folder = _state_folder(out, state_dir)
+    results = judge_run(data, metrics, state_dir=folder, **options).to_dict()
     if out is not None:
         from blindspot.report.writer import write_report
 
-        write_report(results, Path(out))
+        try:
+            with terminate_as_interrupt():
+                write_report(results, Path(out))
+        except OutOfSpaceError as error:
+            raise error.with_kept(f"every cell is kept in {folder}") from error.__cause__
+        except KeyboardInterrupt as stop:
+            raise RunInterrupted(getattr(stop, "signum", signal.SIGINT), folder=folder) from None
     return results
 
 
@@ -489,10 +523,19 @@ def _run(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
               if isinstance(config.engine, str) else config.engine)
     results = {}
     try:
-        for open_source in opens:
-            with tempfile.TemporaryDirectory(prefix="run-", dir=folder) as work:
-                data = open_source(Path(work))
-                results[data.name] = run_dataset(data, specs, config, state, engine, Path(work))
+        with terminate_as_interrupt(), out_of_space_as(folder, "the run's working files"):
+            for open_source in opens:
+                with tempfile.TemporaryDirectory(prefix="run-", dir=folder) as work:
+                    data = open_source(Path(work))
+                    results[data.name] = run_dataset(data, specs, config, state, engine,
+                                                     Path(work))
+    except OutOfSpaceError as error:  # every finished cell is in the state: say so
+        raise error.with_kept(state.kept_text()) from error.__cause__
+    except WorkerLost as error:
+        raise WorkerLost(f"{error}; {state.resume_text()}") from None
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (terminate_as_interrupt)
+        raise RunInterrupted(getattr(stop, "signum", signal.SIGINT), state.kept, state.total,
+                             folder) from None
     finally:
         engine.close()
     return results

@@ -39,6 +39,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from blindspot.faults import RESUME, out_of_space_as
 from blindspot.sqlite_utils import KeyValueStore, move_aside, warn
 
 
@@ -65,9 +66,27 @@ class RunState:
 
     def __init__(self, folder: Path | str):
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._cells = KeyValueStore(self.folder / "state.sqlite", "cells_v1", derived=False)
+        with out_of_space_as(self.folder, "the run state"):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._cells = KeyValueStore(self.folder / "state.sqlite", "cells_v1", derived=False)
         self._drop_old_suites()
+        #: the cells of this run kept here (found from an earlier run, or stored now), and how
+        #: many the run has in all (each dataset adds its own as it starts)
+        self._kept: set[str] = set()
+        self.total = 0
+
+    @property
+    def kept(self) -> int:
+        """How many of this run's cells the state keeps."""
+        return len(self._kept)
+
+    def kept_text(self) -> str:
+        """What the state keeps: "5 of 20 cells kept in out/.state"."""
+        return f"{self.kept} of {self.total} cells kept in {self.folder}"
+
+    def resume_text(self) -> str:
+        """What the state keeps and how to go on."""
+        return f"{self.kept_text()}; {RESUME}"
 
     def _drop_old_suites(self) -> None:
         """Delete suites saved in the layout before one file per cell (a ``datasets`` folder
@@ -87,6 +106,7 @@ class RunState:
         if key not in found:
             return None
         value = json.loads(found[key])
+        self._kept.add(key)
         if "scores" in value:
             value["scores"] = _decode(value["scores"])
         if "corpus" in value:
@@ -98,6 +118,7 @@ class RunState:
         value = {"scores": _encode(scores)} if scores is not None else {
             "corpus": _encode([corpus])[0]}
         self._cells.put_many([(key, json.dumps(value))])
+        self._kept.add(key)
 
     def get_record(self, key: str) -> dict[str, Any] | None:
         """A JSON record stored for ``key`` (e.g. a metric's sanity anchors), or None."""
@@ -180,11 +201,15 @@ class SuiteWriter:
         self.path = path
         self.partial = path.with_name(path.name + ".partial")
         shutil.rmtree(self.partial, ignore_errors=True)
-        self.partial.mkdir(parents=True)
+        with self._space():
+            self.partial.mkdir(parents=True)
+
+    def _space(self) -> Any:
+        return out_of_space_as(self.path.parent.parent, f"a perturbed suite ({self.partial})")
 
     def add(self, index: int, table: pa.Table) -> None:
         kept = table.select(list(SUITE_COLUMNS))
-        with pa.OSFile(str(_cell_file(self.partial, index)), "wb") as sink, \
+        with self._space(), pa.OSFile(str(_cell_file(self.partial, index)), "wb") as sink, \
                 pa.ipc.new_file(sink, kept.schema, options=_COMPRESSION) as writer:
             writer.write_table(kept)
 
