@@ -1,0 +1,138 @@
+"""The judge audits (position, rubric, flakiness) against a real HTTP judge server on 127.0.0.1
+(tests/judge_support.py) whose biases are set by the test: each audit must catch the biased
+judge and pass the unbiased one. No model is loaded."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from judge_support import Behaviour, chat_server
+
+from blindspot.errors import BlindspotInputError
+from blindspot.judges import audit
+from blindspot.judges.template import load_template, parse_template
+from blindspot.scoring.base import get_scorer
+from blindspot.scoring.engine import score_rows
+
+pytestmark = pytest.mark.quick
+
+DEMO = Path(__file__).resolve().parents[1] / "blindspot" / "demo" / "summarization.jsonl"
+ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()][:4]
+GOLDS = [r["gold"] for r in ROWS]
+SOURCES = [r["source"] for r in ROWS]
+SHORT = [g.split(".")[0] + "." for g in GOLDS]  # the gold's first sentence: a worse summary
+
+
+def options(url: str, **more):
+    return {"model": "judge-model", "backend": "openai", "url": url, "retries": 0,
+            "timeout": 20, **more}
+
+
+def _pair(body) -> tuple[str, str]:
+    text = body["messages"][-1]["content"]
+    found = re.search(r"Summary 1:\n(.*)\n\nSummary 2:\n(.*)\n\nWhich", text, re.S)
+    assert found, text
+    return found.group(1), found.group(2)
+
+
+def prefers_longer(body) -> int:
+    first, second = _pair(body)
+    return 1 if len(first) >= len(second) else 2
+
+
+def always_first(body) -> int:
+    return 1
+
+
+@pytest.mark.parametrize(("grader", "passed", "flip", "both"), [
+    (prefers_longer, True, 0.0, 1.0),   # judges the texts: the order changes nothing
+    (always_first, False, 1.0, 0.0),    # judges the position: every pair flips
+])
+def test_position_flip_rate_of_a_pairwise_judge(grader, passed, flip, both) -> None:
+    with chat_server(Behaviour(grader=grader)) as (url, behaviour):
+        result = audit.position(options(url, template="pairwise", mode="greedy"), GOLDS, SHORT,
+                                SOURCES)
+    assert (result.passed, result.figures["flip_rate"], result.figures["gold_both"]) == \
+        (passed, flip, both)
+    assert result.rule == "order_invariant" and result.figures["pairs"] == 4
+    # both orders asked, gold first then gold second, each pair's own texts
+    pairs = [_pair(r["body"]) for r in behaviour.requests]
+    assert sorted(pairs) == sorted([*zip(GOLDS, SHORT, strict=True), *zip(SHORT, GOLDS, strict=True)])
+    assert f"{flip:.0%} of 4 pairs flip" in result.explanation
+
+
+def test_position_budget_is_refused_before_any_call() -> None:
+    with chat_server() as (url, behaviour):
+        with pytest.raises(BlindspotInputError, match="needs up to 8 judge calls"):
+            audit.position(options(url, template="pairwise", max_calls=7), GOLDS, SHORT, SOURCES)
+    assert behaviour.requests == []
+
+
+def test_a_pairwise_template_grades_nothing_alone_and_must_have_scale_1_2(tmp_path) -> None:
+    assert load_template("pairwise").pairwise and not load_template("fluency").pairwise
+    with chat_server() as (url, behaviour):
+        with pytest.raises(BlindspotInputError, match="pairwise template"):
+            score_rows(get_scorer("llm_judge", **options(url, template="pairwise")), GOLDS,
+                       sources=SOURCES, cache=None)
+    assert behaviour.requests == []
+    with pytest.raises(BlindspotInputError, match=r"must be \[1, 2\] in a pairwise"):
+        parse_template({"scale": [1, 5], "rubric": ["a"], "system": "s",
+                        "user": "{hypothesis} {second}"}, tmp_path / "p.toml", "p")
+
+
+def _rubric_line(body) -> str:
+    return body["messages"][-1]["content"].split("1. ", 1)[1].split("\n", 1)[0]
+
+
+def test_rubric_sensitivity_catches_a_judge_that_reads_the_rubrics_wording() -> None:
+    fluency = load_template("fluency")
+    texts = GOLDS
+
+    def by_wording(body) -> int:  # grades 3 unless the rubric is reworded
+        return 1 if _rubric_line(body) == fluency.reworded[0] else 3
+
+    def by_text(body) -> int:  # grades the summary alone
+        summary = body["messages"][-1]["content"].split("Summary:\n", 1)[1]
+        return 2 + (len(summary.split("\n\n")[0]) % 2)
+
+    with chat_server(Behaviour(grader=by_wording)) as (url, _):
+        biased = audit.rubric(options(url, template="fluency", mode="greedy"), texts)
+    with chat_server(Behaviour(grader=by_text)) as (url, behaviour):
+        steady = audit.rubric(options(url, template="fluency", mode="greedy"), texts)
+    assert not biased.passed and biased.figures["sensitivity"] == 2.0
+    assert biased.figures["mean_abs_change"] == {"reversed": 0.0, "reworded": 2.0}
+    assert biased.figures["exact_agreement"] == {"reversed": 1.0, "reworded": 0.0}
+    assert steady.passed and steady.figures["sensitivity"] == 0.0
+    # three rubrics asked of every row, the reversed one last line first
+    firsts = {_rubric_line(r["body"]) for r in behaviour.requests}
+    assert firsts == {fluency.rubric[0], fluency.rubric[-1], fluency.reworded[0]}
+    assert len(behaviour.requests) == 3 * len(texts)
+
+
+def test_flakiness_a_sampled_judge_whose_verdict_changes_is_no_pass() -> None:
+    def steady(body) -> int:
+        return 2
+
+    def random_grade(body) -> int:  # the grade follows the request's sampling seed
+        return body["seed"] % 3 + 1
+
+    with chat_server(Behaviour(grader=steady)) as (url, behaviour):
+        stable = audit.flakiness(options(url, template="fluency"), GOLDS, "judge_verbosity", 2,
+                                 repeats=3)
+    assert {r["body"]["temperature"] for r in behaviour.requests} == {1.0}  # sampling on
+    assert len({r["body"]["seed"] for r in behaviour.requests}) > 1
+    assert stable.passed and stable.figures["stability"] == 1.0
+    assert stable.figures["test_verdict"] == "pass" and stable.figures["grade_stability"] == 1.0
+
+    with chat_server(Behaviour(grader=random_grade)) as (url, _):
+        flaky = audit.flakiness(options(url, template="fluency"), GOLDS, "judge_verbosity", 2,
+                                repeats=6)
+    verdicts = flaky.figures["verdicts"]
+    assert set(verdicts) == {True, False}  # the same test passes on some repeats, not others
+    assert not flaky.passed and flaky.figures["test_verdict"] == "flaky"
+    assert flaky.figures["stability"] == max(verdicts.count(True), verdicts.count(False)) / 6
+    assert flaky.figures["grade_stability"] < 1.0
+    assert "is no pass" in flaky.explanation
