@@ -20,6 +20,7 @@ from blindspot.errors import BlindspotInputError
 from blindspot.evaluate_modules import load_name, register_modules
 from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
 from blindspot.io import read_table, write_table
+from blindspot.judges.audit_cli import judge_audit
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report.files import atomic_write_text
 from blindspot.search_cli import search
@@ -422,6 +423,7 @@ def build_challenge(ctx: typer.Context) -> None:
 
 app.command("self-bias")(self_bias)
 app.command("search")(search)
+app.command("judge-audit")(judge_audit)
 
 
 @app.command()

@@ -17,8 +17,6 @@ from blindspot.judges.template import load_template, parse_template
 from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
 
-pytestmark = pytest.mark.quick
-
 DEMO = Path(__file__).resolve().parents[1] / "blindspot" / "demo" / "summarization.jsonl"
 ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()][:4]
 GOLDS = [r["gold"] for r in ROWS]
@@ -71,6 +69,7 @@ def test_position_budget_is_refused_before_any_call() -> None:
     assert behaviour.requests == []
 
 
+@pytest.mark.quick
 def test_a_pairwise_template_grades_nothing_alone_and_must_have_scale_1_2(tmp_path) -> None:
     assert load_template("pairwise").pairwise and not load_template("fluency").pairwise
     with chat_server() as (url, behaviour):
@@ -136,3 +135,53 @@ def test_flakiness_a_sampled_judge_whose_verdict_changes_is_no_pass() -> None:
     assert flaky.figures["stability"] == max(verdicts.count(True), verdicts.count(False)) / 6
     assert flaky.figures["grade_stability"] < 1.0
     assert "is no pass" in flaky.explanation
+
+
+def test_judge_audit_command_writes_each_audits_verdict_and_figures(tmp_path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    key = "sk-audit-0123456789-never-written"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def grader(body) -> int:  # pairwise: always the first answer; graded: by the text's length
+        text = body["messages"][-1]["content"]
+        return 1 if "Summary 2:" in text else len(text) % 3 + 1
+
+    with chat_server(Behaviour(grader=grader)) as (url, behaviour):
+        result = CliRunner().invoke(app, [
+            "judge-audit", "--data", "demo", "--rows", "3", "--audits", "position,panel",
+            "--judge", "rubric=as_written", "--judge", "rubric=reworded", "--judge-url", url,
+            "--mode", "greedy", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "position   FAIL  order_invariant: 100% of 3 pairs flip" in result.output
+    written = (tmp_path / "judge_audit.json").read_text(encoding="utf-8")
+    report = json.loads(written)
+    assert report["audits"]["position"]["flip_rate"] == 1.0
+    assert report["audits"]["panel"]["judges"] == ["rubric=as_written", "rubric=reworded"]
+    assert len(report["audits"]["panel"]["panel"]["mean"]) == 3
+    assert len(behaviour.requests) == 2 * 3 + 2 * 3  # both orders, then two judges
+    assert key not in written and url not in written and key not in result.output
+    assert {r["headers"]["authorization"] for r in behaviour.requests} == {f"Bearer {key}"}
+
+
+def test_judge_audit_names_a_misspelt_audit() -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    result = CliRunner().invoke(app, ["judge-audit", "--audits", "positon"])
+    assert result.exit_code == 1
+    assert "unknown judge audit 'positon'" in result.output
+    assert "did you mean 'position'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_flakiness_a_repeat_whose_reply_holds_no_grade_gives_no_verdict() -> None:
+    with chat_server(Behaviour(no_grade=True)) as (url, _):
+        result = audit.flakiness(options(url, template="fluency"), GOLDS[:2], "judge_verbosity",
+                                 1, repeats=2)
+    assert result.figures["verdicts"] == [None, None]
+    assert result.figures["no_grade_repeats"] == 2 and not result.passed
+    assert result.figures["test_verdict"] == "fail"

@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from blindspot.judges.agreement import agreement
+from blindspot.judges.agreement import agreement, panel
+from blindspot.judges.grades import NoGradeError
 from blindspot.registry import Registry
 
 #: option values a judge is built from (``llm_judge``'s keyword arguments)
@@ -60,6 +61,9 @@ for _spec in (
     AuditSpec("rubric", "the rubric as written, reversed and reworded grades the same rows",
               "rubric_invariant", "no rubric variant moves the mean absolute score by more "
               "than the tolerance (grade points)", 0.25),
+    AuditSpec("panel", "several judges (models, or variants of one) grade the same rows",
+              "panel_agrees", "every judge gives the first judge's grade on all but the "
+              "tolerance's share of the rows", 0.2),
     AuditSpec("flakiness", "a sampled judge judges a text test once per seed",
               "stable_verdict", "the text test's verdict is the same on every repeat (the test "
               "counts as passed only when every repeat passes)", 0.0),
@@ -144,6 +148,37 @@ def rubric(options: JudgeOptions, texts: Sequence[str],
                         "exact_agreement": exact})
 
 
+# -- panels ---------------------------------------------------------------------------------------
+
+def judge_panel(judges: Mapping[str, JudgeOptions], texts: Sequence[str],
+                sources: Sequence[str | None] | None = None,
+                references: Sequence[Sequence[str]] | None = None,
+                tolerance: float | None = None) -> AuditResult:
+    """Several judges (name -> options) on the same rows: each row's panel score (mean, median,
+    min of the judges' scores) and each judge's agreement with the first one's grades."""
+    from blindspot.scoring.engine import score_rows
+
+    spec = AUDITS.get("panel")
+    tol = spec.tolerance if tolerance is None else tolerance
+    if len(judges) < 2:
+        raise ValueError(f"a panel needs two or more judges, got {len(judges)}")
+    scored = {name: score_rows(_judge(opts), list(texts), references=references,
+                               sources=sources, cache=None) for name, opts in judges.items()}
+    first, *others = scored
+    scores = panel({name: s["score"] for name, s in scored.items()})
+    agree = {name: agreement(scored[first]["grade"], scored[name]["grade"]) for name in others}
+    worst = min(agree, key=lambda name: agree[name].exact)
+    passed = agree[worst].exact >= 1 - tol
+    why = (f"{worst} gives {first}'s grade on {agree[worst].exact:.0%} of {len(texts)} rows "
+           f"(kappa {agree[worst].kappa:.2f}); the rule asks at least {1 - tol:.0%}")
+    return AuditResult("panel", spec.rule, tol, passed, why,
+                       {"rows": len(texts), "judges": list(scored),
+                        "panel": {"mean": scores.mean, "median": scores.median,
+                                  "min": scores.min},
+                        "agreement": {name: {"exact": a.exact, "within_1": a.within,
+                                             "kappa": a.kappa} for name, a in agree.items()}})
+
+
 # -- flakiness ------------------------------------------------------------------------------------
 
 def flakiness(options: JudgeOptions, golds: Sequence[str], test: str, level: Any,
@@ -164,28 +199,38 @@ def flakiness(options: JudgeOptions, golds: Sequence[str], test: str, level: Any
     noised = [out["perturbed"][i] for i in kept]
     srcs = [sources[i] for i in kept] if sources is not None else None
     noise = float(np.mean([out["noise_ratio"][i] for i in kept]))
-    verdicts, grades = [], []
+    verdicts: list[bool | None] = []
+    grades: list[list[float]] = []
+    no_grade = 0
     for seed in range(repeats):
         scorer = _judge(options, mode="sample", seed=seed)
-        scores = score_rows(scorer, gold_rows + noised, sources=srcs + srcs if srcs else None,
-                            cache=None)
+        try:
+            scores = score_rows(scorer, gold_rows + noised,
+                                sources=srcs + srcs if srcs else None, cache=None)
+        except NoGradeError:  # a sampled reply with no grade: this repeat gives no verdict
+            no_grade += 1
+            verdicts.append(None)
+            continue
         gold, pert = scores["score"][:len(kept)], scores["score"][len(kept):]
         ruling = judge_curve([(level, noise, [float(np.mean(pert))])], float(np.mean(gold)),
-                          rule=perturbation.verdict_rule)
+                             rule=perturbation.verdict_rule)
         verdicts.append(ruling["passed"])
         grades.append(scores["grade"])
-    majority = max(set(verdicts), key=verdicts.count)
+    majority = max(dict.fromkeys(verdicts), key=verdicts.count)
     stability = _share([v == majority for v in verdicts])
-    same_grade = _share([len({g[row] for g in grades}) == 1 for row in range(len(grades[0]))])
+    same_grade = _share([len({g[row] for g in grades}) == 1 for row in range(len(grades[0]))]) \
+        if grades else math.nan
     passes = sum(v is True for v in verdicts)
     test_verdict = "pass" if passes == repeats else "fail" if passes == 0 else "flaky"
-    passed = stability == 1.0
+    passed = stability == 1.0 and majority is not None
     why = (f"{test} at level {level} passes on {passes} of {repeats} sampled repeats "
            f"(stability {stability:.0%}, the test's verdict: {test_verdict}); "
            f"{same_grade:.0%} of the rows keep their grade on every repeat"
+           + (f"; {no_grade} repeats had a reply with no grade" if no_grade else "")
            + ("; a pass that some repeats do not repeat is no pass"
               if test_verdict == "flaky" else ""))
     return AuditResult("flakiness", spec.rule, spec.tolerance, passed, why,
                        {"test": test, "level": level, "repeats": repeats, "rows": len(kept),
-                        "verdicts": verdicts, "test_verdict": test_verdict,
+                        "verdicts": verdicts, "no_grade_repeats": no_grade,
+                        "test_verdict": test_verdict,
                         "stability": stability, "grade_stability": same_grade})
