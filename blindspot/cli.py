@@ -20,7 +20,7 @@ from blindspot.errors import BlindspotInputError
 from blindspot.evaluate_modules import load_name, register_modules
 from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
 from blindspot.io import read_table, write_table
-from blindspot.judges.audit_cli import judge_audit
+from blindspot.judge_audit_cli import judge_audit
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report.files import atomic_write_text
 from blindspot.search_cli import search

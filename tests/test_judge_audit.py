@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from judge_support import Behaviour, chat_server
 
+from blindspot import judge_audit as audit
 from blindspot.errors import BlindspotInputError
-from blindspot.judges import audit
 from blindspot.judges.template import load_template, parse_template
 from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows

@@ -1,4 +1,4 @@
-"""The ``blindspot judge-audit`` command: the judge audits of :mod:`blindspot.judges.audit` on the
+"""The ``blindspot judge-audit`` command: the judge audits of :mod:`blindspot.judge_audit` on the
 first rows of a dataset.
 
 A plain function with ``typer`` defaults, registered by ``blindspot/cli.py`` with
@@ -67,9 +67,9 @@ def judge_audit(
     """The judge's own blind spots: position (pairwise order), rubric order and wording,
     flakiness of a sampled judge, and panels of several judges, on the data's first rows.
     Exits 0 once judged, like `blindspot run`; a failed audit says FAIL."""
+    from blindspot import judge_audit as audit
     from blindspot.checkup.run import load_rows  # datasets: heavy
     from blindspot.errors import BlindspotInputError
-    from blindspot.judges import audit
     from blindspot.perturbations.base import REGISTRY
     from blindspot.scoring.base import ScorerUnavailable
 
