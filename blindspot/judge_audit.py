@@ -223,10 +223,12 @@ def flakiness(options: JudgeOptions, golds: Sequence[str], test: str, level: Any
     passes = sum(v is True for v in verdicts)
     test_verdict = "pass" if passes == repeats else "fail" if passes == 0 else "flaky"
     passed = stability == 1.0 and majority is not None
+    kept_grade = (f"{same_grade:.0%} of the rows keep their grade on every repeat" if grades
+                  else "no repeat graded every row")
     why = (f"{test} at level {level} passes on {passes} of {repeats} sampled repeats "
-           f"(stability {stability:.0%}, the test's verdict: {test_verdict}); "
-           f"{same_grade:.0%} of the rows keep their grade on every repeat"
-           + (f"; {no_grade} repeats had a reply with no grade" if no_grade else "")
+           f"(stability {stability:.0%}, the test's verdict: {test_verdict}); {kept_grade}"
+           + (f"; {no_grade} of the repeats had a reply with no grade, which gives no verdict"
+              if no_grade else "")
            + ("; a pass that some repeats do not repeat is no pass"
               if test_verdict == "flaky" else ""))
     return AuditResult("flakiness", spec.rule, spec.tolerance, passed, why,
