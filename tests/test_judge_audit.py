@@ -186,3 +186,30 @@ def test_flakiness_a_repeat_whose_reply_holds_no_grade_gives_no_verdict() -> Non
     assert result.figures["no_grade_repeats"] == 2 and not result.passed
     assert result.figures["test_verdict"] == "fail"
     assert "no repeat graded every row; 2 of the repeats had a reply with no grade" in result.explanation
+
+
+@pytest.mark.slow
+def test_position_in_process_weighs_smollm2s_own_probabilities_of_1_and_2() -> None:
+    import torch
+
+    from blindspot.judges.backends import prompt_ids
+    from blindspot.models import load_causal_lm
+
+    judge = get_scorer("llm_judge", model="smollm2", template="pairwise")
+    pairs = [(GOLDS[0], SHORT[0]), (SHORT[0], GOLDS[0])]
+    replies = [judge.prefer([a], [b], SOURCES[:1])[0] for a, b in pairs]
+    tokenizer, model = load_causal_lm("smollm2")
+    template = load_template("pairwise")
+    for (first, second), reply in zip(pairs, replies, strict=True):
+        ids = prompt_ids(tokenizer, template.render(first, (), SOURCES[0], second=second))
+        with torch.inference_mode():
+            probs = torch.softmax(model(input_ids=torch.tensor([ids])).logits[0, -1].float(), -1)
+        one, two = (float(probs[tokenizer.encode(d, add_special_tokens=False)[0]])
+                    for d in ("1", "2"))
+        assert reply.score - 1 == pytest.approx(two / (one + two), rel=1e-4)
+        assert reply.grade == (1 if one >= two else 2)
+    result = audit.position({"model": "smollm2", "template": "pairwise"}, GOLDS[:1], SHORT[:1],
+                            SOURCES[:1])
+    gold_first, gold_second = replies[0].grade == 1, replies[1].grade == 2
+    assert result.figures["flip_rate"] == float(gold_first != gold_second)
+    assert result.figures["gold_both"] == float(gold_first and gold_second)
