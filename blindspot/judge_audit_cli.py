@@ -62,6 +62,8 @@ def judge_audit(
                                             "server (its key from $OPENAI_API_KEY)"),
     max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="refuse an audit "
                                             "that needs more judge calls than this"),
+    tolerance: list[str] = typer.Option([], "--tolerance", help="an audit's tolerance, "
+                                        "audit=value (repeatable), e.g. position=0.2"),
     out: Path | None = typer.Option(None, help="folder for judge_audit.json"),
 ) -> None:
     """The judge's own blind spots: position (pairwise order), rubric order and wording,
@@ -74,11 +76,15 @@ def judge_audit(
     from blindspot.scoring.base import ScorerUnavailable
 
     chosen = [a.strip() for a in audits.split(",") if a.strip()]
+    tolerances: dict[str, float] = {}
     try:
         for name in chosen:
             audit.AUDITS.get(name)  # a misspelt audit is named, with the valid ones
+        for item in tolerance:
+            name, _, value = item.partition("=")
+            tolerances[audit.AUDITS.get(name.strip()).name] = float(value)
     except ValueError as error:
-        fail(str(error))
+        fail(f"{error} (--audits, --tolerance audit=value)")
     base: dict[str, Any] = {"model": model, "mode": mode}
     if judge_url is not None:
         base.update(backend="openai", url=judge_url)
@@ -103,9 +109,10 @@ def judge_audit(
                 results.append(audit.position({**base, "template": pairwise}, texts,
                                               [n if n is not None else t
                                                for n, t in zip(noised, texts, strict=True)],
-                                              sources))
+                                              sources, tolerances.get(name)))
             elif name == "rubric":
-                results.append(audit.rubric(graded, texts, sources, refs))
+                results.append(audit.rubric(graded, texts, sources, refs,
+                                            tolerances.get(name)))
             elif name == "flakiness":
                 results.append(audit.flakiness(graded, texts, test, chosen_level, repeats,
                                                sources, task))
@@ -114,7 +121,8 @@ def judge_audit(
                     {"rubric": r} for r in ("as_written", "reversed", "reworded")]
                 judges = {",".join(f"{k}={v}" for k, v in v.items()) or "base": {**graded, **v}
                           for v in variants}
-                results.append(audit.judge_panel(judges, texts, sources, refs))
+                results.append(audit.judge_panel(judges, texts, sources, refs,
+                                                 tolerances.get(name)))
     except (BlindspotInputError, ValueError, ScorerUnavailable, FileNotFoundError) as error:
         fail(str(error))
     for result in results:

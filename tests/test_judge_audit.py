@@ -153,13 +153,14 @@ def test_judge_audit_command_writes_each_audits_verdict_and_figures(tmp_path, mo
         result = CliRunner().invoke(app, [
             "judge-audit", "--data", "demo", "--rows", "3", "--audits", "position,panel",
             "--judge", "rubric=as_written", "--judge", "rubric=reworded", "--judge-url", url,
-            "--mode", "greedy", "--out", str(tmp_path)])
+            "--mode", "greedy", "--tolerance", "panel=1", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "position   FAIL  order_invariant: 100% of 3 pairs flip" in result.output
     written = (tmp_path / "judge_audit.json").read_text(encoding="utf-8")
     report = json.loads(written)
     assert report["audits"]["position"]["flip_rate"] == 1.0
     assert report["audits"]["panel"]["judges"] == ["rubric=as_written", "rubric=reworded"]
+    assert report["audits"]["panel"]["tolerance"] == 1 and report["audits"]["panel"]["passed"]
     assert len(report["audits"]["panel"]["panel"]["mean"]) == 3
     assert len(behaviour.requests) == 2 * 3 + 2 * 3  # both orders, then two judges
     assert key not in written and url not in written and key not in result.output
