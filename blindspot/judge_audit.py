@@ -101,6 +101,9 @@ def position(options: JudgeOptions, golds: Sequence[str], perturbed: Sequence[st
     """The position audit of a pairwise judge (``options`` name a pairwise template)."""
     spec = AUDITS.get("position")
     tol = spec.tolerance if tolerance is None else tolerance
+    if not golds:
+        raise ValueError("the position audit has no pair: the test changed none of the rows "
+                         "(give another --test or --level, or more --rows)")
     judge = _judge(options)
     judge.reserve(2 * len(golds))  # both orders, refused before any call
     gold_first = [r.grade == 1 for r in judge.prefer(golds, perturbed, sources)]

@@ -104,12 +104,13 @@ def judge_audit(
         graded = {**base, "template": template}
         for name in chosen:
             if name == "position":
-                noised = perturbation.apply_rows(texts, list(range(len(texts))), chosen_level,
-                                                 0)["perturbed"]
-                results.append(audit.position({**base, "template": pairwise}, texts,
-                                              [n if n is not None else t
-                                               for n, t in zip(noised, texts, strict=True)],
-                                              sources, tolerances.get(name)))
+                made = perturbation.apply_rows(texts, list(range(len(texts))), chosen_level, 0)
+                kept = [i for i, ok in enumerate(made["applied"]) if ok]  # a row the test
+                # left alone would pair the gold with itself
+                results.append(audit.position(
+                    {**base, "template": pairwise}, [texts[i] for i in kept],
+                    [made["perturbed"][i] for i in kept],
+                    [sources[i] for i in kept] if sources else None, tolerances.get(name)))
             elif name == "rubric":
                 results.append(audit.rubric(graded, texts, sources, refs,
                                             tolerances.get(name)))
