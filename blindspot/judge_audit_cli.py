@@ -27,7 +27,8 @@ def _variant(text: str) -> dict[str, Any]:
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, sep, value = item.partition("=")
         if not (sep and key):
-            fail(f"--judge {text!r}: {item!r} must look like key=value, e.g. rubric=reworded")
+            fail(f"--judge or --judge-options {text!r}: {item!r} must look like key=value, e.g. "
+                 "rubric=reworded")
         try:
             options[key] = json.loads(value)
         except ValueError:
@@ -58,6 +59,8 @@ def judge_audit(
                                     "reworded)"),
     mode: str = typer.Option("weighted", help="how the position, rubric and panel judges answer: "
                              "weighted, greedy"),
+    judge_options: str = typer.Option("", "--judge-options", help="more options of the judge, "
+                                      "key=value,... e.g. temperature=0.3,max_tokens=16"),
     judge_url: str | None = typer.Option(None, "--judge-url", help="an OpenAI-compatible "
                                             "server (its key from $OPENAI_API_KEY)"),
     max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="refuse an audit "
@@ -85,7 +88,7 @@ def judge_audit(
             tolerances[audit.AUDITS.get(name.strip()).name] = float(value)
     except ValueError as error:
         fail(f"{error} (--audits, --tolerance audit=value)")
-    base: dict[str, Any] = {"model": model, "mode": mode}
+    base: dict[str, Any] = {**_variant(judge_options), "model": model, "mode": mode}
     if judge_url is not None:
         base.update(backend="openai", url=judge_url)
     if max_calls is not None:

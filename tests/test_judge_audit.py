@@ -153,7 +153,8 @@ def test_judge_audit_command_writes_each_audits_verdict_and_figures(tmp_path, mo
         result = CliRunner().invoke(app, [
             "judge-audit", "--data", "demo", "--rows", "3", "--audits", "position,panel",
             "--judge", "rubric=as_written", "--judge", "rubric=reworded", "--judge-url", url,
-            "--mode", "greedy", "--tolerance", "panel=1", "--out", str(tmp_path)])
+            "--mode", "greedy", "--tolerance", "panel=1", "--judge-options", "max_tokens=4",
+            "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "position   FAIL  order_invariant: 100% of 3 pairs flip" in result.output
     written = (tmp_path / "judge_audit.json").read_text(encoding="utf-8")
@@ -163,6 +164,7 @@ def test_judge_audit_command_writes_each_audits_verdict_and_figures(tmp_path, mo
     assert report["audits"]["panel"]["tolerance"] == 1 and report["audits"]["panel"]["passed"]
     assert len(report["audits"]["panel"]["panel"]["mean"]) == 3
     assert len(behaviour.requests) == 2 * 3 + 2 * 3  # both orders, then two judges
+    assert {r["body"]["max_tokens"] for r in behaviour.requests} == {4}
     assert key not in written and url not in written and key not in result.output
     assert {r["headers"]["authorization"] for r in behaviour.requests} == {f"Bearer {key}"}
 
