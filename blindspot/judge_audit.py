@@ -1,7 +1,8 @@
-"""The judge's own blind spots that no text perturbation shows: position, rubric, flakiness.
+"""The judge's own blind spots that no text perturbation shows: position, rubric, flakiness,
+panels.
 
 The ``judge`` category's text tests (``judge_verbosity``) perturb the text the judge reads, like
-every other test. These three audits vary the *judge* instead, on the same rows, and each is
+every other test. These audits vary the *judge* instead, on the same rows, and each is
 declared here (:data:`AUDITS`: its name, what it asks, its verdict rule and its tolerance):
 
 * ``position``: a pairwise judge (a template naming ``{second}``, such as the shipped
@@ -19,6 +20,11 @@ declared here (:data:`AUDITS`: its name, what it asks, its verdict rule and its 
   the majority's), the share of rows whose grade never changes, and the test's verdict over the
   repeats: ``pass`` only when every repeat passes, ``fail`` when none does, else ``flaky`` (a
   flaky judge's pass is no pass). Rule ``stable_verdict``: every repeat gives the same verdict.
+
+* ``panel``: several judges (models, or variants of one) grade the same rows; each row's panel
+  score (mean, median, min) and each judge's agreement with the first (exact, within one grade,
+  Cohen's kappa). Rule ``panel_agrees``: every judge gives the first one's grade on at least
+  ``1 - tolerance`` of the rows, so a verdict that depends on which judge was picked shows.
 
 Each audit returns an :class:`AuditResult` (``passed``, the figures, one sentence saying why);
 the judge's calls go through :class:`~blindspot.scorers.llm_judge.LlmJudge`, so the call budget

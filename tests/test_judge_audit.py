@@ -1,6 +1,7 @@
-"""The judge audits (position, rubric, flakiness) against a real HTTP judge server on 127.0.0.1
-(tests/judge_support.py) whose biases are set by the test: each audit must catch the biased
-judge and pass the unbiased one. No model is loaded."""
+"""The judge audits (position, rubric, flakiness, panel; blindspot judge-audit) against a real
+HTTP judge server on 127.0.0.1 (tests/judge_support.py) whose biases are set by the test: each
+audit must catch the biased judge and pass the unbiased one. Only the slow test loads a model
+(SmolLM2, the pairwise judge in this process)."""
 
 from __future__ import annotations
 
