@@ -228,12 +228,13 @@ def flakiness(options: JudgeOptions, golds: Sequence[str], test: str, level: Any
     majority = max(dict.fromkeys(verdicts), key=verdicts.count)
     stability = _share([v == majority for v in verdicts])
     same_grade = _share([len({g[row] for g in grades}) == 1 for row in range(len(grades[0]))]) \
-        if grades else math.nan
+        if len(grades) > 1 else math.nan
     passes = sum(v is True for v in verdicts)
     test_verdict = "pass" if passes == repeats else "fail" if passes == 0 else "flaky"
     passed = stability == 1.0 and majority is not None
-    kept_grade = (f"{same_grade:.0%} of the rows keep their grade on every repeat" if grades
-                  else "no repeat graded every row")
+    kept_grade = (f"{same_grade:.0%} of the rows keep their grade on every graded repeat"
+                  if len(grades) > 1 else f"{len(grades)} repeat(s) graded every row, too few "
+                  "to compare grades")
     why = (f"{test} at level {level} passes on {passes} of {repeats} sampled repeats "
            f"(stability {stability:.0%}, the test's verdict: {test_verdict}); {kept_grade}"
            + (f"; {no_grade} of the repeats had a reply with no grade, which gives no verdict"
