@@ -3,7 +3,9 @@
 The prompt is a template file (:mod:`blindspot.judges.template`: system and user messages, the
 rubric, the scale); the shipped ones are G-Eval's four SummEval criteria (``coherence``,
 ``consistency``, ``fluency``, ``relevance``) and ``mt_adequacy``; a user's ``.toml`` file works the
-same way. Two backends behind the one scorer (:mod:`blindspot.judges.backends`):
+same way. A pairwise template (``pairwise``: it names ``{second}``) grades no text alone:
+:meth:`LlmJudge.prefer` asks it which of two answers is better (the position audit,
+:mod:`blindspot.judge_audit`). Two backends behind the one scorer (:mod:`blindspot.judges.backends`):
 
 * ``transformers``: a causal chat model in this process (``model``: ``smollm2``, a folder or a Hub
   id). ``mode=weighted`` (the default) scores the probability-weighted mean of the grade tokens in
