@@ -22,6 +22,7 @@ from blindspot.exit_codes import EPILOG, BlindspotGroup, FailOn, fail
 from blindspot.extras import missing_extra
 from blindspot.faults import terminate_as_interrupt
 from blindspot.io import read_table, write_table
+from blindspot.judge_audit_cli import judge_audit
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report.files import atomic_write_text
 from blindspot.search_cli import search
@@ -434,6 +435,7 @@ def publish(ctx: typer.Context) -> None:
 
 app.command("self-bias")(self_bias)
 app.command("search")(search)
+app.command("judge-audit")(judge_audit)
 
 
 @app.command()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,8 +33,10 @@ def grade_for(messages: list[dict[str, Any]]) -> int:
 class Behaviour:
     """What the server does: the first ``fail_first`` requests get ``status``; replies hold no
     grade when ``no_grade``; only ``answer_at_most`` requests are answered in all (then the
-    server closes)."""
+    server closes). ``grader`` (the request's body -> its grade) replaces :func:`grade_for`:
+    a pairwise judge with a known bias, or one whose grade follows the request's seed."""
 
+    grader: Callable[[dict[str, Any]], int] | None = None
     fail_first: int = 0
     status: int = 429
     no_grade: bool = False
@@ -63,7 +65,7 @@ class _Handler(BaseHTTPRequestHandler):
             threading.Thread(target=self.server.stop, daemon=True).start()
             return
         behaviour.answered += 1
-        grade = grade_for(body["messages"])
+        grade = behaviour.grader(body) if behaviour.grader else grade_for(body["messages"])
         text = "I would rather not say." if behaviour.no_grade else f"{grade}"
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")

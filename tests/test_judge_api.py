@@ -40,7 +40,7 @@ def score(scorer, rows=ROWS):
 @pytest.mark.quick
 def test_every_shipped_template_loads_and_renders_its_placeholders() -> None:
     assert shipped_templates() == ["coherence", "consistency", "fluency", "mt_adequacy",
-                                   "relevance"]
+                                   "pairwise", "relevance"]
     for name in shipped_templates():
         template = load_template(name)
         system, user = template.render("HYPO", ("REF",), "SRC")

@@ -38,7 +38,8 @@ TEMPLATES_DIR = Path(__file__).with_name("templates")
 
 #: what a message may name: the row's texts, the rubric and the scale
 PLACEHOLDERS: Mapping[str, str] = {
-    "hypothesis": "the text being judged",
+    "hypothesis": "the text being judged (in a pairwise template: the first answer)",
+    "second": "a pairwise template's second answer (the position test)",
     "source": "the row's source (the article, the sentence to translate)",
     "references": "the row's references, one per line",
     "rubric": "the rubric's lines, numbered",
@@ -76,6 +77,12 @@ class JudgeTemplate:
         """Whether a message names ``placeholder`` (``source``, ``references``...)."""
         return placeholder in _names(self.system) | _names(self.user)
 
+    @property
+    def pairwise(self) -> bool:
+        """Whether the template compares two answers (``{second}``): its grade names the better
+        one, 1 the first and 2 the second."""
+        return self.needs("second")
+
     def fingerprint(self) -> str:
         """What the judge's scores depend on in this template (its messages, rubric and scale,
         not its file's name): part of the score cache key."""
@@ -88,9 +95,10 @@ class JudgeTemplate:
                              self.reworded, self.system, self.user)
 
     def render(self, hypothesis: str, references: Sequence[str] = (),
-               source: str | None = None) -> list[dict[str, str]]:
-        """The system and user messages for one row."""
-        values = {"hypothesis": hypothesis, "source": source or "",
+               source: str | None = None, second: str = "") -> list[dict[str, str]]:
+        """The system and user messages for one row (``second``: a pairwise template's second
+        answer)."""
+        values = {"hypothesis": hypothesis, "second": second, "source": source or "",
                   "references": "\n".join(references),
                   "rubric": "\n".join(f"{i}. {line}" for i, line in enumerate(self.rubric, 1)),
                   "scale_min": str(self.scale[0]), "scale_max": str(self.scale[1])}
@@ -162,7 +170,12 @@ def parse_template(data: Mapping[str, Any], where: Path, name: str) -> JudgeTemp
     description = data.get("description", "")
     if not isinstance(description, str):
         raise BlindspotInputError("must be a string", file=where, field="description")
-    return JudgeTemplate(name, str(where), description, _scale(data["scale"], where), rubric,
+    scale = _scale(data["scale"], where)
+    if "second" in _names(user) and scale != (1, 2):
+        raise BlindspotInputError(f"must be [1, 2] in a pairwise template (it names {{second}}: "
+                                  f"1 means the first answer is better, 2 the second), got "
+                                  f"{list(scale)}", file=where, field="scale")
+    return JudgeTemplate(name, str(where), description, scale, rubric,
                          reworded, _message(data["system"], "system", where), user)
 
 

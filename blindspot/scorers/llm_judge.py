@@ -3,7 +3,9 @@
 The prompt is a template file (:mod:`blindspot.judges.template`: system and user messages, the
 rubric, the scale); the shipped ones are G-Eval's four SummEval criteria (``coherence``,
 ``consistency``, ``fluency``, ``relevance``) and ``mt_adequacy``; a user's ``.toml`` file works the
-same way. Two backends behind the one scorer (:mod:`blindspot.judges.backends`):
+same way. A pairwise template (``pairwise``: it names ``{second}``) grades no text alone:
+:meth:`LlmJudge.prefer` asks it which of two answers is better (the position audit,
+:mod:`blindspot.judge_audit`). Two backends behind the one scorer (:mod:`blindspot.judges.backends`):
 
 * ``transformers``: a causal chat model in this process (``model``: ``smollm2``, a folder or a Hub
   id). ``mode=weighted`` (the default) scores the probability-weighted mean of the grade tokens in
@@ -109,6 +111,13 @@ class LlmJudge(Scorer):
                     "or tests")
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        if self.template.pairwise:
+            raise BlindspotInputError("is a pairwise template (it names {second}): it compares "
+                                      "two answers and grades none alone",
+                                      file=self.template.file, field="user",
+                                      fix="Use it in the judge position test (blindspot "
+                                          "judge-audit --audits position), or grade with "
+                                          "another template")
         self.reserve(len(batch))
         messages = [self.template.render(item.hypothesis, item.references, item.source)
                     for item in batch]
@@ -116,6 +125,23 @@ class LlmJudge(Scorer):
         replies = self._replies(messages, hypotheses)
         self.calls += len(batch)
         return [_as_scores(reply) for reply in replies]
+
+    def prefer(self, firsts: Sequence[str], seconds: Sequence[str],
+               sources: Sequence[str | None] | None = None) -> list[Reply]:
+        """A pairwise template's judgement of each (first, second) pair: its ``grade`` is 1
+        when the first answer is the better, 2 when the second is; its ``score`` the weighted
+        grade (the probability that the second is better is ``score - 1``)."""
+        if not self.template.pairwise:
+            raise BlindspotInputError("is not a pairwise template (it never names {second})",
+                                      file=self.template.file, field="user",
+                                      fix="Use --option llm_judge.template=pairwise")
+        self.reserve(len(firsts))
+        srcs = list(sources) if sources is not None else [None] * len(firsts)
+        messages = [self.template.render(first, (), source, second=second)
+                    for first, second, source in zip(firsts, seconds, srcs, strict=True)]
+        replies = self._replies(messages, list(firsts))
+        self.calls += len(firsts)
+        return replies
 
     def _replies(self, messages: list[list[dict[str, str]]], hypotheses: list[str]
                  ) -> list[Reply]:

@@ -1,0 +1,220 @@
+"""The judge audits (position, rubric, flakiness, panel; blindspot judge-audit) against a real
+HTTP judge server on 127.0.0.1 (tests/judge_support.py) whose biases are set by the test: each
+audit must catch the biased judge and pass the unbiased one. Only the slow test loads a model
+(SmolLM2, the pairwise judge in this process)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from judge_support import Behaviour, chat_server
+
+from blindspot import judge_audit as audit
+from blindspot.errors import BlindspotInputError
+from blindspot.judges.template import load_template, parse_template
+from blindspot.scoring.base import get_scorer
+from blindspot.scoring.engine import score_rows
+
+DEMO = Path(__file__).resolve().parents[1] / "blindspot" / "demo" / "summarization.jsonl"
+ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()][:4]
+GOLDS = [r["gold"] for r in ROWS]
+SOURCES = [r["source"] for r in ROWS]
+SHORT = [g.split(".")[0] + "." for g in GOLDS]  # the gold's first sentence: a worse summary
+
+
+def options(url: str, **more):
+    return {"model": "judge-model", "backend": "openai", "url": url, "retries": 0,
+            "timeout": 20, **more}
+
+
+def _pair(body) -> tuple[str, str]:
+    text = body["messages"][-1]["content"]
+    found = re.search(r"Summary 1:\n(.*)\n\nSummary 2:\n(.*)\n\nWhich", text, re.S)
+    assert found, text
+    return found.group(1), found.group(2)
+
+
+def prefers_longer(body) -> int:
+    first, second = _pair(body)
+    return 1 if len(first) >= len(second) else 2
+
+
+def always_first(body) -> int:
+    return 1
+
+
+@pytest.mark.parametrize(("grader", "passed", "flip", "both"), [
+    (prefers_longer, True, 0.0, 1.0),   # judges the texts: the order changes nothing
+    (always_first, False, 1.0, 0.0),    # judges the position: every pair flips
+])
+def test_position_flip_rate_of_a_pairwise_judge(grader, passed, flip, both) -> None:
+    with chat_server(Behaviour(grader=grader)) as (url, behaviour):
+        result = audit.position(options(url, template="pairwise", mode="greedy"), GOLDS, SHORT,
+                                SOURCES)
+    assert (result.passed, result.figures["flip_rate"], result.figures["gold_both"]) == \
+        (passed, flip, both)
+    assert result.rule == "order_invariant" and result.figures["pairs"] == 4
+    # both orders asked, gold first then gold second, each pair's own texts
+    pairs = [_pair(r["body"]) for r in behaviour.requests]
+    assert sorted(pairs) == sorted([*zip(GOLDS, SHORT, strict=True), *zip(SHORT, GOLDS, strict=True)])
+    assert f"{flip:.0%} of 4 pairs flip" in result.explanation
+
+
+def test_position_budget_is_refused_before_any_call() -> None:
+    with chat_server() as (url, behaviour):
+        with pytest.raises(BlindspotInputError, match="needs up to 8 judge calls"):
+            audit.position(options(url, template="pairwise", max_calls=7), GOLDS, SHORT, SOURCES)
+    assert behaviour.requests == []
+
+
+@pytest.mark.quick
+def test_a_pairwise_template_grades_nothing_alone_and_must_have_scale_1_2(tmp_path) -> None:
+    assert load_template("pairwise").pairwise and not load_template("fluency").pairwise
+    with chat_server() as (url, behaviour):
+        with pytest.raises(BlindspotInputError, match="pairwise template"):
+            score_rows(get_scorer("llm_judge", **options(url, template="pairwise")), GOLDS,
+                       sources=SOURCES, cache=None)
+    assert behaviour.requests == []
+    with pytest.raises(BlindspotInputError, match=r"must be \[1, 2\] in a pairwise"):
+        parse_template({"scale": [1, 5], "rubric": ["a"], "system": "s",
+                        "user": "{hypothesis} {second}"}, tmp_path / "p.toml", "p")
+
+
+def _rubric_line(body) -> str:
+    return body["messages"][-1]["content"].split("1. ", 1)[1].split("\n", 1)[0]
+
+
+def test_rubric_sensitivity_catches_a_judge_that_reads_the_rubrics_wording() -> None:
+    fluency = load_template("fluency")
+    texts = GOLDS
+
+    def by_wording(body) -> int:  # grades 3 unless the rubric is reworded
+        return 1 if _rubric_line(body) == fluency.reworded[0] else 3
+
+    def by_text(body) -> int:  # grades the summary alone
+        summary = body["messages"][-1]["content"].split("Summary:\n", 1)[1]
+        return 2 + (len(summary.split("\n\n")[0]) % 2)
+
+    with chat_server(Behaviour(grader=by_wording)) as (url, _):
+        biased = audit.rubric(options(url, template="fluency", mode="greedy"), texts)
+    with chat_server(Behaviour(grader=by_text)) as (url, behaviour):
+        steady = audit.rubric(options(url, template="fluency", mode="greedy"), texts)
+    assert not biased.passed and biased.figures["sensitivity"] == 2.0
+    assert biased.figures["mean_abs_change"] == {"reversed": 0.0, "reworded": 2.0}
+    assert biased.figures["exact_agreement"] == {"reversed": 1.0, "reworded": 0.0}
+    assert steady.passed and steady.figures["sensitivity"] == 0.0
+    # three rubrics asked of every row, the reversed one last line first
+    firsts = {_rubric_line(r["body"]) for r in behaviour.requests}
+    assert firsts == {fluency.rubric[0], fluency.rubric[-1], fluency.reworded[0]}
+    assert len(behaviour.requests) == 3 * len(texts)
+
+
+def test_flakiness_a_sampled_judge_whose_verdict_changes_is_no_pass() -> None:
+    def steady(body) -> int:
+        return 2
+
+    def random_grade(body) -> int:  # the grade follows the request's sampling seed
+        return body["seed"] % 3 + 1
+
+    with chat_server(Behaviour(grader=steady)) as (url, behaviour):
+        stable = audit.flakiness(options(url, template="fluency"), GOLDS, "judge_verbosity", 2,
+                                 repeats=3)
+    assert {r["body"]["temperature"] for r in behaviour.requests} == {1.0}  # sampling on
+    assert len({r["body"]["seed"] for r in behaviour.requests}) > 1
+    assert stable.passed and stable.figures["stability"] == 1.0
+    assert stable.figures["test_verdict"] == "pass" and stable.figures["grade_stability"] == 1.0
+
+    with chat_server(Behaviour(grader=random_grade)) as (url, _):
+        flaky = audit.flakiness(options(url, template="fluency"), GOLDS, "judge_verbosity", 2,
+                                repeats=6)
+    verdicts = flaky.figures["verdicts"]
+    assert set(verdicts) == {True, False}  # the same test passes on some repeats, not others
+    assert not flaky.passed and flaky.figures["test_verdict"] == "flaky"
+    assert flaky.figures["stability"] == max(verdicts.count(True), verdicts.count(False)) / 6
+    assert flaky.figures["grade_stability"] < 1.0
+    assert "is no pass" in flaky.explanation
+
+
+def test_judge_audit_command_writes_each_audits_verdict_and_figures(tmp_path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    key = "sk-audit-0123456789-never-written"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def grader(body) -> int:  # pairwise: always the first answer; graded: by the text's length
+        text = body["messages"][-1]["content"]
+        return 1 if "Summary 2:" in text else len(text) % 3 + 1
+
+    with chat_server(Behaviour(grader=grader)) as (url, behaviour):
+        result = CliRunner().invoke(app, [
+            "judge-audit", "--data", "demo", "--rows", "3", "--audits", "position,panel",
+            "--judge", "rubric=as_written", "--judge", "rubric=reworded", "--judge-url", url,
+            "--mode", "greedy", "--tolerance", "panel=1", "--judge-options", "max_tokens=4",
+            "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "position   FAIL  order_invariant: 100% of 3 pairs flip" in result.output
+    written = (tmp_path / "judge_audit.json").read_text(encoding="utf-8")
+    report = json.loads(written)
+    assert report["audits"]["position"]["flip_rate"] == 1.0
+    assert report["audits"]["panel"]["judges"] == ["rubric=as_written", "rubric=reworded"]
+    assert report["audits"]["panel"]["tolerance"] == 1 and report["audits"]["panel"]["passed"]
+    assert len(report["audits"]["panel"]["panel"]["mean"]) == 3
+    assert len(behaviour.requests) == 2 * 3 + 2 * 3  # both orders, then two judges
+    assert {r["body"]["max_tokens"] for r in behaviour.requests} == {4}
+    assert key not in written and url not in written and key not in result.output
+    assert {r["headers"]["authorization"] for r in behaviour.requests} == {f"Bearer {key}"}
+
+
+def test_judge_audit_names_a_misspelt_audit() -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    result = CliRunner().invoke(app, ["judge-audit", "--audits", "positon"])
+    assert result.exit_code == 1
+    assert "unknown judge audit 'positon'" in result.output
+    assert "did you mean 'position'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_flakiness_a_repeat_whose_reply_holds_no_grade_gives_no_verdict() -> None:
+    with chat_server(Behaviour(no_grade=True)) as (url, _):
+        result = audit.flakiness(options(url, template="fluency"), GOLDS[:2], "judge_verbosity",
+                                 1, repeats=2)
+    assert result.figures["verdicts"] == [None, None]
+    assert result.figures["no_grade_repeats"] == 2 and not result.passed
+    assert result.figures["test_verdict"] == "fail"
+    assert ("0 repeat(s) graded every row, too few to compare grades; 2 of the repeats had a "
+            "reply with no grade") in result.explanation
+
+
+@pytest.mark.slow
+def test_position_in_process_weighs_smollm2s_own_probabilities_of_1_and_2() -> None:
+    import torch
+
+    from blindspot.judges.backends import prompt_ids
+    from blindspot.models import load_causal_lm
+
+    judge = get_scorer("llm_judge", model="smollm2", template="pairwise")
+    pairs = [(GOLDS[0], SHORT[0]), (SHORT[0], GOLDS[0])]
+    replies = [judge.prefer([a], [b], SOURCES[:1])[0] for a, b in pairs]
+    tokenizer, model = load_causal_lm("smollm2")
+    template = load_template("pairwise")
+    for (first, second), reply in zip(pairs, replies, strict=True):
+        ids = prompt_ids(tokenizer, template.render(first, (), SOURCES[0], second=second))
+        with torch.inference_mode():
+            probs = torch.softmax(model(input_ids=torch.tensor([ids])).logits[0, -1].float(), -1)
+        one, two = (float(probs[tokenizer.encode(d, add_special_tokens=False)[0]])
+                    for d in ("1", "2"))
+        assert reply.score - 1 == pytest.approx(two / (one + two), rel=1e-4)
+        assert reply.grade == (1 if one >= two else 2)
+    result = audit.position({"model": "smollm2", "template": "pairwise"}, GOLDS[:1], SHORT[:1],
+                            SOURCES[:1])
+    gold_first, gold_second = replies[0].grade == 1, replies[1].grade == 2
+    assert result.figures["flip_rate"] == float(gold_first != gold_second)
+    assert result.figures["gold_both"] == float(gold_first and gold_second)
