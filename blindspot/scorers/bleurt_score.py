@@ -54,6 +54,16 @@ def bleurt_scores(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], 
     return out
 
 
+def bleurt_scores_on_device(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *,
+                            max_length: int, budget: int, precision: str) -> list[float]:
+    """:func:`bleurt_scores` in token batches on the model's device, one host synchronisation
+    per batch (:func:`blindspot.scorers._device.encoded_rows_on_device`)."""
+    return _device.encoded_rows_on_device(
+        model, lambda inputs: model(**inputs).logits.float().reshape(-1),
+        _device.pair_encodings(tokenizer, pairs, max_length), lm.pad_id(tokenizer), budget,
+        precision, "bleurt")
+
+
 @register_scorer
 class Bleurt(lm.ModelScorer):
     """BLEURT; options ``model`` (Hub id or folder of a bleurt-pytorch checkpoint), ``max_length``,
@@ -75,11 +85,9 @@ class Bleurt(lm.ModelScorer):
         tokenizer, model = load_bleurt(self.config["model"], self.weight_dtype())
         if not self.on_device_path():
             return bleurt_scores(model, tokenizer, pairs, max_length=self.config["max_length"])
-        model = lm.place(model, self._device)
-        return _device.encoded_rows_on_device(
-            model, lambda inputs: model(**inputs).logits.float().reshape(-1),
-            _device.pair_encodings(tokenizer, pairs, self.config["max_length"]),
-            lm.pad_id(tokenizer), self.token_budget(), self.precision(), self.name)
+        return bleurt_scores_on_device(lm.place(model, self._device), tokenizer, pairs,
+                                       max_length=self.config["max_length"],
+                                       budget=self.token_budget(), precision=self.precision())
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         pairs = list(dict.fromkeys((ref, item.hypothesis) for item in batch
