@@ -16,10 +16,14 @@ measured rate, and the ratio to the direct library call on the same texts.
   ours (``precision=bf16``) through ``score_rows`` against ``bert_score.BERTScorer.score``
   (the model loaded before the clock for both; fast tokenizers for both; the best reference,
   bert_score's own reduction);
+* BARTScore, BART-large-shaped, on WMT21 (reference, output) pairs, against today's scorer;
+* MENLI's NLI model (RoBERTa-large-shaped, 3 classes), BLEURT (BLEURT-20-shaped: RemBERT's
+  32 x 1152) and UniEval's Boolean answer (T5-large-shaped), each against a plain float32
+  transformers loop on the same pairs (today's scorers of these run their model on the CPU);
 * an out-of-memory split on the device: a memory cap set with
   ``torch.cuda.set_per_process_memory_fraction`` and a token budget too large for it.
 
-    python benchmarks/gpu_scoring.py                  # on a GPU: the paper shapes
+    python benchmarks/gpu_scoring.py --baseline-n 1000  # on a GPU: the paper shapes
     python benchmarks/gpu_scoring.py --size tiny      # anywhere: a smoke test at tiny sizes
 
 The figures measured on an H200 are in ``docs/gpu.md``.
