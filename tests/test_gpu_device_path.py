@@ -217,3 +217,17 @@ def test_menli_device_path_scores_as_the_row_path(tmp_path: Path) -> None:
                           token_budget=30).score_batch(items)
         for old, new in zip(today, fast, strict=True):
             assert new["menli"] == pytest.approx(old["menli"], rel=1e-5, abs=1e-6)
+
+
+def test_moverscore_device_path_scores_as_the_row_path() -> None:
+    items = [ScoreInput(TEXTS[0], (TEXTS[1], TEXTS[3])), ScoreInput(TEXTS[4], (TEXTS[5],)),
+             ScoreInput(TEXTS[5], (TEXTS[0],))]
+    refs = [r for item in items for r in item.references]
+    today = get_scorer("moverscore", model_type="minilm", idf_references=refs).score_batch(items)
+    fast = get_scorer("moverscore", model_type="minilm", idf_references=refs, precision="fp32",
+                      token_budget=24)
+    half = get_scorer("moverscore", model_type="minilm", idf_references=refs, precision="bf16")
+    assert fast.identity() != half.identity()
+    for old, new, low in zip(today, fast.score_batch(items), half.score_batch(items), strict=True):
+        assert new["moverscore"] == pytest.approx(old["moverscore"], abs=1e-6)
+        assert low["moverscore"] == pytest.approx(old["moverscore"], abs=2e-2)
