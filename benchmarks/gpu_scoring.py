@@ -697,8 +697,8 @@ def main() -> None:
     log("menli and bleurt: BERT-architecture classifiers of RoBERTa-large's and RemBERT's "
         "(BLEURT-20's) shapes, compared with a plain fp32 transformers loop (bleurt-pytorch is "
         "not installed on the GPU machine)")
-    log("not measured here: mlm_ppl and moverscore (both have the device path), comet and "
-        "mauve (no device path yet)")
+    log("not measured here: mlm_ppl, moverscore and mauve (they have the device path), comet "
+        "(no device path yet)")
 
 
 if __name__ == "__main__":

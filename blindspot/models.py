@@ -210,10 +210,11 @@ def load_config(name: str) -> Any:
     return _load_once("config", name, AutoConfig.from_pretrained)
 
 
-def load_encoder(name: str) -> tuple[Any, Any]:
-    """(tokenizer, base transformer without any head, in eval mode), loaded once per process
-    (encoder features: MAUVE-RoBERTa/ELECTRA, BERTScore-style embeddings)."""
-    return load_tokenizer(name), _load_model("encoder", name, "AutoModel")
+def load_encoder(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, base transformer without any head, in eval mode, in ``dtype`` when given),
+    loaded once per process (encoder features: MAUVE-RoBERTa/ELECTRA, BERTScore-style
+    embeddings)."""
+    return load_tokenizer(name), _load_model("encoder", name, "AutoModel", dtype)
 
 
 def load_spacy(name: str = "en_core_web_sm") -> Any:

@@ -231,3 +231,14 @@ def test_moverscore_device_path_scores_as_the_row_path() -> None:
     for old, new, low in zip(today, fast.score_batch(items), half.score_batch(items), strict=True):
         assert new["moverscore"] == pytest.approx(old["moverscore"], abs=1e-6)
         assert low["moverscore"] == pytest.approx(old["moverscore"], abs=2e-2)
+
+
+def test_mauve_features_on_the_device_path_match_the_row_path(causal_folder: str) -> None:
+    texts = [t for t in TEXTS if t] + [""]
+    today = get_scorer("mauve", feature_model=causal_folder, feature_cache=None)
+    fast = get_scorer("mauve", feature_model=causal_folder, feature_cache=None, precision="fp32",
+                      token_budget=24)
+    assert today._feature_key(texts[0]) != fast._feature_key(texts[0])  # cached apart
+    for old, new in zip(today.text_features(texts), fast.text_features(texts), strict=True):
+        assert new.shape == old.shape
+        assert new == pytest.approx(old, abs=1e-5)
