@@ -16,10 +16,14 @@ measured rate, and the ratio to the direct library call on the same texts.
   ours (``precision=bf16``) through ``score_rows`` against ``bert_score.BERTScorer.score``
   (the model loaded before the clock for both; fast tokenizers for both; the best reference,
   bert_score's own reduction);
+* BARTScore, BART-large-shaped, on WMT21 (reference, output) pairs, against today's scorer;
+* MENLI's NLI model (RoBERTa-large-shaped, 3 classes), BLEURT (BLEURT-20-shaped: RemBERT's
+  32 x 1152) and UniEval's Boolean answer (T5-large-shaped), each against a plain float32
+  transformers loop on the same pairs (today's scorers of these run their model on the CPU);
 * an out-of-memory split on the device: a memory cap set with
   ``torch.cuda.set_per_process_memory_fraction`` and a token budget too large for it.
 
-    python benchmarks/gpu_scoring.py                  # on a GPU: the paper shapes
+    python benchmarks/gpu_scoring.py --baseline-n 1000  # on a GPU: the paper shapes
     python benchmarks/gpu_scoring.py --size tiny      # anywhere: a smoke test at tiny sizes
 
 The figures measured on an H200 are in ``docs/gpu.md``.
@@ -46,9 +50,11 @@ sys.path.insert(0, str(ROOT))
 #: (layers, width, heads, mlp width) of the paper-shaped models, and tiny stand-ins
 SHAPES = {
     "paper": {"gpt": (36, 1280, 20, 5120), "bert": (24, 1024, 16, 4096), "bert_layer": 17,
-              "bart": (12, 1024, 16, 4096)},
+              "bart": (12, 1024, 16, 4096), "t5": (24, 1024, 16, 4096),
+              "nli": (24, 1024, 16, 4096), "bleurt": (32, 1152, 18, 4608)},
     "tiny": {"gpt": (2, 64, 2, 256), "bert": (2, 64, 2, 256), "bert_layer": 2,
-             "bart": (1, 64, 2, 256)},
+             "bart": (1, 64, 2, 256), "t5": (1, 64, 2, 256), "nli": (2, 64, 2, 256),
+             "bleurt": (2, 64, 2, 256)},
 }
 
 
@@ -444,6 +450,187 @@ def bench_bartscore(args, device, shape, rows: list[Row]) -> None:
     models._CACHE.clear()
 
 
+def plain_loop(device, model, tokenizer, firsts: list[str], seconds: list[str] | None,
+               forward, batch_size: int = 16) -> list:
+    """The direct transformers loop a user writes: length-sorted batches of ``batch_size``
+    rows, the tokenizer's padding, float32, each batch's values brought back at once."""
+    import torch
+
+    order = sorted(range(len(firsts)), key=lambda i: -len(firsts[i]) - len((seconds or firsts)[i]))
+    out: list = [None] * len(firsts)
+    for start in range(0, len(order), batch_size):
+        chunk = order[start: start + batch_size]
+        enc = tokenizer([firsts[i] for i in chunk],
+                        None if seconds is None else [seconds[i] for i in chunk],
+                        padding=True, truncation=True, max_length=512, return_tensors="pt")
+        with torch.inference_mode():
+            values = forward({k: v.to(device) for k, v in enc.items()}).tolist()
+        for i, value in zip(chunk, values, strict=True):
+            out[i] = value
+    return out
+
+
+def time_against(device, rows: list[Row], metric: str, base_what: str, base_work, ours_work,
+                 tokens: list[int], flops: list[float], base_n: int, base_values: list,
+                 compare) -> None:
+    """Times ``base_work()`` (on the first ``base_n`` items) and ``ours_work(precision)`` (on
+    all) after a warm-up each, adds the rows, and logs the largest difference of ours from the
+    baseline's values (``compare(ours, base)`` per item)."""
+    base_work()
+    sync(device)
+    start = time.perf_counter()
+    base = base_work()
+    sync(device)
+    base_s = time.perf_counter() - start
+    base_tokens = sum(tokens[:base_n])
+    rows.append(Row(metric, f"{base_what} fp32 ({base_n})", base_s, base_tokens,
+                    sum(flops[:base_n])))
+    base_values.extend(base)
+    for precision in ("bf16", "fp32"):
+        ours_work(precision)
+        sync(device)
+        start = time.perf_counter()
+        ours = ours_work(precision)
+        sync(device)
+        seconds = time.perf_counter() - start
+        rows.append(Row(metric, f"ours {precision} ({len(tokens)})", seconds, sum(tokens),
+                        sum(flops), base_what, base_tokens / base_s))
+        log(f"{metric} ours {precision} vs {base_what}: max |difference| "
+            f"{max(compare(a, b) for a, b in zip(ours, base, strict=False)):.2e}")
+
+
+def classifier_model(device, shape, tokenizer, labels: int, folder: Path):
+    """A BERT-architecture sequence classifier of ``shape`` (RoBERTa-large, RemBERT and
+    XLM-R-large differ from it in vocabulary and embeddings only, not in body compute)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    layers, width, heads, mlp = shape
+    config = BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
+                        intermediate_size=mlp, vocab_size=len(tokenizer), num_labels=labels,
+                        max_position_embeddings=512,
+                        id2label={0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
+                        if labels == 3 else None)
+    with torch.device(device):
+        model = BertForSequenceClassification._from_config(config, attn_implementation="sdpa")
+    model.eval().config.save_pretrained(folder)
+    return model
+
+
+def bench_classifiers(args, device, shapes, rows: list[Row]) -> None:
+    """MENLI's NLI model (RoBERTa-large-shaped, 3 classes) through ``Menli.probabilities`` and
+    BLEURT-20-shaped (RemBERT's 32 layers x 1152) through ``bleurt_scores_on_device``, on WMT21
+    (reference, output) pairs, against a plain float32 transformers loop on the first
+    ``--baseline-n`` pairs."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from blindspot import models
+    from blindspot.scorers import _device
+    from blindspot.scorers.bleurt_score import bleurt_scores_on_device
+    from blindspot.scorers.menli import Menli
+
+    folder = Path(tempfile.mkdtemp(prefix="nli-shaped-"))
+    copy_tokenizer(args.bert_tokenizer or models.resolve_model("minilm"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    hyps, refs = wmt_pairs(args.data, args.bart_pairs)
+    pairs = [(r[0], h) for h, r in zip(hyps, refs, strict=True)]
+    tokens = [len(e["input_ids"]) for e in _device.pair_encodings(tokenizer, pairs, 512)]
+    base_n = min(args.baseline_n, len(pairs))
+    firsts, seconds = [a for a, _ in pairs[:base_n]], [b for _, b in pairs[:base_n]]
+
+    model = classifier_model(device, shapes["nli"], tokenizer, 3, folder)
+    path = models.resolve_model(str(folder))
+    models._CACHE[("sequence-classifier", path)] = model
+    models._CACHE[("sequence-classifier-bfloat16", path)] = copy.deepcopy(model).to(
+        torch.bfloat16)
+    layers, width, _, mlp = shapes["nli"]
+    flops = [body_flops(layers, width, mlp, [n], False) for n in tokens]
+
+    def menli(precision: str) -> list:
+        scorer = Menli(model=str(folder), label_order="e,n,c", precision=precision,
+                       token_budget=args.bert_token_budget)
+        probs = scorer.probabilities(pairs)
+        return [[probs[p][c] for c in "enc"] for p in pairs]
+
+    time_against(device, rows, "menli", "plain loop",
+                 lambda: plain_loop(device, model, tokenizer, firsts, seconds,
+                                    lambda enc: model(**enc).logits.float().softmax(-1)),
+                 menli, tokens, flops, base_n, [],
+                 lambda a, b: max(abs(x - y) for x, y in zip(a, b, strict=True)))
+    models._CACHE.clear()
+
+    model = classifier_model(device, shapes["bleurt"], tokenizer, 1, folder)
+    half = copy.deepcopy(model).to(torch.bfloat16)
+    layers, width, _, mlp = shapes["bleurt"]
+    flops = [body_flops(layers, width, mlp, [n], False) for n in tokens]
+
+    def bleurt(precision: str) -> list:
+        return bleurt_scores_on_device(half if precision == "bf16" else model, tokenizer, pairs,
+                                       max_length=512, budget=args.bert_token_budget,
+                                       precision=precision)
+
+    time_against(device, rows, "bleurt", "plain loop",
+                 lambda: plain_loop(device, model, tokenizer, firsts, seconds,
+                                    lambda enc: model(**enc).logits.float().reshape(-1)),
+                 bleurt, tokens, flops, base_n, [], lambda a, b: abs(a - b))
+    log(f"classifiers: {len(pairs):,} pairs, {sum(tokens):,} tokens; RoBERTa-large-shaped NLI "
+        f"{shapes['nli']}, BLEURT-20-shaped {shapes['bleurt']} (layers, width, heads, mlp)")
+
+
+def bench_unieval(args, device, shape, rows: list[Row]) -> None:
+    """UniEval's Boolean answer on a T5-large-shaped model with SmolLM2's vocabulary, on the
+    coherence question over WMT21 (output, reference) pairs, through
+    ``UniEval.yes_probabilities``, against a plain float32 first-decoder-step loop."""
+    import torch
+    from transformers import AutoTokenizer, T5Config, T5ForConditionalGeneration
+
+    from blindspot import models
+    from blindspot.scorers import _lm_utils as lm
+    from blindspot.scorers.unieval import UniEval, first_token_id, unieval_question
+
+    folder = Path(tempfile.mkdtemp(prefix="t5-shaped-"))
+    copy_tokenizer(args.gpt_tokenizer or models.resolve_model("smollm2"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    if tokenizer.pad_token is None:  # as UniEval's own T5 tokenizer has one
+        tokenizer.pad_token = tokenizer.eos_token
+        tokenizer.save_pretrained(folder)
+    layers, width, heads, mlp = shape
+    pad = lm.pad_id(tokenizer)
+    config = T5Config(vocab_size=len(tokenizer), d_model=width, d_kv=width // heads, d_ff=mlp,
+                      num_layers=layers, num_heads=heads, pad_token_id=pad, eos_token_id=pad,
+                      decoder_start_token_id=pad)
+    with torch.device(device):
+        model = T5ForConditionalGeneration._from_config(config)
+    model.eval().config.save_pretrained(folder)
+    path = models.resolve_model(str(folder))
+    models._CACHE[("seq2seq-lm", path)] = model
+    models._CACHE[("seq2seq-lm-bfloat16", path)] = copy.deepcopy(model).to(torch.bfloat16)
+    hyps, refs = wmt_pairs(args.data, args.bart_pairs)
+    prompts = [unieval_question("coherence", h, r[0]) for h, r in zip(hyps, refs, strict=True)]
+    tokens = [len(ids) for ids in tokenizer(prompts, truncation=True, max_length=1024)["input_ids"]]
+    flops = [body_flops(layers, width, mlp, [n], False) + 2 * width * len(tokenizer)
+             for n in tokens]
+    base_n = min(args.baseline_n, len(prompts))
+    yes, no = first_token_id(tokenizer, "Yes"), first_token_id(tokenizer, "No")
+
+    def step(enc):
+        start = torch.full((enc["input_ids"].shape[0], 1), pad, device=device)
+        logits = model(**enc, decoder_input_ids=start).logits[:, 0].float()
+        return torch.sigmoid(logits[:, yes] - logits[:, no])
+
+    def ours(precision: str) -> list:
+        scorer = UniEval(model=str(folder), precision=precision,
+                         token_budget=args.bert_token_budget)
+        return scorer.yes_probabilities(prompts)
+
+    time_against(device, rows, "unieval", "plain loop",
+                 lambda: plain_loop(device, model, tokenizer, prompts[:base_n], None, step),
+                 ours, tokens, flops, base_n, [], lambda a, b: abs(a - b))
+    log(f"unieval: T5-large-shaped {shape}, {len(prompts):,} prompts, {sum(tokens):,} tokens")
+    models._CACHE.clear()
+
+
 def main() -> None:
     import torch
 
@@ -464,7 +651,12 @@ def main() -> None:
     parser.add_argument("--bert-tokenizer", default=None,
                         help="a tokenizer folder (default: the offline MiniLM's)")
     parser.add_argument("--bart-pairs", type=int, default=None, help="BARTScore pairs (2000/20)")
-    parser.add_argument("--only", choices=("gpt_ppl", "bertscore", "bartscore"), default=None)
+    parser.add_argument("--only", choices=("gpt_ppl", "bertscore", "bartscore", "classifiers",
+                                           "unieval"), default=None)
+    parser.add_argument("--stop-after", type=float, default=0.0,
+                        help="seconds after which no further section starts (0: no limit)")
+    parser.add_argument("--skip", type=lambda v: v.split(","), default=[],
+                        help="sections to leave out, e.g. bertscore,bartscore")
     args = parser.parse_args()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     size = args.size or ("paper" if device.type == "cuda" else "tiny")
@@ -481,16 +673,32 @@ def main() -> None:
     log(f"measured bf16 matrix-multiply rate: {rate:.1f} TFLOP/s")
     rows: list[Row] = []
     shapes = SHAPES[size]
-    if args.only in (None, "gpt_ppl"):
-        bench_gpt(args, device, shapes["gpt"], rows)
-    if args.only in (None, "bertscore"):
-        bench_bertscore(args, device, shapes["bert"], shapes["bert_layer"], rows)
-    if args.only in (None, "bartscore"):
-        bench_bartscore(args, device, shapes["bart"], rows)
-    log(f"\n{name}, bf16 rate {rate:.0f} TFLOP/s")
-    for row in rows:
-        log(row.line(rate))
-    log("not measured here: mlm_ppl, unieval, comet, bleurt, menli, mauve, moverscore")
+    sections = {"gpt_ppl": lambda: bench_gpt(args, device, shapes["gpt"], rows),
+                "bertscore": lambda: bench_bertscore(args, device, shapes["bert"],
+                                                     shapes["bert_layer"], rows),
+                "bartscore": lambda: bench_bartscore(args, device, shapes["bart"], rows),
+                "classifiers": lambda: bench_classifiers(args, device, shapes, rows),
+                "unieval": lambda: bench_unieval(args, device, shapes["t5"], rows)}
+    began = time.perf_counter()
+    for section, work in sections.items():
+        if args.only not in (None, section) or section in args.skip:
+            continue
+        if args.stop_after and time.perf_counter() - began > args.stop_after:
+            log(f"[{section} skipped: past --stop-after {args.stop_after:.0f} s]")
+            continue
+        started = time.perf_counter()
+        work()
+        log(f"[{section} took {time.perf_counter() - started:.0f} s]")
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        log(f"\n{name}, bf16 rate {rate:.0f} TFLOP/s")  # the table so far, after each section
+        for row in rows:
+            log(row.line(rate))
+    log("menli and bleurt: BERT-architecture classifiers of RoBERTa-large's and RemBERT's "
+        "(BLEURT-20's) shapes, compared with a plain fp32 transformers loop (bleurt-pytorch is "
+        "not installed on the GPU machine)")
+    log("not measured here: mlm_ppl, moverscore and mauve (they have the device path), comet "
+        "(no device path yet)")
 
 
 if __name__ == "__main__":

@@ -210,10 +210,11 @@ def load_config(name: str) -> Any:
     return _load_once("config", name, AutoConfig.from_pretrained)
 
 
-def load_encoder(name: str) -> tuple[Any, Any]:
-    """(tokenizer, base transformer without any head, in eval mode), loaded once per process
-    (encoder features: MAUVE-RoBERTa/ELECTRA, BERTScore-style embeddings)."""
-    return load_tokenizer(name), _load_model("encoder", name, "AutoModel")
+def load_encoder(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, base transformer without any head, in eval mode, in ``dtype`` when given),
+    loaded once per process (encoder features: MAUVE-RoBERTa/ELECTRA, BERTScore-style
+    embeddings)."""
+    return load_tokenizer(name), _load_model("encoder", name, "AutoModel", dtype)
 
 
 def load_spacy(name: str = "en_core_web_sm") -> Any:
@@ -239,10 +240,11 @@ def load_spacy(name: str = "en_core_web_sm") -> Any:
     return _CACHE[key]
 
 
-def load_sequence_classifier(name: str) -> tuple[Any, Any]:
-    """(tokenizer, sequence-classification model in eval mode), loaded once per process (NLI)."""
+def load_sequence_classifier(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, sequence-classification model in eval mode, in ``dtype`` when given), loaded
+    once per process (NLI)."""
     return load_tokenizer(name), _load_model("sequence-classifier", name,
-                                             "AutoModelForSequenceClassification")
+                                             "AutoModelForSequenceClassification", dtype)
 
 
 def comet_checkpoint(name: str) -> str:
@@ -287,18 +289,20 @@ def load_comet(name: str) -> Any:
     return _load_once("comet", comet_checkpoint(name), load)
 
 
-def load_bleurt(name: str) -> tuple[Any, Any]:
-    """(tokenizer, BLEURT regression model in eval mode) from the ``bleurt-pytorch`` port,
-    loaded once per process."""
+def load_bleurt(name: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, BLEURT regression model in eval mode, in ``dtype`` when given) from the
+    ``bleurt-pytorch`` port, loaded once per process."""
     from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
 
     def load(path: str) -> Any:
+        import torch
+
         model = BleurtForSequenceClassification.from_pretrained(path)
         model.eval()
-        return model
+        return model if dtype is None else model.to(getattr(torch, dtype))
 
     tokenizer = _load_once("bleurt-tokenizer", name, BleurtTokenizer.from_pretrained)
-    return tokenizer, _load_once("bleurt", name, load)
+    return tokenizer, _load_once("bleurt" if dtype is None else f"bleurt-{dtype}", name, load)
 
 
 def load_bertscore_encoder(name: str, num_layers: int, dtype: str | None = None) -> Any:

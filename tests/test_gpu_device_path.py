@@ -177,3 +177,68 @@ def test_mlm_ppl_device_path_scores_as_the_row_path(tmp_path: Path) -> None:
         for old, new in zip(today, fast, strict=True):
             assert (math.isnan(old["mlm_ppl"]) and math.isnan(new["mlm_ppl"])) or \
                 new["mlm_ppl"] == pytest.approx(old["mlm_ppl"], rel=1e-5)
+
+
+def test_unieval_device_path_answers_as_the_row_path(tmp_path: Path) -> None:
+    from blindspot.scorers.unieval import unieval_question
+    from blindspot.tiny_models import tiny_t5
+
+    model = tiny_t5(tmp_path / "t5")
+    prompts = [unieval_question("fluency", t) for t in TEXTS]
+    today = get_scorer("unieval", model=model).yes_probabilities(prompts)
+    for budget in (40, 10_000):
+        fast = get_scorer("unieval", model=model, precision="fp32", token_budget=budget)
+        assert fast.yes_probabilities(prompts) == pytest.approx(today, rel=1e-5)
+    half = get_scorer("unieval", model=model, precision="bf16").yes_probabilities(prompts)
+    assert half == pytest.approx(today, abs=2e-2)
+
+
+def test_bleurt_device_path_scores_as_the_row_path(tmp_path: Path) -> None:
+    from blindspot.tiny_models import tiny_bleurt
+
+    model = tiny_bleurt(tmp_path / "bleurt")
+    items = [ScoreInput(TEXTS[0], (TEXTS[1], TEXTS[3])), ScoreInput(TEXTS[4], (TEXTS[5],)),
+             ScoreInput(TEXTS[2], (TEXTS[0],))]
+    today = get_scorer("bleurt", model=model).score_batch(items)
+    fast = get_scorer("bleurt", model=model, precision="fp32", token_budget=40)
+    assert fast.identity() != get_scorer("bleurt", model=model).identity()
+    for old, new in zip(today, fast.score_batch(items), strict=True):
+        assert new["bleurt"] == pytest.approx(old["bleurt"], abs=1e-4)  # padding widths differ
+
+
+def test_menli_device_path_scores_as_the_row_path(tmp_path: Path) -> None:
+    from blindspot.tiny_models import tiny_nli
+
+    model = tiny_nli(tmp_path / "nli", label_order="c,n,e")
+    items = [ScoreInput(TEXTS[0], (TEXTS[1], TEXTS[3])), ScoreInput(TEXTS[4], (TEXTS[5],))]
+    for direction in ("ref->hyp", "avg"):
+        today = get_scorer("menli", model=model, direction=direction).score_batch(items)
+        fast = get_scorer("menli", model=model, direction=direction, precision="fp32",
+                          token_budget=30).score_batch(items)
+        for old, new in zip(today, fast, strict=True):
+            assert new["menli"] == pytest.approx(old["menli"], rel=1e-5, abs=1e-6)
+
+
+def test_moverscore_device_path_scores_as_the_row_path() -> None:
+    items = [ScoreInput(TEXTS[0], (TEXTS[1], TEXTS[3])), ScoreInput(TEXTS[4], (TEXTS[5],)),
+             ScoreInput(TEXTS[5], (TEXTS[0],))]
+    refs = [r for item in items for r in item.references]
+    today = get_scorer("moverscore", model_type="minilm", idf_references=refs).score_batch(items)
+    fast = get_scorer("moverscore", model_type="minilm", idf_references=refs, precision="fp32",
+                      token_budget=24)
+    half = get_scorer("moverscore", model_type="minilm", idf_references=refs, precision="bf16")
+    assert fast.identity() != half.identity()
+    for old, new, low in zip(today, fast.score_batch(items), half.score_batch(items), strict=True):
+        assert new["moverscore"] == pytest.approx(old["moverscore"], abs=1e-6)
+        assert low["moverscore"] == pytest.approx(old["moverscore"], abs=2e-2)
+
+
+def test_mauve_features_on_the_device_path_match_the_row_path(causal_folder: str) -> None:
+    texts = [t for t in TEXTS if t] + [""]
+    today = get_scorer("mauve", feature_model=causal_folder, feature_cache=None)
+    fast = get_scorer("mauve", feature_model=causal_folder, feature_cache=None, precision="fp32",
+                      token_budget=24)
+    assert today._feature_key(texts[0]) != fast._feature_key(texts[0])  # cached apart
+    for old, new in zip(today.text_features(texts), fast.text_features(texts), strict=True):
+        assert new.shape == old.shape
+        assert new == pytest.approx(old, abs=1e-5)

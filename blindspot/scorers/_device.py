@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 #: the values of every model metric's ``precision`` option
@@ -219,17 +219,23 @@ def causal_head(model: Any) -> tuple[Any, Any] | None:
 
 def sums_by_batch(launch: Callable[[list[int]], Any], lengths: Sequence[int], budget: int,
                   metric: str) -> list[float]:
-    """Each item's total, computed by ``launch(rows)`` (which queues a batch on the device and
-    returns its per-row totals there) over token batches of ``lengths``, split on running out
-    of memory; a batch's totals are brought back (the one host synchronisation) after the next
-    batch is queued, so the host prepares while the device computes."""
-    totals = [0.0] * len(lengths)
+    """Each item's total (a float) by :func:`values_by_batch`."""
+    return [float(total) for total in values_by_batch(launch, lengths, budget, metric)]
+
+
+def values_by_batch(launch: Callable[[list[int]], Any], lengths: Sequence[int], budget: int,
+                    metric: str) -> list[Any]:
+    """Each item's value, computed by ``launch(rows)`` (which queues a batch on the device and
+    returns a tensor whose first axis is its rows) over token batches of ``lengths``, split on
+    running out of memory; a batch's values are brought back (the one host synchronisation,
+    ``tolist``) after the next batch is queued, so the host prepares while the device computes."""
+    totals: list[Any] = [None] * len(lengths)
     pending: tuple[list[int], Any] | None = None
 
     def collect(done: tuple[list[int], Any]) -> None:
-        rows, sums = done
-        for k, total in zip(rows, sums.tolist(), strict=True):
-            totals[k] = float(total)
+        rows, values = done
+        for k, value in zip(rows, values.tolist(), strict=True):
+            totals[k] = value
 
     for rows in token_batches(lengths, budget):
         for part, sums in split_on_oom(launch, rows, metric):
@@ -330,3 +336,46 @@ def seq2seq_sums_on_device(model: Any, sources: Sequence[Sequence[int]],
 
     lengths = [len(s) + len(t) for s, t in zip(sources, targets, strict=True)]
     return sums_by_batch(launch, lengths, budget, metric)
+
+
+def padded_encoding(encodings: Sequence[Mapping[str, Sequence[int]]], fill: int, device: Any
+                    ) -> dict[str, Any]:
+    """A tokenizer's unpadded outputs for a batch (``input_ids`` and any ``token_type_ids``)
+    padded on the right, with the attention mask, on ``device`` (:func:`padded_on_device`)."""
+    ids, mask = padded_on_device([e["input_ids"] for e in encodings], fill, device)
+    inputs = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in encodings[0]:
+        inputs["token_type_ids"] = padded_on_device([e["token_type_ids"] for e in encodings], 0,
+                                                    device)[0]
+    return inputs
+
+
+def encoded_rows_on_device(model: Any, forward: Callable[[dict[str, Any]], Any],
+                           encodings: Sequence[Mapping[str, Sequence[int]]], fill: int,
+                           budget: int, precision: str, metric: str) -> list[Any]:
+    """``forward(padded inputs)``'s per-row values (a tensor with the rows first, computed on the
+    device) over token batches of ``encodings`` (a tokenizer's unpadded, already truncated
+    outputs), split on running out of memory, one host synchronisation per batch: the shared
+    path of the classifier and single-step metrics (BLEURT, MENLI's NLI, UniEval's answer)."""
+    import torch
+
+    device = next(model.parameters()).device
+
+    def launch(rows: list[int]) -> Any:
+        inputs = padded_encoding([encodings[k] for k in rows], fill, device)
+        with torch.inference_mode(), matmul_precision(precision):
+            return forward(inputs)
+
+    return values_by_batch(launch, [len(e["input_ids"]) for e in encodings], budget, metric)
+
+
+def pair_encodings(tokenizer: Any, pairs: Sequence[tuple[str, str]], limit: int
+                   ) -> list[dict[str, list[int]]]:
+    """Each (first, second) text pair tokenized as the model reads it, truncated to ``limit``
+    tokens, unpadded (the token batches pad them)."""
+    if not pairs:
+        return []
+    enc = tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation=True,
+                    max_length=limit)
+    fields = [f for f in ("input_ids", "token_type_ids") if f in enc]
+    return [{f: list(enc[f][i]) for f in fields} for i in range(len(pairs))]

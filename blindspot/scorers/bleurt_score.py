@@ -4,6 +4,11 @@ checkpoints (paper default BLEURT-20: ``lucadiliello/BLEURT-20``; smaller ``-D12
 The model reads ``[CLS] reference [SEP] candidate [SEP]`` and regresses a quality score (the
 regression head's single logit). A row with several references gets the mean of its
 per-reference scores. Pairs longer than ``max_length`` (BLEURT-20: 512) are truncated.
+
+``precision`` and ``token_budget``: on a GPU, or whenever a precision is asked, the pairs go in
+token batches on the device with one host synchronisation per batch
+(:func:`blindspot.scorers._device.encoded_rows_on_device`, ``docs/gpu.md``); a CPU run with no
+precision asked computes as before.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from blindspot.models import load_bleurt, model_revision
+from blindspot.models import load_bleurt
+from blindspot.scorers import _device
+from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers._lm_utils import length_chunks
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.base import ScoreInput, register_scorer
 
 #: the citation of both BLEURT evaluate modules (bleurt_score, bleurt)
 CITATION = """\
@@ -47,26 +54,44 @@ def bleurt_scores(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], 
     return out
 
 
+def bleurt_scores_on_device(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *,
+                            max_length: int, budget: int, precision: str) -> list[float]:
+    """:func:`bleurt_scores` in token batches on the model's device, one host synchronisation
+    per batch (:func:`blindspot.scorers._device.encoded_rows_on_device`)."""
+    return _device.encoded_rows_on_device(
+        model, lambda inputs: model(**inputs).logits.float().reshape(-1),
+        _device.pair_encodings(tokenizer, pairs, max_length), lm.pad_id(tokenizer), budget,
+        precision, "bleurt")
+
+
 @register_scorer
-class Bleurt(Scorer):
-    """BLEURT; options ``model`` (Hub id or folder of a bleurt-pytorch checkpoint), ``max_length``."""
+class Bleurt(lm.ModelScorer):
+    """BLEURT; options ``model`` (Hub id or folder of a bleurt-pytorch checkpoint), ``max_length``,
+    ``precision``, ``token_budget``, ``device``."""
 
     name = "bleurt"
     outputs = ("bleurt",)
     uses_references = "required"
     default_batch_size = 32
 
-    def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 512) -> None:
-        super().__init__(model=str(model), max_length=int(max_length))
+    def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 512,
+                 device: str | None = None, precision: str | None = None,
+                 token_budget: int | None = None) -> None:
+        super().__init__(device, precision, token_budget, model=str(model),
+                         max_length=int(max_length))
 
-    def model_revision(self) -> str:
-        return model_revision(self.config["model"])
+    def pair_scores(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The BLEURT score of each (reference, candidate) pair."""
+        tokenizer, model = load_bleurt(self.config["model"], self.weight_dtype())
+        if not self.on_device_path():
+            return bleurt_scores(model, tokenizer, pairs, max_length=self.config["max_length"])
+        return bleurt_scores_on_device(lm.place(model, self._device), tokenizer, pairs,
+                                       max_length=self.config["max_length"],
+                                       budget=self.token_budget(), precision=self.precision())
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        tokenizer, model = load_bleurt(self.config["model"])
         pairs = list(dict.fromkeys((ref, item.hypothesis) for item in batch
                                    for ref in item.references))
-        scored = dict(zip(pairs, bleurt_scores(model, tokenizer, pairs,
-                                               max_length=self.config["max_length"]), strict=True))
+        scored = dict(zip(pairs, self.pair_scores(pairs), strict=True))
         return [{"bleurt": fmean(scored[(ref, item.hypothesis)] for ref in item.references)}
                 for item in batch]

@@ -56,8 +56,9 @@ import numpy as np
 
 from blindspot.models import load_causal_lm, load_config, load_encoder, model_revision
 from blindspot.paths import cache_dir
+from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.base import ScoreInput, register_scorer
 from blindspot.scoring.cache import default_score_cache
 from blindspot.sqlite_utils import KeyValueStore
 
@@ -92,9 +93,10 @@ def feature_kind(config: Any) -> str:
     return "causal" if causal or getattr(config, "is_decoder", False) else "encoder"
 
 
-def load_feature_model(name: str, kind: str) -> tuple[Any, Any]:
-    """(tokenizer, model) loaded once per process; features come from ``model.base_model``."""
-    return load_causal_lm(name) if kind == "causal" else load_encoder(name)
+def load_feature_model(name: str, kind: str, dtype: str | None = None) -> tuple[Any, Any]:
+    """(tokenizer, model, in ``dtype`` when given) loaded once per process; features come from
+    ``model.base_model``."""
+    return load_causal_lm(name, dtype) if kind == "causal" else load_encoder(name, dtype)
 
 
 def token_sequences(tokenizer: Any, texts: Sequence[str], limit: int) -> list[list[int]]:
@@ -127,6 +129,32 @@ def last_token_states(model: Any, sequences: Sequence[Sequence[int]], fill: int,
                           **extra).last_hidden_state
         for b, i in enumerate(rows):
             out[i] = hidden[b, len(sequences[i]) - 1].float().cpu().numpy()
+    return out
+
+
+def last_token_states_on_device(model: Any, sequences: Sequence[Sequence[int]], fill: int,
+                                budget: int, precision: str, causal: bool) -> list[np.ndarray]:
+    """:func:`last_token_states` in token batches (split on running out of memory), each row's
+    last-token state gathered on the device and brought back once per batch."""
+    import torch
+
+    out = [np.zeros(0, dtype=np.float32) for _ in sequences]
+    todo = [i for i, seq in enumerate(sequences) if seq]
+    base = model.base_model
+    device = lm.model_device(model)
+    extra = {"use_cache": False} if causal else {}
+
+    def launch(rows: list[int]) -> Any:
+        batch = [sequences[todo[k]] for k in rows]
+        ids, mask = _device.padded_on_device(batch, fill, device)
+        last = _device.pinned_to(torch.tensor([len(s) - 1 for s in batch]), device)
+        with torch.inference_mode(), _device.matmul_precision(precision):
+            hidden = base(input_ids=ids, attention_mask=mask, **extra).last_hidden_state
+            return hidden[torch.arange(len(batch), device=device), last].float()
+
+    states = _device.values_by_batch(launch, [len(sequences[i]) for i in todo], budget, "mauve")
+    for k, i in enumerate(todo):
+        out[i] = np.asarray(states[k], dtype=np.float32)
     return out
 
 
@@ -213,7 +241,7 @@ def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray,
 # -- the scorer ------------------------------------------------------------------------------------
 
 @register_scorer
-class Mauve(Scorer):
+class Mauve(lm.ModelScorer):
     """MAUVE of the hypothesis set against the reference set, on last-token features."""
 
     name = "mauve"
@@ -230,6 +258,7 @@ class Mauve(Scorer):
     def __init__(self, feature_model: str = DEFAULT_FEATURE_MODEL,
                  max_text_length: int = DEFAULT_MAX_TEXT_LENGTH, batch_size: int | None = None,
                  device: str | None = None, feature_cache: Any = _DEFAULT,
+                 precision: str | None = None, token_budget: int | None = None,
                  **options: Any) -> None:
         self.check_options(options)
         if isinstance(max_text_length, bool) or not isinstance(max_text_length, int) \
@@ -239,11 +268,10 @@ class Mauve(Scorer):
         check_hyperparameters(hyper)
         # batch size, device and the feature cache change how, not what, is computed: they are
         # not part of the score cache key
-        super().__init__(feature_model=str(feature_model), max_text_length=max_text_length,
-                         **hyper)
+        super().__init__(device, precision, token_budget, feature_model=str(feature_model),
+                         max_text_length=max_text_length, **hyper)
         self.feature_kind = feature_kind(load_config(self.config["feature_model"]))
         self._batch_size = batch_size or self.default_batch_size
-        self._device = device
         self._feature_cache = (default_feature_cache() if feature_cache is _DEFAULT
                                else feature_cache_at(feature_cache) if feature_cache else None)
         self._revision: str | None = None
@@ -260,16 +288,23 @@ class Mauve(Scorer):
         return {key: self.config[key] for key in PAPER_HYPERPARAMETERS}
 
     def _feature_key(self, text: str) -> str:
+        # a precision asked for keys its features apart (none asked: the keys as before)
+        asked = [self.precision()] if "precision" in self.config else []
         payload = json.dumps([self.model_revision(), self.feature_kind,
-                              self.config["max_text_length"], text], ensure_ascii=False)
+                              self.config["max_text_length"], text, *asked], ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     # -- features ----------------------------------------------------------------------------------
 
     def _compute_features(self, texts: Sequence[str]) -> list[np.ndarray]:
-        tokenizer, model = load_feature_model(self.config["feature_model"], self.feature_kind)
+        tokenizer, model = load_feature_model(self.config["feature_model"], self.feature_kind,
+                                              self.weight_dtype())
         model = lm.place(model, self._device)
         limit = lm.max_positions(tokenizer, model, self.config["max_text_length"])
+        if self.on_device_path():
+            return last_token_states_on_device(
+                model, token_sequences(tokenizer, texts, limit), lm.pad_id(tokenizer),
+                self.token_budget(), self.precision(), self.feature_kind == "causal")
         return last_token_states(model, token_sequences(tokenizer, texts, limit),
                                  lm.pad_id(tokenizer), self._batch_size,
                                  self.feature_kind == "causal")

@@ -30,9 +30,10 @@ from statistics import fmean
 from typing import Any
 
 from blindspot.minmax import combine as combine_minmax
-from blindspot.models import load_sequence_classifier, model_revision
-from blindspot.scorers._lm_utils import length_chunks, max_positions
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.models import load_sequence_classifier
+from blindspot.scorers import _device
+from blindspot.scorers._lm_utils import ModelScorer, length_chunks, max_positions, pad_id, place
+from blindspot.scoring.base import ScoreInput, register_scorer
 
 #: the MENLI paper (also cited by the MENLI adversarial-set builder's cards)
 MENLI_CITATION = """@article{chen-eger-2023-menli,
@@ -144,7 +145,7 @@ def combine(nli_scores: Sequence[float], other_scores: Sequence[float], weight: 
 
 
 @register_scorer
-class Menli(Scorer):
+class Menli(ModelScorer):
     """MENLI's NLI metric; options ``model``, ``direction``, ``formula``, ``label_order``,
     ``multi_reference``."""
 
@@ -156,7 +157,9 @@ class Menli(Scorer):
     default_batch_size = 32
 
     def __init__(self, model: str | None = None, direction: str = "ref->hyp", formula: str = "e",
-                 label_order: str | None = None, multi_reference: str = "mean") -> None:
+                 label_order: str | None = None, multi_reference: str = "mean",
+                 device: str | None = None, precision: str | None = None,
+                 token_budget: int | None = None) -> None:
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}")
         if formula not in FORMULAS:
@@ -167,14 +170,12 @@ class Menli(Scorer):
         name = MODEL_ALIASES.get(str(name).lower(), str(name))
         if label_order is not None:
             label_order = ",".join(parse_label_order(label_order))
-        super().__init__(model=name, direction=direction, formula=formula,
-                         label_order=label_order, multi_reference=multi_reference)
+        super().__init__(device, precision, token_budget, model=name, direction=direction,
+                         formula=formula, label_order=label_order,
+                         multi_reference=multi_reference)
         free = direction == "src->hyp"
         self.uses_references = "none" if free else "required"
         self.uses_source = "required" if free else "none"
-
-    def model_revision(self) -> str:
-        return model_revision(self.config["model"])
 
     def premise_pairs(self, item: ScoreInput) -> list[list[tuple[str, str]]]:
         """Per reference (or the source), the (premise, hypothesis) pairs its score needs."""
@@ -189,10 +190,19 @@ class Menli(Scorer):
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Probabilities]:
         """Class probabilities of distinct (premise, hypothesis) pairs."""
-        tokenizer, model = load_sequence_classifier(self.config["model"])
+        tokenizer, model = load_sequence_classifier(self.config["model"], self.weight_dtype())
         indices = label_indices(model.config, self.config["model"], self.config["label_order"])
         unique = list(dict.fromkeys(pairs))
-        return dict(zip(unique, nli_probabilities(model, tokenizer, unique, indices), strict=True))
+        if not self.on_device_path():
+            return dict(zip(unique, nli_probabilities(model, tokenizer, unique, indices),
+                            strict=True))
+        model = place(model, self._device)
+        rows = _device.encoded_rows_on_device(
+            model, lambda inputs: model(**inputs).logits.float().softmax(dim=-1),
+            _device.pair_encodings(tokenizer, unique, max_positions(tokenizer, model)),
+            pad_id(tokenizer), self.token_budget(), self.precision(), self.name)
+        return {pair: {label: row[j] for label, j in indices.items()}
+                for pair, row in zip(unique, rows, strict=True)}
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         groups = [self.premise_pairs(item) for item in batch]

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
+from blindspot.scorers import _device
 from blindspot.scorers._encoders import (
     Truncation,
     checked_layer,
@@ -48,7 +49,8 @@ from blindspot.scorers._encoders import (
     layer_count,
     truncation_of,
 )
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scorers._lm_utils import ModelScorer
+from blindspot.scoring.base import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "distilbert-base-uncased"
 DISTANCES = ("euclidean", "cosine")
@@ -136,7 +138,7 @@ def mover_score(hypothesis: Cloud, reference: Cloud, distance: str) -> float:
 
 
 @register_scorer
-class MoverScore(Scorer):
+class MoverScore(ModelScorer):
     """Unigram MoverScore of each hypothesis against each reference, averaged over references."""
 
     name = "moverscore"
@@ -151,14 +153,16 @@ class MoverScore(Scorer):
                  idf: bool = True, idf_references: Sequence[str] | None = None,
                  distance: str = "euclidean", remove_subwords: bool = True,
                  remove_punctuation: bool = True, stop_words: Iterable[str] = (),
-                 batch_size: int = 64, device: str | None = None) -> None:
+                 batch_size: int = 64, device: str | None = None, precision: str | None = None,
+                 token_budget: int | None = None) -> None:
         if distance not in DISTANCES:
             raise ValueError(f"distance must be one of {DISTANCES}, got {distance!r}")
         path = resolve_model(model_type)
         layers = checked_layer(model_type, num_layers, layer_count(model_type))
         self._corpus = idf_corpus(bool(idf), idf_references, self.name)
         stops = sorted({str(word).lower() for word in stop_words})
-        super().__init__(model_type=path, num_layers=layers, idf=bool(idf),
+        super().__init__(device, precision, token_budget, model_type=path, num_layers=layers,
+                         idf=bool(idf),
                          idf_references=corpus_digest(self._corpus) if self._corpus else None,
                          distance=distance, remove_subwords=bool(remove_subwords),
                          remove_punctuation=bool(remove_punctuation), stop_words=stops)
@@ -175,7 +179,8 @@ class MoverScore(Scorer):
 
     def model(self) -> Any:
         """The shared encoder cut after ``num_layers`` layers (loaded on first use)."""
-        model, self.device = encoder_on_device(self._path, self.config["num_layers"], self.device)
+        model, self.device = encoder_on_device(self._path, self.config["num_layers"], self.device,
+                                               self.weight_dtype())
         return model
 
     def tokenizer(self) -> Any:
@@ -213,10 +218,20 @@ class MoverScore(Scorer):
         return self.idf()(token_id)
 
     def clouds(self, texts: Sequence[str]) -> dict[str, Cloud]:
-        """The weighted token cloud of each distinct text, encoded in length-sorted batches."""
+        """The weighted token cloud of each distinct text, encoded in length-sorted batches (on
+        the device path: batches by ``token_budget`` tokens, split on running out of memory)."""
         tokenizer = self.tokenizer()
         unique = sorted(set(texts), key=len, reverse=True)
         out: dict[str, Cloud] = {}
+        if self.on_device_path() and unique:
+            lengths = [len(ids) for ids in tokenizer(unique, truncation=True,
+                                                     max_length=self.max_length())["input_ids"]]
+            for batch in _device.token_batches(lengths, self.token_budget()):
+                for rows, clouds in _device.split_on_oom(
+                        lambda rows: self._encode([unique[k] for k in rows], tokenizer), batch,
+                        self.name):
+                    out.update(zip((unique[k] for k in rows), clouds, strict=True))
+            return out
         for start in range(0, len(unique), self.batch_size):
             chunk = unique[start: start + self.batch_size]
             out.update(zip(chunk, self._encode(chunk, tokenizer), strict=True))
@@ -228,7 +243,7 @@ class MoverScore(Scorer):
         model = self.model()
         encoded = tokenizer(texts, padding=True, truncation=True, max_length=self.max_length(),
                             return_tensors="pt", return_special_tokens_mask=True)
-        with torch.no_grad():
+        with torch.no_grad(), _device.matmul_precision(self.precision()):
             hidden = model(encoded["input_ids"].to(self.device),
                            attention_mask=encoded["attention_mask"].to(self.device))[0]
         hidden = hidden.cpu().double()

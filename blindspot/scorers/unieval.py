@@ -18,6 +18,9 @@ Four dimensions, as UniEval's summarization evaluator asks them:
 - ``relevance_against="source"`` asks the relevance question against the document instead: the
   blind-spots paper (He et al., 2023, footnote 3) ran UniEval-relevance without the reference.
 - Inputs are truncated to ``max_length`` tokens (UniEval: 1024).
+- ``precision`` and ``token_budget``: on a GPU, or whenever a precision is asked, the prompts go
+  in token batches on the device with one host synchronisation per batch (``docs/gpu.md``); a
+  CPU run with no precision asked computes as before.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from blindspot.models import load_seq2seq_lm, model_revision
+from blindspot.models import load_seq2seq_lm
 from blindspot.parsing import get_parser
+from blindspot.scorers import _device
+from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers._lm_utils import length_chunks
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.base import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "MingZhong/unieval-sum"
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
@@ -98,10 +103,33 @@ def yes_probability(model: Any, tokenizer: Any, prompts: Sequence[str], *, max_l
     return scores
 
 
+def yes_probability_on_device(model: Any, tokenizer: Any, prompts: Sequence[str], *,
+                              max_length: int, budget: int, precision: str, metric: str
+                              ) -> list[float]:
+    """:func:`yes_probability` in token batches on the device (the first decoder step's Yes and
+    No logits only, one host synchronisation per batch; :mod:`blindspot.scorers._device`)."""
+    import torch
+
+    yes, no = first_token_id(tokenizer, "Yes"), first_token_id(tokenizer, "No")
+    start = model.config.decoder_start_token_id
+    encodings = ([{"input_ids": list(ids)} for ids in tokenizer(
+        list(prompts), truncation=True, max_length=max_length)["input_ids"]] if prompts else [])
+
+    def answer(inputs: dict[str, Any]) -> Any:
+        rows = inputs["input_ids"].shape[0]
+        decoder_ids = torch.full((rows, 1), start, dtype=torch.long, device=model.device)
+        logits = model(**inputs, decoder_input_ids=decoder_ids, use_cache=False).logits[:, 0]
+        return torch.sigmoid(logits[:, yes].float() - logits[:, no].float())
+
+    return _device.encoded_rows_on_device(model, answer, encodings, lm.pad_id(tokenizer), budget,
+                                          precision, metric)
+
+
 @register_scorer
-class UniEval(Scorer):
+class UniEval(lm.ModelScorer):
     """UniEval summarization scores; options: ``model``, ``max_length``, ``relevance_against``
-    ("reference" or "source"), ``sentence_splitter`` ("spacy" or "nltk")."""
+    ("reference" or "source"), ``sentence_splitter`` ("spacy" or "nltk"), ``precision``,
+    ``token_budget``, ``device``."""
 
     name = "unieval"
     outputs = ("coherence", "consistency", "fluency", "relevance", "overall")
@@ -111,20 +139,20 @@ class UniEval(Scorer):
     default_batch_size = 8
 
     def __init__(self, model: str = DEFAULT_MODEL, max_length: int = 1024,
-                 relevance_against: str = "reference", sentence_splitter: str = "spacy") -> None:
+                 relevance_against: str = "reference", sentence_splitter: str = "spacy",
+                 device: str | None = None, precision: str | None = None,
+                 token_budget: int | None = None) -> None:
         if relevance_against not in ("reference", "source"):
             raise ValueError(f"relevance_against must be 'reference' or 'source', got "
                              f"{relevance_against!r}")
         if sentence_splitter not in ("spacy", "nltk"):
             raise ValueError(f"sentence_splitter must be 'spacy' or 'nltk', got "
                              f"{sentence_splitter!r}")
-        super().__init__(model=str(model), max_length=int(max_length),
+        super().__init__(device, precision, token_budget, model=str(model),
+                         max_length=int(max_length),
                          relevance_against=relevance_against,
                          sentence_splitter=sentence_splitter)
         self.uses_references = "required" if relevance_against == "reference" else "none"
-
-    def model_revision(self) -> str:
-        return model_revision(self.config["model"])
 
     def questions(self, item: ScoreInput, sentences: list[str]) -> list[tuple[str, str]]:
         """(dimension, prompt) pairs for one row; a dimension's score is the mean of its prompts."""
@@ -139,14 +167,22 @@ class UniEval(Scorer):
         return pairs
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        tokenizer, model = load_seq2seq_lm(self.config["model"])
         sentences = split_sentences([item.hypothesis for item in batch],
                                     self.config["sentence_splitter"])
         per_row = [self.questions(item, sents) for item, sents in zip(batch, sentences, strict=True)]
         prompts = list(dict.fromkeys(prompt for pairs in per_row for _, prompt in pairs))
-        probability = dict(zip(prompts, yes_probability(
-            model, tokenizer, prompts, max_length=self.config["max_length"]), strict=True))
+        probability = dict(zip(prompts, self.yes_probabilities(prompts), strict=True))
         return [self.row_scores(pairs, probability) for pairs in per_row]
+
+    def yes_probabilities(self, prompts: Sequence[str]) -> list[float]:
+        """P(Yes) of each prompt, on the device path when :meth:`on_device_path`."""
+        tokenizer, model = load_seq2seq_lm(self.config["model"], self.weight_dtype())
+        if not self.on_device_path():
+            return yes_probability(model, tokenizer, prompts, max_length=self.config["max_length"])
+        return yes_probability_on_device(
+            lm.place(model, self._device), tokenizer, prompts,
+            max_length=self.config["max_length"], budget=self.token_budget(),
+            precision=self.precision(), metric=self.name)
 
     @staticmethod
     def row_scores(pairs: list[tuple[str, str]], probability: dict[str, float]
