@@ -46,6 +46,9 @@ MARKER = re.compile(r"^<!--\s*docs-test:(.*?)-->\s*$")
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
 
 HUB_ROUND_TRIP = "tests/test_hub_roundtrip.py: a Hub server (olah) on loopback"
+JUDGE_RUNS = ("tests/test_judge_api.py: blindspot run with llm_judge and --judge-url against a judge "
+              "server on loopback; tests/test_judge_models.py: SmolLM2 in-process and through "
+              "transformers serve")
 #: The blocks that are never run, by page and first line, and what runs them instead.
 NOT_RUN = {
     ("README.md", 'pip install ".[models]"        # the package, with the metrics on pretrained '
@@ -64,6 +67,13 @@ NOT_RUN = {
     ("docs/hub.md", "blindspot publish --org your-org"): HUB_ROUND_TRIP,
     ("docs/hub.md", "python -m olah.server --config olah.toml &          # in its own environment "
                     "(see below)"): HUB_ROUND_TRIP,
+    # docs/judges.md: SmolLM2 judging all 30 demo rows takes many minutes on 2 cores; the same
+    # paths run on a few rows
+    ("docs/judges.md", "blindspot run --metrics llm_judge@smollm2,rouge --task summarization "
+                       "--data demo \\"): JUDGE_RUNS,
+    ("docs/judges.md", "export OPENAI_API_KEY=...        # only if the server wants one"): JUDGE_RUNS,
+    ("docs/judges.md", "blindspot run --metrics llm_judge@smollm2 --option "
+                       "llm_judge.template=my_rubric.toml \\"): JUDGE_RUNS,
     ("docs/scale-out.md", "# head node: 6379 for drivers on the cluster, 10001 for Ray Client "
                           "drivers from elsewhere"): "tests/test_ray_cluster.py: a head on loopback, "
                                                      "joined as HOST:PORT and ray://",
