@@ -46,6 +46,8 @@ MARKER = re.compile(r"^<!--\s*docs-test:(.*?)-->\s*$")
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
 
 HUB_ROUND_TRIP = "tests/test_hub_roundtrip.py: a Hub server (olah) on loopback"
+GPU_PATHS = ("tests/test_gpu_device_path.py: precisions keyed apart, token budgets and the "
+             "out-of-memory split on tiny models")
 JUDGE_RUNS = ("tests/test_judge_api.py: blindspot run with llm_judge and --judge-url against a judge "
               "server on loopback; tests/test_judge_models.py: SmolLM2 in-process and through "
               "transformers serve")
@@ -74,6 +76,15 @@ NOT_RUN = {
     ("docs/judges.md", "export OPENAI_API_KEY=...        # only if the server wants one"): JUDGE_RUNS,
     ("docs/judges.md", "blindspot run --metrics llm_judge@smollm2 --option "
                        "llm_judge.template=my_rubric.toml \\"): JUDGE_RUNS,
+    ("docs/reliability.md", "python -m pytest tests/test_faults.py -q"): ".ci/run: make test",
+    # docs/gpu.md: the precision evidence (GPT-PPL on SmolLM2 over every demo test, minutes on 2
+    # cores) and the GPU benchmark
+    ("docs/gpu.md", "blindspot run --data demo --task translation --metrics "
+                    "gpt_ppl@smollm2,bertscore@minilm \\"): GPU_PATHS,
+    ("docs/gpu.md", "blindspot run --data demo --metrics gpt_ppl@smollm2 --option "
+                    "gpt_ppl.precision=auto \\"): GPU_PATHS,
+    ("docs/gpu.md", "python benchmarks/gpu_scoring.py --baseline-n 1000"):
+        "benchmarks/gpu_scoring.py on the GPU machine (docs/gpu.md's table)",
     ("docs/scale-out.md", "# head node: 6379 for drivers on the cluster, 10001 for Ray Client "
                           "drivers from elsewhere"): "tests/test_ray_cluster.py: a head on loopback, "
                                                      "joined as HOST:PORT and ray://",
