@@ -163,7 +163,7 @@ class Blanc(lm.ModelScorer):
         if int(finetune_chunk_size) < 1 or int(finetune_chunk_stride) < 1:
             raise ValueError("finetune_chunk_size and finetune_chunk_stride must be at least 1")
         # the fine-tuning options are in the identity only for BLANC-tune
-        tune = {"finetune_epochs": int(finetune_epochs),
+        tune: dict[str, Any] = {"finetune_epochs": int(finetune_epochs),
                 "finetune_chunk_size": int(finetune_chunk_size),
                 "finetune_chunk_stride": int(finetune_chunk_stride),
                 "finetune_top_fully": bool(finetune_top_fully),
