@@ -149,10 +149,8 @@ def split_on_oom(run: Callable[[list[int]], T], rows: list[int], metric: str,
     return split_on_oom(run, rows[:half], metric) + split_on_oom(run, rows[half:], metric)
 
 
-def padded_on_device(sequences: Sequence[Sequence[int]], fill: int, device: Any
-                     ) -> tuple[Any, Any]:
-    """(ids, attention mask) padded on the right, built on the host, pinned when the device is
-    CUDA, and copied without waiting (the copy overlaps the device's current work)."""
+def right_pad(sequences: Sequence[Sequence[int]], fill: int) -> tuple[Any, Any]:
+    """(ids, attention mask) tensors, padded on the right to the longest sequence."""
     import torch
 
     width = max(len(s) for s in sequences)
@@ -161,6 +159,15 @@ def padded_on_device(sequences: Sequence[Sequence[int]], fill: int, device: Any
     for row, seq in enumerate(sequences):
         ids[row, : len(seq)] = torch.as_tensor(seq, dtype=torch.long)
         mask[row, : len(seq)] = 1
+    return ids, mask
+
+
+def padded_on_device(sequences: Sequence[Sequence[int]], fill: int, device: Any
+                     ) -> tuple[Any, Any]:
+    """(ids, attention mask) padded on the right (:func:`right_pad`), built on the host, pinned
+    when the device is CUDA, and copied without waiting (the copy overlaps the device's current
+    work)."""
+    ids, mask = right_pad(sequences, fill)
     return pinned_to(ids, device), pinned_to(mask, device)
 
 

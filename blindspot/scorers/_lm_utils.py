@@ -121,17 +121,8 @@ def token_ids(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:
     return [list(ids) for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
 
 
-def right_pad(sequences: Sequence[Sequence[int]], fill: int) -> tuple[Any, Any]:
-    """(ids, attention mask) tensors, padded on the right to the longest sequence."""
-    import torch
-
-    width = max(len(s) for s in sequences)
-    ids = torch.full((len(sequences), width), fill, dtype=torch.long)
-    mask = torch.zeros((len(sequences), width), dtype=torch.long)
-    for row, seq in enumerate(sequences):
-        ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
-        mask[row, : len(seq)] = 1
-    return ids, mask
+#: (ids, attention mask) padded on the right: one definition, beside the device path that pins it
+right_pad = _device.right_pad
 
 
 def length_chunks(lengths: Sequence[int], size: int) -> Iterator[list[int]]:
