@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "blindspot.sqlite_utils", "blindspot.forking", "blindspot.models",
                     "blindspot.minmax", "blindspot.noise", "blindspot.cli_columns",
                     "blindspot.cli_argparse", "blindspot.demo", "blindspot.progress",
-                    "blindspot.assets")),
+                    "blindspot.assets", "blindspot.quiet", "blindspot.extras")),
     ("parse", ("blindspot.parsing",)),
     ("perturb", ("blindspot.perturbations", "blindspot.checklists")),
     ("score", ("blindspot.scoring", "blindspot.scorers", "blindspot.judges",
