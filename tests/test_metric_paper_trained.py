@@ -57,52 +57,6 @@ def demo() -> dict[str, list[Any]]:
 # -- formulas by hand (no model) -----------------------------------------------------------------
 
 
-def _p(e: float, c: float) -> dict[str, float]:
-    return {"e": e, "n": 1 - e - c, "c": c}
-
-
-@pytest.mark.quick
-def test_summac_image_score_by_hand() -> None:
-    # two document chunks (rows) x two summary chunks (columns)
-    image = [[_p(0.9, 0.05), _p(0.2, 0.7)],
-             [_p(0.4, 0.1), _p(0.3, 0.2)]]
-    # max over the document: column 0 e=.9 c=.1, column 1 e=.3 c=.7; mean of (.8, -.4)
-    assert sc.image_score(image) == pytest.approx(0.2)
-    assert sc.image_score(image, op2="min") == pytest.approx(-0.4)
-    assert sc.image_score(image, op1="mean") == pytest.approx(((0.65 - 0.075) + (0.25 - 0.45)) / 2)
-    assert sc.image_score(image, use_con=False) == pytest.approx((0.9 + 0.3) / 2)
-    assert sc.image_score(image, use_ent=False) == pytest.approx(((1 - 0.1) + (1 - 0.7)) / 2)
-    assert sc.image_score([]) == 0.0
-    assert sc.parse_granularity("paragraph-sentence") == ("paragraph", "sentence")
-    with pytest.raises(ValueError, match="granularity must be one of"):
-        sc.parse_granularity("word")
-    assert sc.paragraphs("First paragraph here.\n\nTiny.\n\nSecond paragraph here.") == [
-        "First paragraph here.", "Second paragraph here."]
-
-
-@pytest.mark.quick
-def test_blanc_maskings_and_measures_by_hand() -> None:
-    tokens = ["the", "firefighters", "arrived", "quick", "##ly", "at", "dawn"]
-    lengths = (4, 2, 100)
-    # whole words of 4+ characters, "quick" (a lead piece, 2+), never "##ly" (follow-up, 100+)
-    maskings = bl.even_maskings(tokens, 2, 1, lengths, "[MASK]")
-    assert [m.answers for m in maskings] == [((2, "arrived"), (6, "dawn")),
-                                             ((1, "firefighters"), (3, "quick"))]
-    assert maskings[0].tokens[2] == "[MASK]" and maskings[0].tokens[1] == "firefighters"
-    # gap 3 with 2 masked per period: residues {m, m+1 mod 3}
-    wide = bl.even_maskings(tokens, 3, 2, (1, 1, 1), "[MASK]")
-    assert [[i for i, _ in m.answers] for m in wide] == [[0, 1, 3, 4, 6], [1, 2, 4, 5],
-                                                         [0, 2, 3, 5, 6]]
-    assert bl.blanc_measure([[5, 3], [1, 1]], "relative") == pytest.approx(2 / 10)
-    assert bl.blanc_measure([[5, 3], [1, 1]], "improve") == pytest.approx(3 / 9)
-    assert bl.blanc_measure([[0, 0], [0, 0]], "relative") == 0.0
-    sentence, summary = bl.fit_to_limit(list("abcdefgh"), [list("xyz"), list("uvw")], 2, 12, 6)
-    assert sentence == list("abcdef")  # cut to the allowed 6 first
-    assert summary == list("xyz")  # then the summary's sentences that fit, from the top
-    assert bl.fit_to_limit(list("abcdefgh"), [list("xyzuv")], 2, 12, 6)[1] == list("xyzu")
-    assert bl.fit_to_limit(list("ab"), [list("xy")], 2, 12, 6) == (list("ab"), list("xy"))
-
-
 def test_xmoverscore_pieces_by_hand(tmp_path: Path) -> None:
     x = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=torch.float64)
     assert xm.ngram_means(x, 2).tolist() == [[0.5, 0.5], [0.5, 1.0]]
@@ -125,22 +79,6 @@ def test_xmoverscore_pieces_by_hand(tmp_path: Path) -> None:
         xm.read_remapping(None, "CLP")
     with pytest.raises(ValueError, match="mapping must be one of"):
         get_scorer("xmoverscore", mapping="clp")
-
-
-@pytest.mark.quick
-def test_nubia_and_sentsim_formulas_by_hand() -> None:
-    assert nb.calibrate(2.0, 2.0) == 1.0
-    assert nb.calibrate(1.0, 3.0) == pytest.approx(1 - 2 / 4)
-    assert nb.calibrate(-10.0, 3.0) == 0.0 and nb.calibrate(9.0, 3.0) == 1.0
-    assert nb.feature_vector(4.0, [-1, -2, -3], 5.0, 6.0, "a b c", "d e", False) == [
-        4.0, -1, -2, -3, 5.0, 6.0, 3.0, 2.0]
-    assert len(nb.feature_vector(4.0, [-1, -2, -3], 5.0, 6.0, "a", "b", True)) == 6
-    with pytest.raises(ValueError, match="needs aggregator="):
-        get_scorer("nubia")
-    assert ss.combine(0.5, 0.25) == pytest.approx(math.exp(0.5) + math.exp(0.25))
-    # min-max over the set: (0, 1, .5) and (1, 0, .5)
-    assert ss.combine_over_set([0.2, 0.6, 0.4], [0.9, 0.1, 0.5]) == pytest.approx(
-        [1 + math.e, math.e + 1, 2 * math.exp(0.5)])
 
 
 # -- parity with direct computations on tiny models ----------------------------------------------
