@@ -194,16 +194,34 @@ def test_compare_shows_the_session_run_and_uploaded_results(demo_run, tmp_path: 
     _shot(page, "05-compare")
 
 
-def _upload(page, path: Path) -> object:
-    """Upload ``path`` as gold data; the upload status element."""
+def _upload(page, path: Path, accepted: bool = True) -> object:
+    """Upload ``path`` as gold data; the upload status element. An ``accepted`` file is set again
+    until its name shows in the box: right after the previous file was cleared, the box may still
+    be re-rendering and drop a file set on its old input (CI saw the empty drop zone for 60 s)."""
+    from playwright.sync_api import expect
+
     _open_tab(page, "Stress-test a metric")
     page.locator("#data-kind").get_by_text("upload", exact=True).click()
-    page.locator("#data-upload input[type=file]").set_input_files(str(path))
+    box = page.locator("#data-upload")
+    expect(box.get_by_text("Drop File Here")).to_be_visible(timeout=30_000)
+    for attempt in range(3 if accepted else 1):
+        box.locator("input[type=file]").set_input_files(str(path))
+        if not accepted:
+            break
+        try:
+            expect(box).to_contain_text(path.name, timeout=20_000)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
     return page.locator("#upload-status")
 
 
 def _clear_upload(page) -> None:
+    from playwright.sync_api import expect
+
     page.locator("#data-upload button[aria-label='Clear']").first.click()
+    expect(page.locator("#data-upload").get_by_text("Drop File Here")).to_be_visible(timeout=30_000)
     page.locator("#data-kind").get_by_text("demo", exact=True).click()
 
 
@@ -242,7 +260,7 @@ def test_a_program_uploaded_as_data_is_refused_on_the_page(page, tmp_path: Path)
 
     path = tmp_path / "evil.py"
     path.write_bytes(b"import os\nos.system('id')\n")
-    status = _upload(page, path)
+    status = _upload(page, path, accepted=False)
     expect(page.get_by_text("Invalid file type").first).to_be_visible(timeout=30_000)
     expect(status).not_to_contain_text("Read evil.py")
     _shot(page, "06-upload-error-evil")
