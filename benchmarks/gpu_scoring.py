@@ -51,10 +51,12 @@ sys.path.insert(0, str(ROOT))
 SHAPES = {
     "paper": {"gpt": (36, 1280, 20, 5120), "bert": (24, 1024, 16, 4096), "bert_layer": 17,
               "bart": (12, 1024, 16, 4096), "t5": (24, 1024, 16, 4096),
-              "nli": (24, 1024, 16, 4096), "bleurt": (32, 1152, 18, 4608)},
+              "nli": (24, 1024, 16, 4096), "bleurt": (32, 1152, 18, 4608),
+              "mlm": (24, 1024, 16, 4096), "distilbert": (6, 768, 12, 3072)},
     "tiny": {"gpt": (2, 64, 2, 256), "bert": (2, 64, 2, 256), "bert_layer": 2,
              "bart": (1, 64, 2, 256), "t5": (1, 64, 2, 256), "nli": (2, 64, 2, 256),
-             "bleurt": (2, 64, 2, 256)},
+             "bleurt": (2, 64, 2, 256), "mlm": (2, 64, 2, 256),
+             "distilbert": (2, 64, 2, 256)},
 }
 
 
@@ -148,6 +150,7 @@ def build_gpt(shape: tuple[int, int, int, int], vocab: int, device, folder: Path
                         n_positions=1024)
     with torch.device(device):
         model = GPT2LMHeadModel._from_config(config, attn_implementation="sdpa").eval()
+    model.config.architectures = ["GPT2LMHeadModel"]  # what MAUVE reads to take it as causal
     model.config.save_pretrained(folder)
     path = models.resolve_model(str(folder))
     models._CACHE[("causal-lm", path)] = model
@@ -631,6 +634,152 @@ def bench_unieval(args, device, shape, rows: list[Row]) -> None:
     models._CACHE.clear()
 
 
+def bench_mlm_ppl(args, device, shape, rows: list[Row]) -> None:
+    """MLM-PPL (pseudo-perplexity: one masked copy per token) on a RoBERTa-large-shaped masked
+    LM with MiniLM's vocabulary, over the first ``--mlm-texts`` WMT21 system outputs: ours
+    through ``score_rows`` against today's scorer's computation (float32 ``masked_logprobs`` on
+    the device, 64 copies a batch by length, as the rows path cuts them)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    from blindspot import models
+    from blindspot.scorers import _lm_utils as lm
+    from blindspot.scorers.mlm_ppl import MlmPpl, maskable_positions, masked_logprobs
+    from blindspot.scoring.engine import score_rows
+
+    folder = Path(tempfile.mkdtemp(prefix="mlm-shaped-"))
+    copy_tokenizer(args.bert_tokenizer or models.resolve_model("minilm"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    layers, width, heads, mlp = shape
+    config = BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
+                        intermediate_size=mlp, vocab_size=len(tokenizer),
+                        max_position_embeddings=512)
+    with torch.device(device):
+        model = BertForMaskedLM._from_config(config, attn_implementation="sdpa").eval()
+    model.config.save_pretrained(folder)
+    path = models.resolve_model(str(folder))
+    models._CACHE[("masked-lm", path)] = model
+    models._CACHE[("masked-lm-bfloat16", path)] = copy.deepcopy(model).to(torch.bfloat16)
+    hyps, _ = wmt_pairs(args.data, args.mlm_texts)
+    encoded = tokenizer(hyps, truncation=True, max_length=512)["input_ids"]
+    jobs = [(row, pos) for row, ids in enumerate(encoded)
+            for pos in maskable_positions(tokenizer, ids)]
+    lengths = [len(encoded[row]) for row, _ in jobs]
+    flops = [body_flops(layers, width, mlp, [n], False) + 2 * width * len(tokenizer)
+             for n in lengths]
+    fill = lm.pad_id(tokenizer)
+
+    def today() -> list:
+        totals, counts = [0.0] * len(hyps), [0] * len(hyps)
+        for chunk in lm.length_chunks(lengths, 64):
+            picked = [jobs[k] for k in chunk]
+            scores = masked_logprobs(model, [encoded[row] for row, _ in picked],
+                                     [pos for _, pos in picked], tokenizer.mask_token_id, fill)
+            for (row, _), score in zip(picked, scores, strict=True):
+                totals[row] += score
+                counts[row] += 1
+        return [lm.negated_perplexity(lm.mean_or_nan(t, c)) for t, c in zip(totals, counts,
+                                                                             strict=True)]
+
+    def ours(precision: str) -> list:
+        scorer = MlmPpl(model=str(folder), precision=precision, token_budget=args.bert_token_budget)
+        return score_rows(scorer, hyps, cache=None)["mlm_ppl"]
+
+    time_against(device, rows, "mlm_ppl", "today's scorer", today, ours, lengths, flops,
+                 len(lengths), [], lambda a, b: abs(a - b) / abs(b))
+    log(f"mlm_ppl: RoBERTa-large-shaped {shape}, {len(hyps):,} texts, {len(jobs):,} masked "
+        f"copies, {sum(lengths):,} tokens")
+    models._CACHE.clear()
+
+
+def bench_mauve_features(args, device, shape, rows: list[Row]) -> None:
+    """MAUVE's features (the last token's final hidden state) on a GPT-2-large-shaped model
+    (MAUVE's default feature model is GPT-2 large) over the WikiText golds: ours
+    (``Mauve._compute_features``, token batches) against today's loop (``last_token_states``,
+    float32, 16 texts a batch by length)."""
+    from transformers import AutoTokenizer
+
+    from blindspot import models
+    from blindspot.scorers import _lm_utils as lm
+    from blindspot.scorers.mauve_score import Mauve, last_token_states, token_sequences
+
+    folder = Path(tempfile.mkdtemp(prefix="mauve-shaped-"))
+    copy_tokenizer(args.gpt_tokenizer or models.resolve_model("smollm2"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = build_gpt(shape, len(tokenizer), device, folder)
+    texts = wikitext_golds(args.data, args.n)
+    sequences = token_sequences(tokenizer, texts, 1024)
+    lengths = [len(s) for s in sequences]
+    layers, width, _, mlp = shape
+    flops = [body_flops(layers, width, mlp, [n], True) for n in lengths]
+
+    def today() -> list:
+        return last_token_states(model, sequences, lm.pad_id(tokenizer), 16, True)
+
+    def ours(precision: str) -> list:
+        scorer = Mauve(feature_model=str(folder), max_text_length=1024, precision=precision,
+                       token_budget=args.token_budget, feature_cache=None)
+        return scorer._compute_features(texts)
+
+    time_against(device, rows, "mauve", "today's features", today, ours, lengths, flops,
+                 len(lengths), [],
+                 lambda a, b: float(abs(a - b).max() / (abs(b).max() or 1.0)))
+    log(f"mauve features: GPT-2-large-shaped {shape}, {len(texts):,} texts, {sum(lengths):,} "
+        f"tokens (the difference is relative to the largest feature value)")
+    models._CACHE.clear()
+
+
+def bench_moverscore(args, device, shape, rows: list[Row]) -> None:
+    """MoverScore on a DistilBERT-shaped encoder (MoverScore's default model: 6 layers, 768
+    wide) with MiniLM's vocabulary, on ``--pairs`` WMT21 outputs with their 2 references: the
+    whole score (encoding on the device, the transport on the host) with ``precision=bf16``
+    against the same scorer with no precision asked (float32, batches of 64 texts)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from blindspot import models
+    from blindspot.scorers.moverscore import MoverScore
+    from blindspot.scoring.engine import score_rows
+
+    folder = Path(tempfile.mkdtemp(prefix="distilbert-shaped-"))
+    copy_tokenizer(args.bert_tokenizer or models.resolve_model("minilm"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    layers, width, heads, mlp = shape
+    config = BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
+                        intermediate_size=mlp, vocab_size=len(tokenizer))
+    with torch.device(device):
+        BertModel(config).save_pretrained(folder)
+    hyps, refs = wmt_pairs(args.data, args.pairs)
+    texts = list(dict.fromkeys([*hyps, *(r for pair in refs for r in pair)]))
+    lengths = [len(ids) for ids in tokenizer(texts, truncation=True, max_length=512)["input_ids"]]
+    flops = body_flops(layers, width, mlp, lengths, False)
+    corpus = [r for pair in refs for r in pair]
+
+    def run(precision: str | None) -> tuple[float, list]:
+        scorer = MoverScore(model_type=str(folder), num_layers=layers, idf_references=corpus,
+                            precision=precision, token_budget=args.bert_token_budget,
+                            device=str(device))
+        score_rows(scorer, hyps[:8], [r for r in refs[:8]], cache=None)  # warm-up
+        sync(device)
+        start = time.perf_counter()
+        out = score_rows(scorer, hyps, refs, cache=None)["moverscore"]
+        sync(device)
+        return time.perf_counter() - start, out
+
+    base_s, base = run(None)
+    rows.append(Row("moverscore", "no precision asked, fp32", base_s, sum(lengths), flops))
+    for precision in ("bf16", "fp32"):
+        seconds, ours = run(precision)
+        rows.append(Row("moverscore", f"ours {precision}", seconds, sum(lengths), flops,
+                        "no precision", sum(lengths) / base_s))
+        log(f"moverscore ours {precision} vs no precision asked: max |difference| "
+            f"{max(abs(a - b) for a, b in zip(ours, base, strict=True)):.2e}")
+    log(f"moverscore: DistilBERT-shaped {shape}, {len(hyps):,} outputs x 2 references, "
+        f"{len(texts):,} distinct texts, {sum(lengths):,} tokens; the time includes the "
+        f"transport problems, solved on the host")
+    models._CACHE.clear()
+
+
 def main() -> None:
     import torch
 
@@ -651,8 +800,11 @@ def main() -> None:
     parser.add_argument("--bert-tokenizer", default=None,
                         help="a tokenizer folder (default: the offline MiniLM's)")
     parser.add_argument("--bart-pairs", type=int, default=None, help="BARTScore pairs (2000/20)")
+    parser.add_argument("--mlm-texts", type=int, default=None,
+                        help="WMT21 outputs for MLM-PPL (200/10; one masked copy per token)")
     parser.add_argument("--only", choices=("gpt_ppl", "bertscore", "bartscore", "classifiers",
-                                           "unieval"), default=None)
+                                           "unieval", "mlm_ppl", "mauve", "moverscore"),
+                        default=None)
     parser.add_argument("--stop-after", type=float, default=0.0,
                         help="seconds after which no further section starts (0: no limit)")
     parser.add_argument("--skip", type=lambda v: v.split(","), default=[],
@@ -664,6 +816,7 @@ def main() -> None:
     args.pairs = args.pairs or (4000 if size == "paper" else 40)
     args.baseline_n = min(args.baseline_n, args.n)
     args.bart_pairs = args.bart_pairs or (2000 if size == "paper" else 20)
+    args.mlm_texts = args.mlm_texts or (200 if size == "paper" else 10)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     import transformers
 
@@ -678,7 +831,10 @@ def main() -> None:
                                                      shapes["bert_layer"], rows),
                 "bartscore": lambda: bench_bartscore(args, device, shapes["bart"], rows),
                 "classifiers": lambda: bench_classifiers(args, device, shapes, rows),
-                "unieval": lambda: bench_unieval(args, device, shapes["t5"], rows)}
+                "unieval": lambda: bench_unieval(args, device, shapes["t5"], rows),
+                "mlm_ppl": lambda: bench_mlm_ppl(args, device, shapes["mlm"], rows),
+                "mauve": lambda: bench_mauve_features(args, device, shapes["gpt"], rows),
+                "moverscore": lambda: bench_moverscore(args, device, shapes["distilbert"], rows)}
     began = time.perf_counter()
     for section, work in sections.items():
         if args.only not in (None, section) or section in args.skip:
@@ -697,8 +853,7 @@ def main() -> None:
     log("menli and bleurt: BERT-architecture classifiers of RoBERTa-large's and RemBERT's "
         "(BLEURT-20's) shapes, compared with a plain fp32 transformers loop (bleurt-pytorch is "
         "not installed on the GPU machine)")
-    log("not measured here: mlm_ppl, moverscore and mauve (they have the device path), comet "
-        "(no device path yet)")
+    log("not measured here: comet (no device path yet)")
 
 
 if __name__ == "__main__":
