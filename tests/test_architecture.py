@@ -2,7 +2,8 @@
 of a higher layer, or imports itself back in a circle (imports inside functions included).
 
 The import graph is read from the source with ``ast`` by ``benchmarks/code_figures.py`` (the
-figures of issue 17); the layers are declared once, here, and listed in docs/ARCHITECTURE.md.
+figures of issue 17); the layers are declared once, here, and docs/ARCHITECTURE.md's table must
+name every module prefix in its layer (checked module by module).
 """
 
 from __future__ import annotations
@@ -111,10 +112,51 @@ def test_the_checks_can_fail(modules: dict) -> None:
         runner.imports_all.discard("blindspot.protocols.rank.run_request")
 
 
-def test_architecture_doc_lists_the_layers() -> None:
-    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    listed = re.findall(r"^\| (\d) \| \*\*(\w+)\*\*", text, flags=re.M)
-    assert [name for _, name in listed] == [name for name, _ in LAYERS]
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+
+
+def doc_name(prefix: str) -> str:
+    """How docs/ARCHITECTURE.md names a module prefix of :data:`LAYERS`: ``errors.py`` for a
+    module, ``runner/`` for a package or a top-level folder (``metrics/``), a path below one as
+    such (``assets/__main__.py``)."""
+    parts = prefix.split(".")[1:]
+    if len(parts) > 1:
+        return "/".join(parts) + ".py"
+    (name,) = parts
+    return f"{name}/" if (ROOT / "blindspot" / name).is_dir() or (ROOT / name).is_dir() \
+        else f"{name}.py"
+
+
+def doc_layers(text: str) -> list[tuple[str, set[str]]]:
+    """(layer, the module names in backticks in its row) of the doc's layer table, in order."""
+    rows = re.findall(r"^\| (\d) \| \*\*(\w+)\*\* \| (.*) \|$", text, flags=re.M)
+    return [(name, set(re.findall(r"`([\w/.]+(?:/|\.py))`", body))) for _, name, body in rows]
+
+
+def doc_disagreements(text: str) -> list[str]:
+    """Where the doc's table and :data:`LAYERS` differ: a layer missing or out of order, a
+    module the doc leaves out of its layer (or puts in another)."""
+    listed = doc_layers(text)
+    if [name for name, _ in listed] != [name for name, _ in LAYERS]:
+        return [f"layers: the doc has {[name for name, _ in listed]}"]
+    return [f"{doc_name(prefix)} is not in the doc's {layer} row"
+            for (layer, prefixes), (_, names) in zip(LAYERS, listed, strict=True)
+            for prefix in prefixes if doc_name(prefix) not in names]
+
+
+def test_architecture_doc_lists_every_module_in_its_layer() -> None:
+    assert doc_disagreements(ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_the_doc_check_can_fail() -> None:
+    """The doc with one module left out of its row, and with two layers swapped, is caught."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert "`tiny_models.py`" in text
+    assert doc_disagreements(text.replace("`tiny_models.py`", "tiny models")) == [
+        "tiny_models.py is not in the doc's score row"]
+    swapped = text.replace("| **parse** |", "| **PARSE** |").replace("| **perturb** |",
+                                                                      "| **parse** |")
+    assert doc_disagreements(swapped)[0].startswith("layers: the doc has")
 
 
 # -- evaluate's compute ----------------------------------------------------------------------------
