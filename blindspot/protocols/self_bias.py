@@ -55,6 +55,7 @@ from blindspot.protocols.registry import (
     ProtocolResult,
     single_data,
 )
+from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
@@ -483,7 +484,7 @@ def format_matrix(result: Mapping[str, Any]) -> str:
 
 
 #: the report folder of ``blindspot run --protocol self-bias``: the result's JSON, the table
-REPORT_FILES = ("results.json", "report.md")
+REPORT_FILES = (RESULTS_FILE, MARKDOWN_FILE)
 #: the same files as ``blindspot self-bias --out`` names them
 COMMAND_FILES = ("self_bias.json", "self_bias.md")
 

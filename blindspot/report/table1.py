@@ -22,6 +22,7 @@ from typing import Any
 
 from blindspot.report import markdown, views
 from blindspot.report.schema import SCHEMA_VERSION, STATUSES
+from blindspot.report.writer import RESULTS_FILE
 
 #: the results versions whose tests carry a ``status`` (what the table shows)
 READABLE_VERSIONS = (1, SCHEMA_VERSION)
@@ -170,7 +171,7 @@ def load_results(path: Path) -> dict[str, Any]:
     """A rank run's results from ``path``; :class:`ResultsFileError` says what is wrong."""
     path = Path(path)
     if path.is_dir():
-        path = path / "results.json"
+        path = path / RESULTS_FILE
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

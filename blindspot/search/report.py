@@ -47,7 +47,7 @@ from matplotlib.figure import Figure
 from blindspot.report.files import atomic_write_bytes, atomic_write_text
 from blindspot.report.markdown import escape, table
 from blindspot.report.plots import render_png
-from blindspot.report.writer import results_json
+from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 
 PLOT_FILE = "search.png"
 TARGET_COLOR, PANEL_COLOR = "#d62728", "#1f77b4"
@@ -156,8 +156,8 @@ def build_figure(results: Mapping[str, Any]) -> Figure:
 def write_search_report(results: Mapping[str, Any], folder: Path) -> list[Path]:
     """Write results.json, report.md and the plot into ``folder``; return their paths."""
     folder = Path(folder)
-    written = [atomic_write_text(folder / "results.json", results_json(dict(results))),
-               atomic_write_text(folder / "report.md",
+    written = [atomic_write_text(folder / RESULTS_FILE, results_json(dict(results))),
+               atomic_write_text(folder / MARKDOWN_FILE,
                                  "# blindspot search report\n\n" + search_markdown(results))]
     written.append(atomic_write_bytes(folder / PLOT_FILE, render_png(build_figure(results))))
     return written

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from blindspot.report.writer import RESULTS_FILE
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.worker import EVENT_PREFIX
 
@@ -175,7 +176,7 @@ class Workspace:
             timer.cancel()
         if job.cancelled:
             return "stopped" if session_key(session_hash) not in self._failures else "failed"
-        if job.returncode != 0 or not (folder / "results.json").is_file():
+        if job.returncode != 0 or not (folder / RESULTS_FILE).is_file():
             self._failures[session_key(session_hash)] = self.public(
                 job.error or f"the run process ended with exit code {job.returncode}",
                 session_hash)

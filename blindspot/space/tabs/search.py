@@ -17,6 +17,7 @@ from typing import Any
 import gradio as gr
 
 from blindspot.protocols.registry import PROTOCOLS
+from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.search.report import PLOT_FILE, metric_table, pattern_table
 from blindspot.search.run import SearchSettings
@@ -30,7 +31,7 @@ from blindspot.space.worddiff import diff_html
 #: with about 3,000 calls, in seconds.
 DEFAULTS: dict[str, Any] = {"metric": "chrf", "panel": ["bleu", "rouge"], "noise_ratio": 0.1,
             "max_calls": 5000, "max_seconds": 60.0, "seed": 0, "limit": 5}
-SEARCH_FILES = ("results.json", "report.md")
+SEARCH_FILES = (RESULTS_FILE, MARKDOWN_FILE)
 
 #: what the budget means, beside its input
 CALLS_INFO = ("one call = one candidate text scored; one step of one row costs a call per "
@@ -168,7 +169,7 @@ def patterns_markdown(results: Mapping[str, Any]) -> str:
 def search_outputs(folder: Path) -> tuple[dict[str, Any], str | None, list[str]]:
     """The results, the plot and the downloadable files of a finished search folder."""
 
-    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
     plot = folder / PLOT_FILE
     files = [str(folder / f) for f in SEARCH_FILES if (folder / f).is_file()]
     return results, str(plot) if plot.is_file() else None, files

@@ -29,6 +29,7 @@ from blindspot.models import available_models
 from blindspot.protocols.registry import PROTOCOLS
 from blindspot.report import views
 from blindspot.report.html import esc, legend_list, lines_list
+from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.scoring.facts import lexical_metrics
 from blindspot.space.controls import run_controls, wire_run
@@ -42,7 +43,7 @@ from blindspot.space.uploads import check_file
 #: the model metrics the Space offers, with the offline model each needs (the lexical ones, which
 #: need none, come from the scorers' declared ``kind``)
 MODEL_METRICS = {"bertscore.f1@minilm": "minilm", "gpt_ppl@smollm2": "smollm2"}
-REPORT_FILES = ("results.json", "report.md", "report.html")
+REPORT_FILES = (RESULTS_FILE, MARKDOWN_FILE, HTML_FILE)
 
 
 def metric_choices() -> list[str]:
@@ -183,7 +184,7 @@ def verdicts_html(results: dict[str, Any]) -> str:
 def report_outputs(folder: Path) -> tuple[dict[str, Any], list[str], list[str]]:
     """The results, the plot images (every PNG the protocol wrote: rank and preference under
     ``plots/``, deviation's heatmap beside results.json) and the downloadable files."""
-    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
     plots = sorted(str(p) for p in folder.rglob("*.png")
                    if not any(part.startswith(".") for part in p.relative_to(folder).parts))
     files = [str(folder / f) for f in REPORT_FILES if (folder / f).is_file()]
@@ -192,7 +193,7 @@ def report_outputs(folder: Path) -> tuple[dict[str, Any], list[str], list[str]]:
 
 def report_text(folder: Path) -> str:
     """report.md without its title and image links (the gallery shows the images)."""
-    path = folder / "report.md"
+    path = folder / MARKDOWN_FILE
     if not path.is_file():
         return ""
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -298,7 +299,7 @@ def build(context: Any) -> None:
         results, images, downloads = report_outputs(folder)
         label_out = run_label(folder.name, label, metrics_in)
         if results.get("protocol", "rank") == "rank":  # the compare tab reads rank runs
-            runs = [*runs, {"label": label_out, "results": str(folder / "results.json")}]
+            runs = [*runs, {"label": label_out, "results": str(folder / RESULTS_FILE)}]
         done = (f"**{label_out}** ({run_request['protocol']} protocol) finished: "
                 f"{len(images)} plot(s); download the report below.")
         shown = gr.update(value=images, selected_index=0 if images else None)
