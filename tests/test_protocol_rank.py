@@ -9,7 +9,7 @@ from pathlib import Path
 import evaluate
 import pytest
 
-from blindspot.protocols.rank import judge_curve, per_sample
+from blindspot.judging import judge_curve, per_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from blindspot.demo import demo_path
+from blindspot.judging import RULES, get_rule, judge_curve
 from blindspot.perturbations.base import REGISTRY
-from blindspot.protocols.rank import RULES, get_rule, judge_curve
 from blindspot.report.markdown import render_markdown
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, judge_test
 from blindspot.runner.run import run_blindspot

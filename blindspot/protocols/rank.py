@@ -3,8 +3,8 @@
 Its declaration (options included) is :data:`blindspot.protocols.declarations.RANK`; its run is
 :func:`blindspot.runner.run.judge_run` (perturb, score, judge), its result a
 :class:`RankResult`, its report :func:`blindspot.report.writer.write_report`; its judge is
-:mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy),
-which this module re-exports for the code that names the protocol.
+:mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy):
+import its names from there.
 """
 
 from __future__ import annotations
@@ -16,25 +16,6 @@ from typing import Any
 from rich.console import Console
 
 from blindspot.exit_codes import gate
-from blindspot.judging import (
-    DEFAULT_RULE,
-    GOLD,
-    N_BOOT,
-    NOISE_CAP,
-    RULES,
-    TOLERANCE,
-    Comparison,
-    Evidence,
-    Noise,
-    Ruling,
-    VerdictRule,
-    get_rule,
-    judge_curve,
-    judge_rows,
-    per_sample,
-    register_rule,
-    summarise_point,
-)
 from blindspot.protocols.declarations import RANK
 from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.report.schema import SCHEMA_VERSION, DatasetResult, RunResult, results_schema
@@ -115,7 +96,4 @@ class RankProtocol(Protocol[RankResult]):
         return module_view(result.to_dict())
 
 
-__all__ = ["DEFAULT_RULE", "GOLD", "N_BOOT", "NOISE_CAP", "RULES", "TOLERANCE",
-           "Comparison", "Evidence", "Noise", "RankProtocol", "RankResult", "Ruling", "VerdictRule",
-           "get_rule", "judge_curve", "judge_rows", "module_view", "per_sample", "register_rule",
-           "state_folder", "summarise_point"]
+__all__ = ["RankProtocol", "RankResult", "module_view", "state_folder"]
