@@ -123,8 +123,8 @@ def perturb(
     num_proc: int | None = typer.Option(None, help="worker processes"),
 ) -> None:
     """Perturb a file: one test at one level, or a whole suite at the task's paper levels."""
-    from blindspot.perturbations.catalogue import suite_names  # every test module
     from blindspot.perturbations.dataset import perturb_dataset, run_suite  # datasets: heavy
+    from blindspot.perturbations.suites import suite_names  # every test module
 
     resources = _resources(mlm, lm, ngram_corpus)
     try:

@@ -23,7 +23,7 @@ from blindspot.perturbations.base import (
     level_str,
     register,
 )
-from blindspot.perturbations.catalogue import list_perturbations, suite_tests
+from blindspot.perturbations.suites import list_perturbations, suite_tests
 
 __all__ = ["OUTPUT_COLUMNS", "REGISTRY", "TASKS", "Perturbation", "Row", "canonical_name",
            "canonical_task", "get_perturbation", "level_str", "list_perturbations", "register",

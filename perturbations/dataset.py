@@ -31,7 +31,7 @@ from blindspot.perturbations.base import (
     is_usable_text,
     text_row_id,
 )
-from blindspot.perturbations.catalogue import suite_tests
+from blindspot.perturbations.suites import suite_tests
 from blindspot.progress import progress_bar
 from blindspot.seeding import parse_seeds
 from blindspot.suggest import did_you_mean

@@ -22,7 +22,7 @@ from blindspot.demo_job import (
     run_demo,
 )
 from blindspot.perturbations import REGISTRY, suite_tests
-from blindspot.perturbations.catalogue import CATEGORIES
+from blindspot.perturbations.suites import CATEGORIES
 from blindspot.runner import resolve_metrics
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_run import MetricRun

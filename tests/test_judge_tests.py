@@ -6,7 +6,7 @@ import pytest
 
 from blindspot.judging import judge_curve
 from blindspot.perturbations.base import REGISTRY
-from blindspot.perturbations.catalogue import suite_tests
+from blindspot.perturbations.suites import suite_tests
 
 pytestmark = pytest.mark.quick
 

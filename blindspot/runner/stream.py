@@ -57,8 +57,8 @@ import pyarrow.parquet as pq
 from blindspot import defaults
 from blindspot.io import check_readable, json_rows, unreadable
 from blindspot.perturbations.base import REGISTRY
-from blindspot.perturbations.catalogue import suite_tests
 from blindspot.perturbations.dataset import SuitePlan, plan_suite
+from blindspot.perturbations.suites import suite_tests
 from blindspot.runner.chunks import Chunk, DataSource
 from blindspot.runner.data import check_role_texts, machine_resources, resolve_columns
 from blindspot.runner.scorers import _idf_on, _named_model

@@ -55,7 +55,7 @@ def metric_choices() -> list[str]:
 def test_choices() -> list[str]:
     """Suites first, then every test."""
     # lazy: the catalogue loads every perturbation (spaCy's pipeline among them)
-    from blindspot.perturbations.catalogue import suite_names
+    from blindspot.perturbations.suites import suite_names
     from blindspot.space.tabs.perturb import test_names
 
     return [*suite_names(), *test_names()]
@@ -112,7 +112,7 @@ def make_request(protocol: str, data: str, task: str, columns: dict | None,
     """The run's request (what the worker gets), checked before any process starts; tests and
     seeds go in only for protocols that read them (:mod:`blindspot.space.forms`). Every metric
     must be one a visitor may run; ``options`` were checked by :func:`visitor_options`."""
-    from blindspot.perturbations.catalogue import suite_tests  # lazy: see test_choices
+    from blindspot.perturbations.suites import suite_tests  # lazy: see test_choices
 
     name = PROTOCOLS.get(protocol).name
     form = form_for(name)

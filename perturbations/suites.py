@@ -1,4 +1,4 @@
-"""The catalogue: listing the tests, and the named suites.
+"""The named suites, and the listing of the tests (`blindspot list`).
 
 A suite is a category: every registered test names one (``fluency``, ``consistency`` and
 ``targeted`` for the blind-spots paper; other papers' tests bring their own, e.g. ``menli``), and
