@@ -1,7 +1,7 @@
 """The judge: how a test's scores become a verdict (PROTOCOLS.md §1) and the per-sample view (§4).
 
 Every way of judging -- ``blindspot run`` and the ``blindspot`` evaluate module (through
-:mod:`blindspot.runner.judge`), and ``blindspot_accuracy`` (:func:`judge_rows`) -- goes through
+:mod:`blindspot.runner.curves`), and ``blindspot_accuracy`` (:func:`judge_rows`) -- goes through
 this module: the verdict rules, the curve judgement, the per-row statistics and one NaN policy.
 It sits below the runner and the protocols and imports neither.
 

@@ -26,7 +26,7 @@ from blindspot.perturbations import canonical_name, get_perturbation, suite_test
 from blindspot.perturbations.phrase_repetition import phrase_length, repeat_final_phrase
 from blindspot.perturbations.token_drop import drop_words
 from blindspot.perturbations.word_swap import pair_count, swap_candidates
-from blindspot.runner.judge import Cell
+from blindspot.runner.curves import Cell
 from blindspot.seeding import row_rng
 
 SUITE = ["phrase_repetition", "pos_drop", "root_negation", "word_drop", "word_swap"]

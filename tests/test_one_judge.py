@@ -1,4 +1,4 @@
-"""One judge, one NaN policy: the `blindspot` module's judge (`runner.judge.judge_test`, what
+"""One judge, one NaN policy: the `blindspot` module's judge (`runner.curves.judge_test`, what
 `blindspot run` judges each test with) and `blindspot_accuracy` (`judging.judge_rows`) give the
 same verdict on the same scores, NaN included (issue 17)."""
 
@@ -11,7 +11,7 @@ import evaluate
 import pytest
 
 from blindspot.perturbations.base import REGISTRY
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, judge_test
+from blindspot.runner.curves import Cell, Gold, JudgeSettings, judge_test
 
 ROOT = Path(__file__).resolve().parents[1]
 NAN = math.nan

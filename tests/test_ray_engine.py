@@ -20,8 +20,8 @@ import ray  # noqa: E402
 
 from blindspot.runner import run_blindspot  # noqa: E402
 from blindspot.runner.metric_spec import MetricSpec  # noqa: E402
-from blindspot.runner.module_scorer import FunctionScorer  # noqa: E402
 from blindspot.scoring.cache import ScoreCache  # noqa: E402
+from blindspot.scoring.custom import FunctionScorer  # noqa: E402
 
 RUN = dict(task="summarization", tests="truncation,sentence_switching", seeds=[1, 2],
            progress=False)

@@ -18,7 +18,7 @@ from blindspot.demo import demo_path
 from blindspot.judging import RULES, get_rule, judge_curve
 from blindspot.perturbations.base import REGISTRY
 from blindspot.report.markdown import render_markdown
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, judge_test
+from blindspot.runner.curves import Cell, Gold, JudgeSettings, judge_test
 from blindspot.runner.run import run_blindspot
 
 SETTINGS = JudgeSettings(tolerance=1e-5, noise_cap=0.6, worst_examples=2, bootstrap_seed=0)

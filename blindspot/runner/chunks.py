@@ -21,7 +21,7 @@ import numpy as np
 from blindspot.faults import out_of_space_as
 from blindspot.judging import nan_message, nan_rows
 from blindspot.perturbations.dataset import SuitePlan
-from blindspot.runner.judge import Candidate
+from blindspot.runner.curves import Candidate
 
 
 @dataclass

@@ -13,7 +13,7 @@ from blindspot import __version__
 from blindspot.expectations import applied_drops, check_expectations
 from blindspot.perturbations.base import REGISTRY
 from blindspot.report.schema import GoldSummary, MetricResult, TestResult
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, gold_value, judge_test
+from blindspot.runner.curves import Cell, Gold, JudgeSettings, gold_value, judge_test
 from blindspot.runner.metric_spec import MetricSpec
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.models import OFFLINE_MODELS
-from blindspot.runner.module_scorer import check_function, function_name, is_module
 from blindspot.runner.scorers import make_scorer
+from blindspot.scoring.custom import check_function, function_name, is_module
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 from blindspot.suggest import did_you_mean
 

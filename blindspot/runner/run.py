@@ -54,6 +54,7 @@ from blindspot.perturbations.suites import suite_tests
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult
 from blindspot.runner.chunks import Chunk, DataSource, Spill, Tally
+from blindspot.runner.curves import Cell, Gold, JudgeSettings, keep_worst, worst_candidates
 from blindspot.runner.data import GoldData, default_resources, describe_resources, load_gold_data
 from blindspot.runner.engines import ENGINES, Engine, engine_options, get_engine
 from blindspot.runner.entries import (
@@ -66,7 +67,6 @@ from blindspot.runner.entries import (
     missing_input,
     tool,
 )
-from blindspot.runner.judge import Cell, Gold, JudgeSettings, keep_worst, worst_candidates
 from blindspot.runner.metric_run import Inputs, MetricRun, announce
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.state import RunState, SavedSuite, content_key

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from blindspot.runner.module_scorer import custom_scorer
 from blindspot.scorers._encoders import reference_corpus
 from blindspot.scoring.base import Scorer, get_scorer
+from blindspot.scoring.custom import custom_scorer
 from blindspot.scoring.engine import score_rows
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 
