@@ -20,8 +20,8 @@ from pathlib import Path
 
 PACKAGES = ("blindspot", "perturbations", "metrics", "datasets_scripts")
 ALIASED = {"perturbations", "metrics", "datasets_scripts"}  # installed as blindspot.<name>
-ORCHESTRATION = ("blindspot/runner", "blindspot/protocols", "blindspot/cli", "blindspot/search_cli",
-                 "blindspot/self_bias_cli", "blindspot/demo_job", "blindspot/search/protocol")
+ORCHESTRATION = ("blindspot/runner", "blindspot/protocols", "blindspot/cli", "blindspot/demo_job",
+                 "blindspot/search/protocol")
 
 
 @dataclass

@@ -38,7 +38,7 @@ from huggingface_hub import constants as hub_constants
 from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
 import blindspot
-from blindspot.cli_argparse import BlindspotArgumentParser
+from blindspot.cli._argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.gold_sources import (
     BLINDSPOT_CITATION,
     GoldDataMissingError,

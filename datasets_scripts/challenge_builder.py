@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.challenge_sets.formats import FORMATS, ChallengeItem, read_challenge_set
-from blindspot.cli_argparse import BlindspotArgumentParser
+from blindspot.cli._argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
     CARD_FILE,
     DATA_DIR,

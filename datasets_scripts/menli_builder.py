@@ -47,7 +47,7 @@ import yaml
 from num2words import num2words
 
 import blindspot
-from blindspot.cli_argparse import BlindspotArgumentParser
+from blindspot.cli._argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
     BUILD_FILE,
     CARD_FILE,

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from blindspot.cli_argparse import BlindspotArgumentParser
+from blindspot.cli._argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
     BUILD_FILE,
     PUSH_GIT_HELP,

@@ -16,6 +16,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from blindspot.cli.self_bias_command import self_bias
 from blindspot.protocols.self_bias import (
     Evaluator,
     format_matrix,
@@ -24,7 +25,6 @@ from blindspot.protocols.self_bias import (
     rank_systems,
     self_bias_matrix,
 )
-from blindspot.self_bias_cli import self_bias
 
 PROMPTS = ["The weather in London today is", "My favourite recipe for dinner is",
            "The history of the Roman Empire", "Scientists have discovered that"]
@@ -298,7 +298,7 @@ def test_parse_evaluators_splits_on_commas() -> None:
 
 
 def cli_app() -> typer.Typer:
-    """A Typer app with the command registered as blindspot/cli.py registers it."""
+    """A Typer app with the command registered as blindspot/cli/__init__.py registers it."""
     app = typer.Typer()
     app.callback()(lambda: None)
     app.command("self-bias")(self_bias)

@@ -4,8 +4,8 @@ He et al., ACL 2023, §5.4 (see :mod:`blindspot.protocols.self_bias`): score eve
 system's outputs with every evaluator, rank the systems per evaluator and flag the evaluators
 that rank their own base model's system first.
 
-The command is a plain function with ``typer`` defaults, so that ``blindspot/cli.py`` registers
-it with ``app.command("self-bias")(self_bias)``. It runs the registered ``self-bias`` protocol
+The command is a plain function with ``typer`` defaults, registered in
+:data:`blindspot.cli.COMMANDS`. It runs the registered ``self-bias`` protocol
 (as ``blindspot run --protocol self-bias`` does) and writes its report with this command's own
 file names, ``self_bias.json`` and ``self_bias.md``.
 """

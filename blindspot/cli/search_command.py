@@ -1,9 +1,9 @@
 """The ``blindspot search`` command: find perturbations a metric does not penalise, automatically
 (blind-spots paper, Appendix J; :mod:`blindspot.search`).
 
-The command is a plain function with ``typer`` defaults, so that ``blindspot/cli.py`` registers
-it with ``app.command("search")(search)``; it runs the ``search`` protocol as ``blindspot run
---protocol search`` does, through the same :func:`blindspot.cli_protocol.run_job` (same request,
+The command is a plain function with ``typer`` defaults, registered in
+:data:`blindspot.cli.COMMANDS`; it runs the ``search`` protocol as ``blindspot run
+--protocol search`` does, through the same :func:`blindspot.cli._protocol.run_job` (same request,
 errors, summary and report line).
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import typer
 
-from blindspot.cli_columns import HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN, SOURCE_COLUMN
-from blindspot.cli_protocol import run_job, seeds_option
+from blindspot.cli._options import HYPOTHESIS_COLUMN, ID_COLUMN, REFERENCES_COLUMN, SOURCE_COLUMN
+from blindspot.cli._protocol import run_job, seeds_option
 
 
 def search(

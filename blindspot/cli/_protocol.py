@@ -3,7 +3,7 @@ seeds, run a protocol on a :class:`~blindspot.protocols.registry.ProtocolRequest
 then its report folder), print its summary and where its report is, and exit with the run's exit
 code under ``--fail-on``.
 
-Both :mod:`blindspot.cli` and :mod:`blindspot.search_cli` import it (neither imports the other).
+The ``run``, ``stream`` and ``search`` command modules import it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The ``blindspot judge-audit`` command: the judge audits of :mod:`blindspot.judge_audit` on the
 first rows of a dataset.
 
-A plain function with ``typer`` defaults, registered by ``blindspot/cli.py`` with
-``app.command("judge-audit")(judge_audit)``. It prints one line per audit (its verdict and why)
-and, with ``--out``, writes ``judge_audit.json`` there: each audit's rule, tolerance, verdict and
-figures, and the judge's settings (never its key, which only the environment holds).
+A plain function with ``typer`` defaults, registered in :data:`blindspot.cli.COMMANDS`. It prints
+one line per audit (its verdict and why) and, with ``--out``, writes ``judge_audit.json`` there:
+each audit's rule, tolerance, verdict and figures, and the judge's settings (never its key, which
+only the environment holds).
 """
 
 from __future__ import annotations

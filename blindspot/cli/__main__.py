@@ -1,0 +1,5 @@
+"""``python -m blindspot.cli``: the ``blindspot`` command."""
+
+from blindspot.cli import main
+
+main()
