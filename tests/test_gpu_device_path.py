@@ -103,32 +103,43 @@ _UNDER_A_LIMIT = textwrap.dedent("""
     from blindspot.scoring.base import get_scorer
     from blindspot.scoring.engine import score_rows
 
-    folder, texts = sys.argv[1], json.loads(sys.argv[2])
+    name, options, columns = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
     torch.set_num_threads(1)
-    free = score_rows(get_scorer("gpt_ppl", model=folder, precision="fp32", token_budget=1 << 20),
-                      texts, cache=None)["gpt_ppl"]
+    def scores():
+        return score_rows(get_scorer(name, **options), *columns, cache=None)[name]
+    free = scores()
     with open("/proc/self/status") as fh:
         size = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
-    limit = size + int(sys.argv[3]) * 2 ** 20
+    limit = size + int(sys.argv[4]) * 2 ** 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        capped = score_rows(get_scorer("gpt_ppl", model=folder, precision="fp32",
-                                       token_budget=1 << 20), texts, cache=None)["gpt_ppl"]
+        capped = scores()
     print(json.dumps({"free": free, "capped": capped,
                       "splits": [str(w.message) for w in caught if "out of memory" in str(w.message)]}))
 """)
 
 
-def test_a_batch_that_runs_out_of_memory_is_split_and_retried(causal_folder: str) -> None:
-    """Under an address-space limit (the CPU allocator's real refusal), one batch of 48 texts
-    does not fit (its (positions, 49,152) logits are ~0.5 GB) and is split until it does."""
-    texts = [f"{t} " * 4 + str(i) for i, t in enumerate(TEXTS * 8) if t]
-    done = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, causal_folder, json.dumps(texts),
-                           "300"], capture_output=True, text=True, timeout=240, check=False)
+def split_under_a_limit(name: str, options: dict[str, object], columns: list[list[str | None]],
+                        megabytes: int) -> dict[str, list]:
+    """Scores of ``columns`` by scorer ``name`` in a fresh process, free, then under an
+    address-space limit of ``megabytes`` above what the process then holds (the CPU allocator's
+    real refusal), with the out-of-memory warnings said in the capped run."""
+    done = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, name, json.dumps(options),
+                           json.dumps(columns), str(megabytes)], capture_output=True, text=True,
+                          timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, list] = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["splits"], "no batch ran out of memory: raise the texts or lower the limit"
+    return result
+
+
+def test_a_batch_that_runs_out_of_memory_is_split_and_retried(causal_folder: str) -> None:
+    """Under an address-space limit, one batch of 48 texts does not fit (its (positions,
+    49,152) logits are ~0.5 GB) and is split until it does."""
+    texts = [f"{t} " * 4 + str(i) for i, t in enumerate(TEXTS * 8) if t]
+    result = split_under_a_limit("gpt_ppl", {"model": causal_folder, "precision": "fp32",
+                                             "token_budget": 1 << 20}, [texts], 300)
     assert result["splits"][0].startswith(f"gpt_ppl: a batch of {len(texts)} texts ran out of memory")
     assert result["capped"] == pytest.approx(result["free"], rel=1e-5)
 
