@@ -273,6 +273,16 @@ def comet_checkpoint(name: str) -> str:
 _COMET_DOWNLOADS: dict[str, str] = {}
 
 
+def comet_encoder_in(model: Any, dtype: str) -> Any:
+    """``model`` (a COMET model) with its encoder cast to ``dtype`` (a torch dtype's name) and
+    handing float32 states to the rest of the model (see :func:`load_comet`)."""
+    import torch
+
+    model.encoder.to(getattr(torch, dtype))
+    model.encoder.register_forward_hook(_float32_outputs)
+    return model
+
+
 def _float32_outputs(module: Any, inputs: Any, outputs: Any) -> Any:
     """A forward hook: ``outputs`` with every floating-point tensor in float32."""
     import torch
@@ -290,7 +300,6 @@ def load_comet(name: str, dtype: str | None = None) -> Any:
     the float32 one."""
 
     def load(checkpoint: str) -> Any:
-        import torch
         from comet import load_from_checkpoint
 
         try:
@@ -298,10 +307,7 @@ def load_comet(name: str, dtype: str | None = None) -> Any:
         except Exception as error:  # comet raises a bare Exception for a missing hparams.yaml
             raise _not_available(name, error) from error
         model.eval()
-        if dtype is not None:
-            model.encoder.to(getattr(torch, dtype))
-            model.encoder.register_forward_hook(_float32_outputs)
-        return model
+        return model if dtype is None else comet_encoder_in(model, dtype)
 
     return _load_once("comet" if dtype is None else f"comet-{dtype}", comet_checkpoint(name), load)
 
