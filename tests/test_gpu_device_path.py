@@ -317,9 +317,10 @@ def test_comet_bf16_runs_on_a_cpu_close_to_fp32_and_cached_apart(
     assert first != half
     assert half == pytest.approx(first, abs=5e-3)
     # the half-precision copy is kept apart: the float32 model is unchanged
-    assert next(load_comet(folder, "bfloat16").encoder.parameters()).dtype.is_floating_point
-    assert str(next(load_comet(folder, "bfloat16").encoder.parameters()).dtype) == "torch.bfloat16"
-    assert str(next(load_comet(folder).encoder.parameters()).dtype) == "torch.float32"
+    half_model, full_model = load_comet(folder, "bfloat16"), load_comet(folder)
+    assert str(next(half_model.encoder.parameters()).dtype) == "torch.bfloat16"
+    assert str(next(half_model.estimator.parameters()).dtype) == "torch.float32"
+    assert str(next(full_model.encoder.parameters()).dtype) == "torch.float32"
 
 
 def test_a_comet_batch_that_runs_out_of_memory_is_split_and_retried(
