@@ -20,6 +20,10 @@ measured rate, and the ratio to the direct library call on the same texts.
 * MENLI's NLI model (RoBERTa-large-shaped, 3 classes), BLEURT (BLEURT-20-shaped: RemBERT's
   32 x 1152) and UniEval's Boolean answer (T5-large-shaped), each against a plain float32
   transformers loop on the same pairs (today's scorers of these run their model on the CPU);
+* COMET, a ``RegressionMetric`` estimator on an XLM-R-large-shaped encoder (24 x 1024; BERT
+  architecture with MiniLM's vocabulary: the same body compute), on WMT21 (source, output,
+  reference) triples: ours (``comet_scores_on_device``) against COMET's own ``model.predict``
+  (its Lightning Trainer, float32, batches of 16) on the first ``--baseline-n`` triples;
 * an out-of-memory split on the device: a memory cap set with
   ``torch.cuda.set_per_process_memory_fraction`` and a token budget too large for it.
 
@@ -52,11 +56,12 @@ SHAPES = {
     "paper": {"gpt": (36, 1280, 20, 5120), "bert": (24, 1024, 16, 4096), "bert_layer": 17,
               "bart": (12, 1024, 16, 4096), "t5": (24, 1024, 16, 4096),
               "nli": (24, 1024, 16, 4096), "bleurt": (32, 1152, 18, 4608),
-              "mlm": (24, 1024, 16, 4096), "distilbert": (6, 768, 12, 3072)},
+              "mlm": (24, 1024, 16, 4096), "distilbert": (6, 768, 12, 3072),
+              "comet": (24, 1024, 16, 4096)},
     "tiny": {"gpt": (2, 64, 2, 256), "bert": (2, 64, 2, 256), "bert_layer": 2,
              "bart": (1, 64, 2, 256), "t5": (1, 64, 2, 256), "nli": (2, 64, 2, 256),
              "bleurt": (2, 64, 2, 256), "mlm": (2, 64, 2, 256),
-             "distilbert": (2, 64, 2, 256)},
+             "distilbert": (2, 64, 2, 256), "comet": (2, 64, 2, 256)},
 }
 
 
@@ -777,6 +782,68 @@ def bench_moverscore(args, device, shape, rows: list[Row]) -> None:
     log(f"moverscore: DistilBERT-shaped {shape}, {len(hyps):,} outputs x 2 references, "
         f"{len(texts):,} distinct texts, {sum(lengths):,} tokens; the time includes the "
         f"transport problems, solved on the host")
+
+
+def wmt_triples(data: Path, n: int) -> list[dict[str, str]]:
+    """``n`` COMET samples (source, system output, reference) from WMT21 de-en."""
+    samples = []
+    with open(data / "wmt21_de_en_translation.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            for output in row["systems"].values():
+                samples.append({"src": row["source"], "mt": output, "ref": row["reference"]})
+                if len(samples) == n:
+                    return samples
+    return samples
+
+
+def bench_comet(args, device, shape, rows: list[Row]) -> None:
+    """COMET (a ``RegressionMetric`` estimator, COMET's default mixing of all layers and mean
+    pooling) on an XLM-R-large-shaped encoder built from a config, random weights, through
+    ``comet_scores_on_device``, against COMET's ``model.predict`` (float32, batches of 16)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig
+
+    from blindspot import models
+    from blindspot.scorers.comet_score import comet_scores_on_device, import_comet, quiet_lightning
+
+    folder = Path(tempfile.mkdtemp(prefix="comet-shaped-"))
+    copy_tokenizer(args.bert_tokenizer or models.resolve_model("minilm"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    layers, width, heads, mlp = shape
+    BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
+               intermediate_size=mlp, vocab_size=len(tokenizer)).save_pretrained(folder)
+    import_comet()
+    from comet.models import RegressionMetric
+
+    torch.manual_seed(0)
+    model = RegressionMetric(encoder_model="BERT", pretrained_model=str(folder),
+                             load_pretrained_weights=False).eval().to(device)
+    half = models.comet_encoder_in(copy.deepcopy(model), "bfloat16")
+    samples = wmt_triples(args.data, args.bart_pairs)
+    limit = model.encoder.max_positions - 2
+    segments = [tokenizer([s[k] for s in samples], truncation=True, max_length=limit)["input_ids"]
+                for k in ("src", "mt", "ref")]
+    lengths = [[len(column[i]) for column in segments] for i in range(len(samples))]
+    tokens = [sum(n) for n in lengths]
+    flops = [body_flops(layers, width, mlp, n, False) for n in lengths]
+    base_n = min(args.baseline_n, len(samples))
+
+    def predict() -> list[float]:
+        with quiet_lightning():
+            out = model.predict(samples[:base_n], batch_size=16, progress_bar=False,
+                                gpus=1 if device.type == "cuda" else 0)
+        return [float(x) for x in out.scores]
+
+    def ours(precision: str) -> list[float]:
+        return comet_scores_on_device(half if precision == "bf16" else model, samples,
+                                      budget=args.bert_token_budget, precision=precision,
+                                      metric="comet")
+
+    time_against(device, rows, "comet", "COMET predict", predict, ours, tokens, flops, base_n,
+                 [], lambda a, b: abs(a - b))
+    log(f"comet: XLM-R-large-shaped encoder {shape} (layers, width, heads, mlp), "
+        f"{len(samples):,} triples, {sum(tokens):,} tokens")
     models._CACHE.clear()
 
 
@@ -803,8 +870,8 @@ def main() -> None:
     parser.add_argument("--mlm-texts", type=int, default=None,
                         help="WMT21 outputs for MLM-PPL (200/10; one masked copy per token)")
     parser.add_argument("--only", choices=("gpt_ppl", "bertscore", "bartscore", "classifiers",
-                                           "unieval", "mlm_ppl", "mauve", "moverscore"),
-                        default=None)
+                                           "unieval", "mlm_ppl", "mauve", "moverscore",
+                                           "comet"), default=None)
     parser.add_argument("--stop-after", type=float, default=0.0,
                         help="seconds after which no further section starts (0: no limit)")
     parser.add_argument("--skip", type=lambda v: v.split(","), default=[],
@@ -834,7 +901,8 @@ def main() -> None:
                 "unieval": lambda: bench_unieval(args, device, shapes["t5"], rows),
                 "mlm_ppl": lambda: bench_mlm_ppl(args, device, shapes["mlm"], rows),
                 "mauve": lambda: bench_mauve_features(args, device, shapes["gpt"], rows),
-                "moverscore": lambda: bench_moverscore(args, device, shapes["distilbert"], rows)}
+                "moverscore": lambda: bench_moverscore(args, device, shapes["distilbert"], rows),
+                "comet": lambda: bench_comet(args, device, shapes["comet"], rows)}
     began = time.perf_counter()
     for section, work in sections.items():
         if args.only not in (None, section) or section in args.skip:
@@ -853,7 +921,8 @@ def main() -> None:
     log("menli and bleurt: BERT-architecture classifiers of RoBERTa-large's and RemBERT's "
         "(BLEURT-20's) shapes, compared with a plain fp32 transformers loop (bleurt-pytorch is "
         "not installed on the GPU machine)")
-    log("not measured here: comet (no device path yet)")
+    log("comet: a BERT-architecture encoder of XLM-R-large's shape under COMET's estimator, "
+        "compared with COMET's own predict")
 
 
 if __name__ == "__main__":

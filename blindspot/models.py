@@ -273,8 +273,31 @@ def comet_checkpoint(name: str) -> str:
 _COMET_DOWNLOADS: dict[str, str] = {}
 
 
-def load_comet(name: str) -> Any:
-    """A COMET model (unbabel-comet) in eval mode, loaded once per process."""
+def comet_encoder_in(model: Any, dtype: str) -> Any:
+    """``model`` (a COMET model) with its encoder cast to ``dtype`` (a torch dtype's name) and
+    handing float32 states to the rest of the model (see :func:`load_comet`)."""
+    import torch
+
+    model.encoder.to(getattr(torch, dtype))
+    model.encoder.register_forward_hook(_float32_outputs)
+    return model
+
+
+def _float32_outputs(module: Any, inputs: Any, outputs: Any) -> Any:
+    """A forward hook: ``outputs`` with every floating-point tensor in float32."""
+    import torch
+    from lightning_utilities.core.apply_func import apply_to_collection
+
+    return apply_to_collection(outputs, torch.Tensor,
+                               lambda t: t.float() if t.is_floating_point() else t)
+
+
+def load_comet(name: str, dtype: str | None = None) -> Any:
+    """A COMET model (unbabel-comet) in eval mode, loaded once per process; with ``dtype`` (a
+    torch dtype's name), a copy whose encoder (the transformer: nearly all of the compute) runs
+    in that precision and hands float32 states to the rest (layer mix, pooling, estimator,
+    which COMET writes for float32: its layer mix multiplies by a float32 mask), kept apart from
+    the float32 one."""
 
     def load(checkpoint: str) -> Any:
         from comet import load_from_checkpoint
@@ -284,9 +307,9 @@ def load_comet(name: str) -> Any:
         except Exception as error:  # comet raises a bare Exception for a missing hparams.yaml
             raise _not_available(name, error) from error
         model.eval()
-        return model
+        return model if dtype is None else comet_encoder_in(model, dtype)
 
-    return _load_once("comet", comet_checkpoint(name), load)
+    return _load_once("comet" if dtype is None else f"comet-{dtype}", comet_checkpoint(name), load)
 
 
 def load_bleurt(name: str, dtype: str | None = None) -> tuple[Any, Any]:

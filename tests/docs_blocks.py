@@ -85,6 +85,8 @@ NOT_RUN = {
                     "gpt_ppl.precision=auto \\"): GPU_PATHS,
     ("docs/gpu.md", "python benchmarks/gpu_scoring.py --baseline-n 1000"):
         "benchmarks/gpu_scoring.py on the GPU machine (docs/gpu.md's table)",
+    ("docs/gpu.md", "python benchmarks/gpu_scoring.py --only comet --baseline-n 1000"):
+        "benchmarks/gpu_scoring.py on a GPU machine with unbabel-comet",
     ("docs/scale-out.md", "# head node: 6379 for drivers on the cluster, 10001 for Ray Client "
                           "drivers from elsewhere"): "tests/test_ray_cluster.py: a head on loopback, "
                                                      "joined as HOST:PORT and ray://",

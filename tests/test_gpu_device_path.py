@@ -17,6 +17,7 @@ from blindspot.scorers import _device
 from blindspot.scoring.base import ScoreInput, get_scorer
 from blindspot.scoring.cache import MemoryScoreCache
 from blindspot.scoring.engine import score_rows
+from blindspot.tiny_models import tiny_comet
 
 TEXTS = ["The cat sat on the mat.", "Mat the on sat cat the.", "",
          "A much longer sentence that goes on about the weather in Paris during the spring.",
@@ -103,32 +104,43 @@ _UNDER_A_LIMIT = textwrap.dedent("""
     from blindspot.scoring.base import get_scorer
     from blindspot.scoring.engine import score_rows
 
-    folder, texts = sys.argv[1], json.loads(sys.argv[2])
+    name, options, columns = sys.argv[1], json.loads(sys.argv[2]), json.load(sys.stdin)
     torch.set_num_threads(1)
-    free = score_rows(get_scorer("gpt_ppl", model=folder, precision="fp32", token_budget=1 << 20),
-                      texts, cache=None)["gpt_ppl"]
+    def scores():
+        return score_rows(get_scorer(name, **options), *columns, cache=None)[name]
+    free = scores()
     with open("/proc/self/status") as fh:
         size = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
     limit = size + int(sys.argv[3]) * 2 ** 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        capped = score_rows(get_scorer("gpt_ppl", model=folder, precision="fp32",
-                                       token_budget=1 << 20), texts, cache=None)["gpt_ppl"]
+        capped = scores()
     print(json.dumps({"free": free, "capped": capped,
                       "splits": [str(w.message) for w in caught if "out of memory" in str(w.message)]}))
 """)
 
 
-def test_a_batch_that_runs_out_of_memory_is_split_and_retried(causal_folder: str) -> None:
-    """Under an address-space limit (the CPU allocator's real refusal), one batch of 48 texts
-    does not fit (its (positions, 49,152) logits are ~0.5 GB) and is split until it does."""
-    texts = [f"{t} " * 4 + str(i) for i, t in enumerate(TEXTS * 8) if t]
-    done = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, causal_folder, json.dumps(texts),
-                           "300"], capture_output=True, text=True, timeout=240, check=False)
+def split_under_a_limit(name: str, options: dict[str, object], columns: list[list[str | None]],
+                        megabytes: int) -> dict[str, list]:
+    """Scores of ``columns`` by scorer ``name`` in a fresh process, free, then under an
+    address-space limit of ``megabytes`` above what the process then holds (the CPU allocator's
+    real refusal), with the out-of-memory warnings said in the capped run."""
+    done = subprocess.run([sys.executable, "-c", _UNDER_A_LIMIT, name, json.dumps(options),
+                           str(megabytes)], input=json.dumps(columns), capture_output=True,
+                          text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, list] = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["splits"], "no batch ran out of memory: raise the texts or lower the limit"
+    return result
+
+
+def test_a_batch_that_runs_out_of_memory_is_split_and_retried(causal_folder: str) -> None:
+    """Under an address-space limit, one batch of 48 texts does not fit (its (positions,
+    49,152) logits are ~0.5 GB) and is split until it does."""
+    texts = [f"{t} " * 4 + str(i) for i, t in enumerate(TEXTS * 8) if t]
+    result = split_under_a_limit("gpt_ppl", {"model": causal_folder, "precision": "fp32",
+                                             "token_budget": 1 << 20}, [texts], 300)
     assert result["splits"][0].startswith(f"gpt_ppl: a batch of {len(texts)} texts ran out of memory")
     assert result["capped"] == pytest.approx(result["free"], rel=1e-5)
 
@@ -242,3 +254,85 @@ def test_mauve_features_on_the_device_path_match_the_row_path(causal_folder: str
     for old, new in zip(today.text_features(texts), fast.text_features(texts), strict=True):
         assert new.shape == old.shape
         assert new == pytest.approx(old, abs=1e-5)
+
+
+@pytest.fixture(scope="module")
+def comet_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("tiny-comet")
+    return {"comet": tiny_comet(root / "comet"),
+            "comet_qe": tiny_comet(root / "comet_qe", reference_free=True)}
+
+
+@pytest.fixture(scope="module")
+def demo_translations() -> dict[str, list[str]]:
+    """The demo translation set's golds, references and German sources."""
+    rows = [json.loads(line) for line in
+            (Path(__file__).resolve().parents[1] / "blindspot" / "demo" / "translation.jsonl")
+            .read_text(encoding="utf-8").splitlines()]
+    return {"hyp": [r["gold"] for r in rows], "ref": [r["reference"] for r in rows],
+            "src": [r["source"] for r in rows]}
+
+
+def _comet_samples(name: str, demo: dict[str, list[str]]) -> list[dict[str, str]]:
+    return [{"src": s, "mt": h} | ({"ref": r} if name == "comet" else {})
+            for s, h, r in zip(demo["src"], demo["hyp"], demo["ref"], strict=True)]
+
+
+@pytest.mark.parametrize("name", ["comet", "comet_qe"])
+def test_comet_device_path_scores_as_comet_predict(name: str, comet_folders: dict[str, str],
+                                                    demo_translations: dict[str, list[str]]
+                                                    ) -> None:
+    """Token batches of any size through COMET's own batch preparation and predict_step give
+    ``model.predict``'s scores, in the samples' order (a repeated sample scored once)."""
+    from blindspot.scorers.comet_score import import_comet
+
+    samples = _comet_samples(name, demo_translations)
+    samples = samples + samples[:3]
+    model = import_comet().load_from_checkpoint(
+        str(Path(comet_folders[name]) / "checkpoints" / "model.ckpt"))
+    direct = [float(s) for s in model.predict(samples, batch_size=16, gpus=0,
+                                              progress_bar=False).scores]
+    for budget in (60, 1 << 20):
+        fast = get_scorer(name, model=comet_folders[name], precision="fp32", token_budget=budget)
+        assert fast.on_device_path()
+        assert fast.predict(samples) == pytest.approx(direct, abs=1e-6)
+
+
+def test_comet_bf16_runs_on_a_cpu_close_to_fp32_and_cached_apart(
+        comet_folders: dict[str, str], demo_translations: dict[str, list[str]]) -> None:
+    from blindspot.models import load_comet
+
+    folder, demo = comet_folders["comet"], demo_translations
+    columns = (demo["hyp"], demo["ref"], demo["src"])
+    plain = get_scorer("comet", model=folder)
+    fp32 = get_scorer("comet", model=folder, precision="fp32")
+    bf16 = get_scorer("comet", model=folder, precision="bf16")
+    assert "precision" not in plain.identity()  # scores cached before the option stay valid
+    assert len({plain.identity(), fp32.identity(), bf16.identity()}) == 3
+    cache = MemoryScoreCache()
+    first = score_rows(fp32, *columns, cache=cache)["comet"]
+    half = score_rows(bf16, *columns, cache=cache)["comet"]
+    assert len(cache) == 2 * len(demo["hyp"])
+    assert first == pytest.approx(score_rows(plain, *columns, cache=None)["comet"], abs=1e-6)
+    assert first != half
+    assert half == pytest.approx(first, abs=5e-3)
+    # the half-precision copy is kept apart: the float32 model is unchanged
+    half_model, full_model = load_comet(folder, "bfloat16"), load_comet(folder)
+    assert str(next(half_model.encoder.parameters()).dtype) == "torch.bfloat16"
+    assert str(next(half_model.estimator.parameters()).dtype) == "torch.float32"
+    assert str(next(full_model.encoder.parameters()).dtype) == "torch.float32"
+
+
+def test_a_comet_batch_that_runs_out_of_memory_is_split_and_retried(
+        comet_folders: dict[str, str], demo_translations: dict[str, list[str]]) -> None:
+    """48 long (source, hypothesis, reference) samples in one batch need some 170 MB (the
+    encoder's attention over ~500 tokens a segment); under a limit of 100 MB more than the
+    process holds, the batch is split until it fits, with the same scores."""
+    demo, rows = demo_translations, range(48)
+    hyps = [f"{demo['hyp'][i % 30]} " * 12 + str(i) for i in rows]
+    refs = [f"{demo['ref'][i % 30]} " * 12 for i in rows]
+    srcs = [f"{demo['src'][i % 30]} " * 12 for i in rows]
+    result = split_under_a_limit("comet", {"model": comet_folders["comet"], "precision": "fp32",
+                                           "token_budget": 1 << 20}, [hyps, refs, srcs], 100)
+    assert result["splits"][0].startswith("comet: a batch of 48 texts ran out of memory")
+    assert result["capped"] == pytest.approx(result["free"], abs=1e-6)

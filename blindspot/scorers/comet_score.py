@@ -10,6 +10,13 @@ A row with several references gets the mean of its per-reference COMET scores (C
 one reference per sample). The checkpoint's kind is checked against the scorer: a reference-free
 model (``ReferencelessRegression``, CometKiwi) cannot serve ``comet`` and a reference-only model
 cannot serve ``comet_qe``.
+
+``precision``, ``token_budget`` and ``device`` (``docs/gpu.md``): on a GPU, or whenever a
+precision is asked, the samples skip ``predict`` (PyTorch Lightning's Trainer) and go in token
+batches, longest first, through COMET's own ``prepare_for_inference`` and ``predict_step`` on the
+model's device, in the precision asked, with one host synchronisation per batch and a batch that
+runs out of memory split and retried; the scores come back in the samples' order. A CPU run with
+no precision asked still calls ``predict``, byte for byte as before.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ from statistics import fmean
 from typing import Any, ClassVar
 
 from blindspot.models import comet_checkpoint, load_comet, model_revision
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scorers import _device
+from blindspot.scorers._lm_utils import ModelScorer, place
+from blindspot.scoring.base import ScoreInput, register_scorer
 
 #: paper defaults (blind-spots paper: COMET / COMET-QE of WMT20/21); newer: Unbabel/wmt22-comet-da,
 #: Unbabel/wmt22-cometkiwi-da
@@ -94,32 +103,69 @@ def quiet_lightning() -> Iterator[None]:
             lg.setLevel(level)
 
 
-class _CometScorer(Scorer):
-    """Shared by ``comet`` and ``comet_qe``: options ``model`` (name, folder or checkpoint)."""
+def sample_lengths(model: Any, samples: Sequence[dict[str, str]]) -> list[int]:
+    """Each sample's tokens, its segments together, as COMET's encoder cuts them (the token
+    budget's measure: COMET encodes the segments apart, each padded to its batch's longest)."""
+    if not samples:
+        return []
+    encoder = model.encoder
+    lengths = [0] * len(samples)
+    for field in samples[0]:
+        ids = encoder.tokenizer([str(s[field]) for s in samples], truncation=True,
+                                max_length=encoder.max_positions - 2)["input_ids"]
+        lengths = [total + len(row) for total, row in zip(lengths, ids, strict=True)]
+    return lengths
+
+
+def comet_scores_on_device(model: Any, samples: Sequence[dict[str, str]], *, budget: int,
+                           precision: str, metric: str) -> list[float]:
+    """COMET segment scores of ``samples`` in token batches on the model's device: each batch
+    prepared by COMET (``prepare_for_inference``: its tokenization and padding) and scored by
+    its ``predict_step`` (what ``predict``'s Trainer calls), split on running out of memory,
+    one host synchronisation per batch (:func:`blindspot.scorers._device.values_by_batch`),
+    the scores in the samples' order."""
+    import torch
+    from lightning_utilities.core.apply_func import apply_to_collection
+
+    device = next(model.parameters()).device
+
+    def launch(rows: list[int]) -> Any:
+        batch = model.prepare_for_inference([samples[k] for k in rows])
+        batch = apply_to_collection(batch, torch.Tensor,
+                                    lambda tensor: _device.pinned_to(tensor, device))
+        with torch.inference_mode(), _device.matmul_precision(precision):
+            return model.predict_step(batch)["scores"].float()
+
+    values = _device.values_by_batch(launch, sample_lengths(model, samples), budget, metric)
+    return [float(v) for v in values]
+
+
+class _CometScorer(ModelScorer):
+    """Shared by ``comet`` and ``comet_qe``: options ``model`` (name, folder or checkpoint),
+    ``gpus`` (1: the device is CUDA), ``device``, ``precision``, ``token_budget``."""
 
     mode: ClassVar[str]
     default_model: ClassVar[str]
     uses_source = "required"
     default_batch_size = 16
 
-    def __init__(self, model: str | None = None, gpus: int = 0) -> None:
-        super().__init__(model=str(model or self.default_model), gpus=int(gpus))
-        self._model: Any = None
+    def __init__(self, model: str | None = None, gpus: int = 0, device: str | None = None,
+                 precision: str | None = None, token_budget: int | None = None) -> None:
+        super().__init__(device or ("cuda" if int(gpus) else None), precision, token_budget,
+                         model=str(model or self.default_model), gpus=int(gpus))
 
-    @property
-    def model(self) -> Any:
-        """The COMET model, loaded on first use and checked to support this scorer's mode."""
-        if self._model is None:
-            import_comet()
-            model = load_comet(self.config["model"])
-            if self.mode not in model_modes(model):
-                other = "comet_qe" if self.mode == "ref" else "comet"
-                raise ValueError(
-                    f"model {self.config['model']!r} ({type(model).__name__}) cannot score "
-                    f"{self.name!r} ({'with' if self.mode == 'ref' else 'without'} references); "
-                    f"use {other!r} with it, or another checkpoint")
-            self._model = model
-        return self._model
+    def loaded_model(self) -> Any:
+        """The COMET model in the precision asked, loaded once per process and checked to
+        support this scorer's mode."""
+        import_comet()
+        model = load_comet(self.config["model"], self.weight_dtype())
+        if self.mode not in model_modes(model):
+            other = "comet_qe" if self.mode == "ref" else "comet"
+            raise ValueError(
+                f"model {self.config['model']!r} ({type(model).__name__}) cannot score "
+                f"{self.name!r} ({'with' if self.mode == 'ref' else 'without'} references); "
+                f"use {other!r} with it, or another checkpoint")
+        return model
 
     def model_revision(self) -> str:
         return f"comet-{import_comet().__version__}:" + model_revision(
@@ -136,11 +182,21 @@ class _CometScorer(Scorer):
         return out
 
     def predict(self, samples: list[dict[str, str]]) -> list[float]:
-        """Segment scores of COMET ``samples``, 16 to a forward pass (COMET's own default), on
-        CPU unless the ``gpus`` option says otherwise."""
+        """Segment scores of COMET ``samples``: on the device path (:meth:`on_device_path`) by
+        :func:`comet_scores_on_device`, each distinct sample once; else by COMET's ``predict``
+        on the CPU, 16 to a forward pass (COMET's own default)."""
+        model = self.loaded_model()
+        if self.on_device_path():
+            keys = [tuple(sample.items()) for sample in samples]
+            unique = list(dict.fromkeys(keys))
+            scored = dict(zip(unique, comet_scores_on_device(
+                place(model, self._device), [dict(k) for k in unique],
+                budget=self.token_budget(), precision=self.precision(), metric=self.name),
+                strict=True))
+            return [scored[k] for k in keys]
         with quiet_lightning():
-            result = self.model.predict(samples, batch_size=min(max(1, len(samples)), 16),
-                                        gpus=self.config["gpus"], progress_bar=False)
+            result = model.predict(samples, batch_size=min(max(1, len(samples)), 16), gpus=0,
+                                   progress_bar=False)
         return [float(s) for s in result.scores]
 
 

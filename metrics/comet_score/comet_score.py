@@ -8,7 +8,8 @@ for reference-based COMET (inputs: predictions, references, sources; output ``co
 (``hparams.yaml`` + ``checkpoints/``), a Hub id (``Unbabel/wmt22-comet-da``,
 ``Unbabel/wmt22-cometkiwi-da``) or a legacy name (``wmt20-comet-da``, ``wmt21-comet-qe-mqm``: the
 defaults). Several references per row: the mean of the per-reference scores. The model loads once
-per process and runs on CPU unless ``gpus=1``.
+per process and runs on a GPU when there is one (``gpus=1`` or ``device`` name it), in token
+batches in the ``precision`` asked (``docs/gpu.md``), else on the CPU through COMET's ``predict``.
 
 Examples:
     >>> import evaluate, tempfile
@@ -38,7 +39,10 @@ Args:
     sources (list of str): source sentences.
     model (str): COMET checkpoint file, model folder, Hub id or legacy name (defaults:
         "wmt20-comet-da"; "wmt21-comet-qe-mqm" for the "qe" configuration).
-    gpus (int): 0 (CPU, default) or 1.
+    gpus (int): 1: run on the CUDA device (default 0: a GPU when there is one, else the CPU).
+    device (str): the torch device (default: CUDA when there is one, else the CPU).
+    precision (str): "fp32", "tf32", "bf16", "fp16" or "auto" (default: float32 as before).
+    token_budget (int): tokens per batch on the device path (default 65,536 on a GPU).
     use_aggregator (bool): mean over rows (default) or per-row lists.
 Returns:
     comet (or comet_qe): the checkpoint's regression score (higher is better; the range depends
