@@ -24,6 +24,9 @@ measured rate, and the ratio to the direct library call on the same texts.
   architecture with MiniLM's vocabulary: the same body compute), on WMT21 (source, output,
   reference) triples: ours (``comet_scores_on_device``) against COMET's own ``model.predict``
   (its Lightning Trainer, float32, batches of 16) on the first ``--baseline-n`` triples;
+* MLM-PPL (RoBERTa-large-shaped masked LM) against today's float32 ``masked_logprobs`` loop,
+  MAUVE's features (GPT-2-large-shaped) against today's ``last_token_states`` loop, and
+  MoverScore (DistilBERT-shaped, the transport on the host) against the scorer with no precision;
 * an out-of-memory split on the device: a memory cap set with
   ``torch.cuda.set_per_process_memory_fraction`` and a token budget too large for it.
 
