@@ -15,6 +15,7 @@ from blindspot.perturbations.base import REGISTRY
 from blindspot.report.schema import GoldSummary, MetricResult, TestResult
 from blindspot.runner.judge import Cell, Gold, JudgeSettings, gold_value, judge_test
 from blindspot.runner.metric_spec import MetricSpec
+from blindspot.scoring.signature import metric_signature
 
 
 def tool() -> dict[str, str]:
@@ -39,11 +40,12 @@ def missing_input(spec: MetricSpec, scorer: Any, columns: Mapping[str, str | Non
     return None
 
 
-def metric_entry(spec: MetricSpec, scorer: Any | None) -> MetricResult:
-    """A metric's entry before any test is judged."""
-    return MetricResult(spec.metric, spec.output or (scorer.outputs[0] if scorer else ""),
-                        spec.as_json()["options"], spec.higher_is_better,
-                        bool(scorer.corpus_level) if scorer else False)
+def metric_entry(spec: MetricSpec, scorer: Any | None, seeds: Sequence[int]) -> MetricResult:
+    """A metric's entry before any test is judged, signed by its scorer (run with ``seeds``)."""
+    output = spec.output or (scorer.outputs[0] if scorer else "")
+    return MetricResult(spec.metric, output, spec.as_json()["options"], spec.higher_is_better,
+                        bool(scorer.corpus_level) if scorer else False,
+                        signature=metric_signature(scorer, output, seeds) if scorer else None)
 
 
 def gold_summary(gold: Gold) -> GoldSummary:

@@ -12,10 +12,12 @@ from blindspot.report.views import (
     EXPECTATIONS_TITLE,
     FIRMER,
     NOISE_MARK,
+    SIGNATURES_NOTE,
     WITHIN_NOISE,
     SummaryRow,
     expectation_rows,
     metric_errors,
+    signatures,
     skipped_tests,
     summary_rows,
 )
@@ -59,6 +61,11 @@ def print_summary(results: dict[str, Any], console: Console | None = None) -> No
     console = console or Console()
     for name, data in results["datasets"].items():
         console.print(summary_table(name, data))
+        marks = signatures(data)
+        if marks:
+            console.print(f"[dim]{SIGNATURES_NOTE}[/]")
+        for metric, text in marks:  # as written: no markup, no colour, no wrapping
+            console.print(f"  {metric}: {text}", markup=False, highlight=False, soft_wrap=True)
         expectations = expectations_table(name, data)
         if expectations is not None:
             console.print(expectations)
