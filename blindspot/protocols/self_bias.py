@@ -546,7 +546,8 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
         return write_outputs(result.to_dict(), out, files)
 
     def summarise(self, result: SelfBiasResult, console: Console) -> None:
-        console.print(format_matrix(result.to_dict()), markup=False, highlight=False)
+        console.print(format_matrix(result.to_dict()), markup=False, highlight=False,
+                      soft_wrap=True)  # a signature is read (and copied) as written
 
     def view(self, result: SelfBiasResult) -> dict[str, Any]:
         results = result.to_dict()
