@@ -11,6 +11,13 @@ Each example runs as ``python -m blindspot.cli ...`` in a fresh process, with a 
 ``--ignore-key anchors`` adds a third column: the hash of results.json with that key removed
 everywhere and the file written again as the tool writes it (a change that adds a key on purpose,
 like issue 21's sanity anchors, can then be shown to leave every other byte alone).
+``--compare BEFORE/hashes.tsv`` checks it: each example's results (without that key) must hash as
+the run before the change did, else the script says which differ and exits 1. Issue 29 added
+each metric's ``signature``; on the commit before it, then on this one:
+
+    python benchmarks/results_bytes.py --out /tmp/before
+    python benchmarks/results_bytes.py --out /tmp/after --ignore-key signature \
+        --compare /tmp/before/hashes.tsv
 """
 
 from __future__ import annotations
@@ -84,12 +91,16 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", default="", help="comma list of example names")
     parser.add_argument("--ignore-key", default="", help="also hash results.json without this key")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="hashes.tsv of the run before a change: fail unless every example "
+                             "hashes the same (without --ignore-key's key)")
     args = parser.parse_args()
+    before = read_hashes(args.compare) if args.compare else {}
     args.out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "BLINDSPOT_CACHE": str(args.out / "cache")}
     chosen = [n for n in args.only.split(",") if n] or list(EXAMPLES)
-    lines = []
+    lines, differ = [], []
     for name in chosen:
         argv, output = EXAMPLES[name]
         out = args.out / name
@@ -101,13 +112,33 @@ def main() -> None:
         target = out / output
         digest = hashlib.sha256(target.read_bytes()).hexdigest() if target.exists() else "missing"
         line = f"{name}\t{digest}\trc={proc.returncode}\t{seconds:.1f}s"
+        kept = digest
         if args.ignore_key and target.exists():
-            line += f"\twithout {args.ignore_key}: {digest_without(target, args.ignore_key)}"
+            kept = digest_without(target, args.ignore_key)
+            line += f"\twithout {args.ignore_key}: {kept}"
+        if args.compare is not None:
+            same = before.get(name) == kept
+            line += "\tas before" if same else f"\tDIFFERS from before ({before.get(name)})"
+            if not same:
+                differ.append(name)
         if proc.returncode not in (0, 2, 3):
             line += "\t" + (proc.stderr.strip().splitlines() or ["?"])[-1]
         print(line, flush=True)
         lines.append(line)
     (args.out / "hashes.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if args.compare is not None:
+        apart = f" apart from the key {args.ignore_key!r}" if args.ignore_key else ""
+        if differ:
+            print(f"FAIL: {len(differ)} of {len(chosen)} results differ from {args.compare}"
+                  f"{apart}: {', '.join(differ)}")
+            sys.exit(1)
+        print(f"PASS: all {len(chosen)} results are byte-identical to {args.compare}{apart}")
+
+
+def read_hashes(path: Path) -> dict[str, str]:
+    """Example name -> the sha256 of its output, from a hashes.tsv this script wrote."""
+    rows = (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line)
+    return {row[0]: row[1] for row in rows if len(row) > 1}
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +72,16 @@ def available_models() -> list[str]:
     return sorted({m.name for m in OFFLINE_MODELS.values() if m.locate() is not None})
 
 
+def offline_name(path: str | os.PathLike[str]) -> str | None:
+    """The short name of the offline model installed at ``path`` (a scorer that keeps the
+    resolved folder can still name it ``minilm``), None for any other path."""
+    for model in OFFLINE_MODELS.values():
+        located = model.locate()
+        if located is not None and str(located) == str(path):
+            return model.name
+    return None
+
+
 def resolve_model(name_or_path: str | os.PathLike[str]) -> str:
     """A local folder or a Hub id for ``name_or_path``; short names map to installed models."""
     text = str(name_or_path)
@@ -96,12 +107,17 @@ def folder_revision(path: str | Path) -> str:
     if not folder.is_dir():
         return str(path)
     digest = hashlib.sha256(str(folder.resolve()).encode())
+    _hash_files(digest, folder)
+    return digest.hexdigest()[:16]
+
+
+def _hash_files(digest: Any, folder: Path) -> None:
+    """Add the folder's file names and sizes, and its small JSON files, to ``digest``."""
     for file in sorted(folder.iterdir()):
         if file.is_file():
             digest.update(f"{file.name}:{file.stat().st_size}".encode())
             if file.suffix == ".json" and file.stat().st_size < 1_000_000:
                 digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def _checkpoint_file_revision(path: Path) -> str:
@@ -136,6 +152,50 @@ def model_revision(name_or_path: str | os.PathLike[str]) -> str:
     except (ImportError, ValueError, OSError):  # an id the Hub client rejects: not cached
         return path
     return folder_revision(Path(hit).parent) if isinstance(hit, str) else path
+
+
+#: a Hub cache's snapshot folder is named by the commit of the weights in it
+_SNAPSHOT = re.compile(r"^[0-9a-f]{40}$")
+
+
+def _snapshot_commit(path: Path) -> str | None:
+    """The commit of the Hub snapshot that holds ``path`` (``.../snapshots/<commit>/...``)."""
+    for folder in (path, *path.parents):
+        if _SNAPSHOT.match(folder.name) and folder.parent.name == "snapshots":
+            return folder.name
+    return None
+
+
+def portable_revision(name_or_path: str | os.PathLike[str]) -> str:
+    """The identity of the weights ``name_or_path`` stands for, the same on every machine (a
+    run's signature shows it; :func:`model_revision`, the cache's, hashes where they lie):
+    the commit (12 hex digits) of a Hub snapshot; otherwise a hash of the folder's file names
+    and sizes and its small JSON files (of a checkpoint file: its size and its run's
+    ``hparams.yaml``); ``-`` for a Hub id not in the local Hub cache (its revision is unknown
+    until it is downloaded). No path, time or host goes into it."""
+    path = Path(resolve_model(name_or_path))
+    if not path.exists():
+        try:
+            from huggingface_hub import try_to_load_from_cache  # lazy: the Hub client
+
+            hit = try_to_load_from_cache(str(name_or_path), "config.json")
+        except (ImportError, ValueError, OSError):
+            return "-"
+        if not isinstance(hit, str):
+            return "-"
+        path = Path(hit).parent
+    commit = _snapshot_commit(path.resolve())
+    if commit is not None:
+        return commit[:12]
+    digest = hashlib.sha256()
+    if path.is_file():
+        digest.update(f"{path.stat().st_size}".encode())
+        hparams = path.resolve().parents[1] / "hparams.yaml"
+        if hparams.is_file():
+            digest.update(hparams.read_bytes())
+        return digest.hexdigest()[:12]
+    _hash_files(digest, path)
+    return digest.hexdigest()[:12]
 
 
 def _not_available(name: str, error: Exception) -> ModelNotAvailableError:

@@ -165,7 +165,8 @@ def test_self_bias_files_keep_their_keys_without_the_common_ones(tmp_path: Path)
     result = get_protocol("self-bias").run(REQUESTS["self-bias"](tmp_path))
     assert isinstance(result, SelfBiasResult) and result.protocol == "self-bias"
     assert list(result.to_dict()) == ["systems", "evaluators", "evaluator_specs", "matrix", "std",
-                                      "n", "ranking", "self_preference", "flagged", "errors"]
+                                      "n", "ranking", "self_preference", "flagged", "errors",
+                                      "signatures"]
     assert result.systems == ["Facebook-AI", "Nemo", "ICL"]
     assert result.ranking["ter"][-1] == max(result.matrix["ter"], key=result.matrix["ter"].get)
 

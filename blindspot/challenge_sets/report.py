@@ -7,8 +7,11 @@ from typing import Any
 
 from rich.table import Table
 
+from blindspot.report import markdown as md
+from blindspot.report import views
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
+from blindspot.runner.summary import print_signatures
 
 
 def _cell(value: float | None) -> str:
@@ -53,6 +56,7 @@ def render_markdown(results: dict[str, Any]) -> str:
             header, rows = phenomenon_table(results, entry)
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             lines += ["| " + " | ".join(row) + " |" for row in rows] + [""]
+            lines += md.signature_lines(views.signatures({"metrics": {metric: entry}}))
     return "\n".join(lines)
 
 
@@ -78,6 +82,7 @@ def print_summary(results: dict[str, Any], console: Any) -> None:
             for row in rows:
                 table.add_row(*(cell.strip("*") for cell in row))
             console.print(table)
+            print_signatures({"metrics": {metric: entry}}, console)
 
 
 __all__ = ["phenomenon_table", "print_summary", "render_markdown", "write_challenge_report"]

@@ -12,7 +12,7 @@ under the ``ties`` option (``excluded``: MENLI's ``(hits - misses) / (hits + mis
 
 ``results.json`` (schema 1): ``{"schema_version", "protocol": "preference", "format", "tool",
 "config", "datasets": {name: {"rows", "skipped", "phenomena": {name: {"n", "group"}},
-"metrics": {metric: {..., "error", "per_phenomenon": {name: figures}, "mean": figures,
+"metrics": {metric: {..., "error", "signature", "per_phenomenon": {name: figures}, "mean": figures,
 "by_group": {group: figures}, "examples": {name: [pair, ...]}}}}}}`` where ``figures`` holds
 ``n, hits, misses, ties, n_nan, accuracy, kendall_like`` and the benchmark's statistic by its
 name (``detection_rate`` or ``aces_tau``).
@@ -30,7 +30,7 @@ from blindspot.challenge_sets.formats import ChallengeFormat, ChallengeSet, get_
 from blindspot.challenge_sets.report import write_challenge_report
 from blindspot.protocols.preference import Mode, kendall_like, tally
 from blindspot.protocols.registry import ProtocolResult
-from blindspot.runner.entries import error_text
+from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for
@@ -123,10 +123,13 @@ def run_set(challenge: ChallengeSet, specs: list[Any], settings: dict[str, Any],
     for spec in specs:
         entry: dict[str, Any] = {"metric": spec.metric, "output": spec.output,
                                  "options": spec.as_json()["options"],
-                                 "higher_is_better": spec.higher_is_better, "error": None}
+                                 "higher_is_better": spec.higher_is_better, "error": None,
+                                 "signature": None}
         try:
-            good, bad = score_pairs(scorer_for(spec, idf), spec, mode, dataset,
-                                    settings["batch_size"], progress)
+            scorer = scorer_for(spec, idf)
+            entry["signature"] = signature(spec, scorer)
+            good, bad = score_pairs(scorer, spec, mode, dataset, settings["batch_size"],
+                                    progress)
         except Exception as error:  # one metric failing is reported, the others still run
             metrics[spec.name] = {**entry, "error": error_text(error), "per_phenomenon": {},
                                   "mean": None, "by_group": {}, "examples": {}}

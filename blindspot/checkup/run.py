@@ -19,11 +19,15 @@ from rich.table import Table
 from blindspot.checkup.checks import CHECKS, TOLERANCE, CheckContext, run_check
 from blindspot.perturbations.base import canonical_task
 from blindspot.progress import progress_bar
+from blindspot.report import markdown as md
 from blindspot.report.files import atomic_write_text
+from blindspot.report.views import signatures
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.data import load_gold_data
+from blindspot.runner.entries import signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.runner.summary import print_signatures
 from blindspot.scoring.probe import CheckRows, as_reference_lists
 
 SCHEMA_VERSION = 1
@@ -76,7 +80,7 @@ def run_checkup(metric: Any, data: Any, *, task: str = "summarization",
         raise ValueError(f"metric {spec.name!r} is corpus-level: a check-up compares per-row "
                          f"scores")
     results = {"schema_version": SCHEMA_VERSION, "kind": "checkup", "tool": _tool(),
-               "metric": spec.as_json(),
+               "metric": spec.as_json(), "signature": signature(spec, ctx.scorer(), (seed,)),
                "data": {"name": gold.name, "task": task, "rows": len(checked),
                         "columns": gold.columns},
                "settings": {"seed": seed, "max_words": max_words, "tolerance": TOLERANCE},
@@ -128,7 +132,7 @@ def render_markdown(results: dict[str, Any]) -> str:
              "", "| check | verdict | summary |", "|---|---|---|"]
     lines += [f"| {c['title']} | {c['verdict']} | {c['summary']} |"
               for c in results["checks"].values()]
-    lines.append("")
+    lines += ["", *md.signature_lines(signatures(_signed(results)))]
     for check in results["checks"].values():
         lines += _section(check)
     return "\n".join(lines)
@@ -148,6 +152,13 @@ def print_summary(results: dict[str, Any], console: Any) -> None:
     for check in results["checks"].values():
         table.add_row(check["title"], check["verdict"], check["summary"])
     console.print(table)
+    print_signatures(_signed(results), console)
+
+
+def _signed(results: dict[str, Any]) -> dict[str, Any]:
+    """The examined metric with its signature, as the signature views read a table's metrics
+    (a check-up written before signatures has none, and shows none)."""
+    return {"metrics": {results["metric"]["name"]: {"signature": results.get("signature")}}}
 
 
 def checkup_exit_code(results: dict[str, Any]) -> int:

@@ -32,7 +32,7 @@ results.json (``"protocol": "correlation"``)::
                 "coefficients": {"kendall": "tau-b", ...}},
      "dataset": {"name", "rows", "documents", "systems", "fingerprint"},
      "criteria_correlations": {criterion: {criterion: {"kendall", "pearson"}}},
-     "metrics": {name: {"error", "mean_score",
+     "metrics": {name: {"error", "signature" (blindspot.scoring.signature), "mean_score",
                         "criteria": {criterion: {"system": {"kendall", "pearson", "spearman",
                                                             "n"},
                                                  "summary": {"kendall", "pearson", "spearman",
@@ -61,14 +61,16 @@ from blindspot.protocols.registry import (
     single_data,
 )
 from blindspot.report import markdown as md
+from blindspot.report import views
 from blindspot.report.files import atomic_write_text
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.data import load_source
-from blindspot.runner.entries import error_text
+from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
+from blindspot.runner.summary import print_signatures
 from blindspot.suggest import did_you_mean
 
 COEFFICIENTS = ("kendall", "pearson", "spearman")
@@ -209,10 +211,9 @@ def _pick(rows: list[dict[str, Any]], role: str, given: str | None, names: Seque
 
 # -- the protocol ---------------------------------------------------------------------------------
 
-def _scores(spec: Any, hypotheses: list[str], references: list[list[str]],
+def _scores(spec: Any, scorer: Any, hypotheses: list[str], references: list[list[str]],
             batch_size: int | None, progress: bool) -> list[float]:
 
-    scorer = scorer_for(spec, references)
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} gives one corpus-level score; correlations "
                          f"need a score per output")
@@ -226,9 +227,13 @@ def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[li
                   criteria: list[str], system: str, settings: Mapping[str, Any],
                   progress: bool) -> dict[str, Any]:
 
-    entry: dict[str, Any] = {"error": None, "mean_score": None, "criteria": {}}
+    entry: dict[str, Any] = {"error": None, "signature": None, "mean_score": None,
+                             "criteria": {}}
     try:
-        scores = _scores(spec, [r[hyp] for r in rows], refs, settings["batch_size"], progress)
+        scorer = scorer_for(spec, refs)
+        entry["signature"] = signature(spec, scorer)
+        scores = _scores(spec, scorer, [r[hyp] for r in rows], refs, settings["batch_size"],
+                         progress)
     except Exception as error:  # one failing metric is reported, the others still run
         entry["error"] = error_text(error)
         return entry
@@ -341,6 +346,7 @@ def write_correlation_report(results: dict[str, Any], out: Path) -> list[Path]:
              "System level: correlation over systems of per-system means. Summary level: mean "
              "over documents of the correlation over that document's outputs (documents with a "
              "constant side left out). Kendall is tau-b.", "", *correlation_table(results), "",
+             *md.signature_lines(views.signatures(results)),
              "## Between the human criteria (all outputs)", "", *criteria_table(results)]
     out.mkdir(parents=True, exist_ok=True)
     return [atomic_write_text(out / RESULTS_FILE, text),
@@ -372,6 +378,7 @@ class CorrelationProtocol(Protocol[CorrelationResult]):
                          for level in ("system", "summary")]
                 table.add_row(name, criterion, *cells)
         console.print(table)
+        print_signatures(results, console)
 
     def view(self, result: CorrelationResult) -> dict[str, Any]:
         """What ``evaluate.load("blindspot/blindspot").compute(protocol="correlation")`` returns."""

@@ -45,6 +45,7 @@ results.json (``"protocol": "deviation"``)::
                     scored: a random template runs once per seed),
                     "examples": [{"id", "gold", "perturbed"}]}],
      "metrics": {name: {"metric", "output", "higher_is_better", "error",
+                        "signature" (blindspot.scoring.signature; null when not built),
                         "normalisation": {"method", "low", "high"},
                         "templates": {"criterion/template": {"n" (pairs), "gold_mean",
                                       "perturbed_mean", "metric_delta", "human_delta",
@@ -86,10 +87,11 @@ from blindspot.protocols.registry import (
 )
 from blindspot.report.deviation import write_deviation_report
 from blindspot.runner.data import load_gold_data
-from blindspot.runner.entries import error_text
+from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
+from blindspot.runner.summary import print_signatures
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 
 
@@ -207,12 +209,12 @@ def build_cases(templates: Sequence[Template], gold: Any, seeds: Sequence[int],
 
 # -- scoring --------------------------------------------------------------------------------------
 
-def score_cases(spec: Any, gold: Any, cases: list[Case], batch_size: int | None,
+def score_cases(spec: Any, scorer: Any, gold: Any, cases: list[Case], batch_size: int | None,
                 progress: bool) -> tuple[list[float], dict[int, tuple[list[float], list[float]]]]:
     """Gold scores per row, and per case (by position) its (gold, perturbed) scores per applied
-    row, all in one ``score_rows`` call (deduplicated, cached, one progress bar)."""
+    row, all in one ``score_rows`` call (deduplicated, cached, one progress bar), by ``scorer``
+    (:func:`scorer_for` ``(spec, gold's references)``)."""
     refs, sources = gold.column("references"), gold.column("source")
-    scorer = scorer_for(spec, refs)
     if scorer.corpus_level:
         raise ValueError(f"metric {spec.name!r} gives one corpus-level score; the deviation "
                          f"protocol needs a score per output")
@@ -322,9 +324,11 @@ def metric_entry(spec: Any, gold: Any, cases: list[Case], human: Mapping[Any, fl
     """One metric's deviations over every template (or its error)."""
     entry: dict[str, Any] = {"metric": spec.metric, "output": spec.output,
                              "higher_is_better": spec.higher_is_better, "error": None,
-                             "normalisation": None, "templates": {}}
+                             "signature": None, "normalisation": None, "templates": {}}
     try:
-        _, per_case = score_cases(spec, gold, cases, settings["batch_size"], progress)
+        scorer = scorer_for(spec, gold.column("references"))
+        entry["signature"] = signature(spec, scorer, settings["seeds"])
+        _, per_case = score_cases(spec, scorer, gold, cases, settings["batch_size"], progress)
     except Exception as error:  # one failing metric is reported, the others still run
         entry["error"] = error_text(error)
         return entry
@@ -390,7 +394,8 @@ def run_deviation(request: Any) -> DeviationResult:
                  "columns": dict(gold.columns)},
         templates=[_template_entry(c, human, table.basis, gold, rows, settings["examples"])
                    for c in cases],
-        metrics={s.name: metric_entry(s, gold, cases, human, settings, request.progress)
+        metrics={s.name: metric_entry(s, gold, cases, human, {**settings, "seeds": seeds},
+                                      request.progress)
                  for s in specs},
     )
 
@@ -424,6 +429,7 @@ class DeviationProtocol(Protocol[DeviationResult]):
                              f"[{styles[r['verdict']]}]{r['deviation']:+.3f}[/]")
             table.add_row(key, f"{t['human_score']:.2f}", *cells)
         console.print(table)
+        print_signatures(results, console)
         for t in results["templates"]:
             if t["status"] == "skipped":
                 console.print(f"[yellow]skipped[/] {t['criterion']}/{t['template']}: "

@@ -61,12 +61,13 @@ from rich.table import Table
 
 from blindspot.challenge_sets.report import print_summary as challenge_summary
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
-from blindspot.report import html
+from blindspot.report import html, views
 from blindspot.report import markdown as md
 from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
 from blindspot.report.plots import render_png
 from blindspot.report.views import MISSING, number, shorten
 from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
+from blindspot.runner.summary import print_signatures
 
 SUMMARY_ROWS = ("mean", "adequacy", "fluency", "kendall_like")
 PLOT_FOLDER = "plots"
@@ -158,8 +159,9 @@ def render_markdown(results: Mapping[str, Any], plots: Mapping[str, str]) -> str
              *(f"- {line}" for line in config_lines(results)), ""]
     for name, data in results["datasets"].items():
         parts += [f"## {name} ({rows_line(data)})", "", "Accuracy (hits / pairs):", "",
-                  *md.table(*accuracy_table(data)), "", *(f"- {x}" for x in count_lines(data)),
-                  ""]
+                  *md.table(*accuracy_table(data)), "",
+                  *md.signature_lines(views.signatures(data)),
+                  *(f"- {x}" for x in count_lines(data)), ""]
         if name in plots:
             parts += [f"![{name}]({plots[name]})", ""]
         for metric, entry in data["metrics"].items():
@@ -219,6 +221,7 @@ def render_html(results: Mapping[str, Any], plots: Mapping[str, str], base: Path
             for metric, entry in data["metrics"].items() if example_rows(entry))
         sections.append(f"<section><h2>{html.esc(name)} ({html.esc(rows_line(data))})</h2>"
                         f"{html.table(*accuracy_table(data))}"
+                        f"{html.signature_list(views.signatures(data))}"
                         f"{html.lines_list(count_lines(data))}{image}{examples}</section>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Preference accuracy report</title><style>{html.STYLE}</style></head><body>"
@@ -255,6 +258,7 @@ def print_summary(results: dict[str, Any], console: Any = None) -> None:
         for row in rows:
             table.add_row(*row)
         console.print(table)
+        print_signatures(data, console)
         for line in count_lines(data):
             console.print(line, style="bold magenta" if ": ERROR" in line else None)
 

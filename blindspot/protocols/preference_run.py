@@ -60,7 +60,7 @@ from blindspot.protocols.preference_data import (
 )
 from blindspot.protocols.preference_report import print_summary, write_preference_report
 from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
-from blindspot.runner.entries import error_text
+from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
@@ -186,7 +186,7 @@ def _metric_entry(spec: Any, figures: dict[str, Any] | None, error: str | None,
                   scorer: Any | None = None) -> dict[str, Any]:
     entry = {"metric": spec.metric, "output": spec.output, "options": spec.as_json()["options"],
              "scorer_config": _scorer_config(scorer), "higher_is_better": spec.higher_is_better,
-             "combination": None, "error": error}
+             "combination": None, "error": error, "signature": signature(spec, scorer)}
     entry.update(figures or _empty_figures())
     entry["examples"] = {}
     return entry

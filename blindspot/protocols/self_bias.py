@@ -55,12 +55,14 @@ from blindspot.protocols.registry import (
     ProtocolResult,
     single_data,
 )
+from blindspot.report.markdown import signature_lines
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
 from blindspot.scoring.base import SCORERS
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.signature import metric_signature
 from blindspot.suggest import did_you_mean
 
 FLAG = "⚑"
@@ -298,10 +300,12 @@ def _joined(systems: Mapping[str, SystemRows], attribute: str) -> list[Any] | No
 
 
 def score_systems(evaluator: Evaluator, systems: Mapping[str, SystemRows],
-                  progress: bool = False) -> dict[str, list[float]]:
+                  progress: bool = False,
+                  built: tuple[Any, str] | None = None) -> dict[str, list[float]]:
     """Every system's per-row scores under one evaluator, in one pass of the scoring layer
-    (distinct inputs are scored once and the score cache is used)."""
-    scorer, key = _scorer_and_key(evaluator)
+    (distinct inputs are scored once and the score cache is used); ``built``: its scorer and
+    output key when already built."""
+    scorer, key = built or _scorer_and_key(evaluator)
     try:
         hypotheses = [text for rows in systems.values() for text in rows.hypotheses]
         scores = score_rows(scorer, hypotheses, _joined(systems, "references"),
@@ -371,6 +375,8 @@ class SelfBiasResult(ProtocolResult):
     self_preference: dict[str, dict[str, Any]] = field(default_factory=dict)
     flagged: list[str] = field(default_factory=list)
     errors: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: per evaluator, what produced its scores (:mod:`blindspot.scoring.signature`)
+    signatures: dict[str, str] = field(default_factory=dict)
 
     UNSAVED: ClassVar[tuple[str, ...]] = ("schema_version", "protocol", "tool")
 
@@ -384,7 +390,9 @@ def matrix_for_systems(systems: Mapping[str, SystemRows], evaluators: Sequence[E
                             evaluator_specs={e.name: e.describe() for e in evaluators})
     for evaluator in evaluators:
         name = evaluator.name
-        scores = score_systems(evaluator, systems, progress)
+        built = _scorer_and_key(evaluator)
+        result.signatures[name] = metric_signature(*built, ())
+        scores = score_systems(evaluator, systems, progress, built)
         cells = {s: summarise_cell(v) for s, v in scores.items()}
         means = {s: cell[0] for s, cell in cells.items()}
         result.matrix[name] = means
@@ -418,8 +426,9 @@ def self_bias_matrix(outputs: Any, evaluators: Sequence[Evaluator], references: 
         ``systems``, ``evaluators``, ``evaluator_specs``; per evaluator and system ``matrix``
         (mean score, None for an error cell), ``std``, ``n``; per evaluator ``ranking`` (best
         first), ``self_preference`` (for evaluators with a base model: ``base_model``, ``rank``,
-        ``ranks_first``, ``margin``); ``flagged`` (evaluators whose base model ranks first) and
-        ``errors`` (``{evaluator: {system: message}}`` for cells with NaN scores).
+        ``ranks_first``, ``margin``); ``flagged`` (evaluators whose base model ranks first),
+        ``errors`` (``{evaluator: {system: message}}`` for cells with NaN scores) and
+        ``signatures`` (per evaluator, what produced its scores).
     """
     return matrix_for_systems(_systems(outputs, references, sources), evaluators,
                               progress).to_dict()
@@ -480,7 +489,9 @@ def format_matrix(result: Mapping[str, Any]) -> str:
         cells = [_cell(result, name, system) for name in names]
         lines.append(f"| {_escape(system)} | " + " | ".join(cells) + " |")
     notes = _notes(result)
-    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+    marks = signature_lines(list(result.get("signatures", {}).items()))
+    return "\n".join(lines + ([""] + notes if notes else [])
+                     + (["", *marks[:-1]] if marks else [])) + "\n"
 
 
 #: the report folder of ``blindspot run --protocol self-bias``: the result's JSON, the table
@@ -536,7 +547,8 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
         return write_outputs(result.to_dict(), out, files)
 
     def summarise(self, result: SelfBiasResult, console: Console) -> None:
-        console.print(format_matrix(result.to_dict()), markup=False, highlight=False)
+        console.print(format_matrix(result.to_dict()), markup=False, highlight=False,
+                      soft_wrap=True)  # a signature is read (and copied) as written
 
     def view(self, result: SelfBiasResult) -> dict[str, Any]:
         results = result.to_dict()

@@ -12,6 +12,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
 from blindspot.report import markdown as md
+from blindspot.report import views
 from blindspot.report.files import atomic_write_bytes, atomic_write_text
 from blindspot.report.plots import render_png
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
@@ -82,6 +83,7 @@ def render_markdown(results: dict[str, Any]) -> str:
                      f"{t['human_score']:.2f}", f"{t['applied']}/{t['rows']}", *cells])
     lines += md.table(["criterion/template", "test (level)", "expects", "h(p')", "applied",
                        *metrics], rows)
+    lines += ["", *md.signature_lines(views.signatures(results))]
     skipped = [t for t in results["templates"] if t["status"] == "skipped"]
     if skipped:
         lines += ["", "## Skipped templates", ""]

@@ -81,7 +81,17 @@ def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     classes = [["", "", *(c.status for c in row.cells)] for row in rows]
     titles = [["", "", *(c.note for c in row.cells)] for row in rows]
     legend = legend_list(views.legend(results))
-    return table(header, texts, classes, titles) + f'<div class="note">{legend}</div>'
+    return (table(header, texts, classes, titles) + signature_list(views.signatures(data))
+            + f'<div class="note">{legend}</div>')
+
+
+def signature_list(signatures: Sequence[tuple[str, str]]) -> str:
+    """Each metric's signature under the summary table."""
+    if not signatures:
+        return ""
+    return (f'<div class="note"><p>{esc(views.SIGNATURES_NOTE)}</p><ul>'
+            + "".join(f"<li><b>{esc(metric)}</b>: <code>{esc(text)}</code></li>"
+                      for metric, text in signatures) + "</ul></div>")
 
 
 def expectations(data: Mapping[str, Any]) -> str:

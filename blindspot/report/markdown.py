@@ -44,7 +44,22 @@ def summary(results: Mapping[str, Any], data: Mapping[str, Any]) -> list[str]:
             for row in views.summary_rows(data)]
     if not rows:
         return ["No test was run on this dataset.", ""]
-    return [*table(header, rows), "", *legend(views.legend(results)), ""]
+    return [*table(header, rows), "", *signature_lines(views.signatures(data)),
+            *legend(views.legend(results)), ""]
+
+
+def code(text: str) -> str:
+    """``text`` as inline code, byte for byte (fenced by more backticks than it holds)."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if fence != "`" else f"`{text}`"
+
+
+def signature_lines(signatures: Sequence[tuple[str, str]]) -> list[str]:
+    """Each metric's signature, as code so that it reads byte for byte as results.json has it."""
+    if not signatures:
+        return []
+    return [escape(views.SIGNATURES_NOTE), "",
+            *(f"- {escape(metric)}: {code(text)}" for metric, text in signatures), ""]
 
 
 def legend(items: Sequence[views.LegendItem]) -> list[str]:

@@ -2,7 +2,10 @@
 
 A run's results are plain JSON (no timestamps, no timings, no absolute paths), so two runs with
 the same inputs and seeds give byte-identical files. Consumers check ``schema_version`` first; it
-is bumped whenever a field changes meaning or is removed (adding a field does not bump it).
+is bumped whenever a field changes meaning or is removed. Adding a field does not bump it (every
+reader of the version still reads the file, and a file written before the field was added still
+passes the generated schema, where the new field is optional): :data:`CHANGELOG` lists such
+additions under the version they were added to.
 A rank run's results are typed (:class:`RunResult` and the classes it holds, whose fields are the
 keys below in file order); :func:`results_schema` generates the file's JSON Schema from them.
 
@@ -26,6 +29,10 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
               "higher_is_better": true,          # false: the score was negated before judging
               "corpus_level": false,
               "error": null,                     # a message when the metric could not run at all
+              "signature": "blindspot:0.1.0|metric:rouge.rougeL|model:-|opts:..|prec:-|dev:-|"
+                           "torch:-|tf:-|lib:rouge-score-0.1.2|seeds:1,2",
+                          # what produced the numbers (blindspot.scoring.signature); absent
+                          # when the metric could not be built
               "gold": {"score_mean": .., "score_std": .., "n": .., "n_nan": ..},
               "anchors": {"reference": .., "gold": .., "unrelated_gold": .., "copied_source": ..,
                           "empty": .., "shuffled_words": .., "random_characters": ..} | null,
@@ -108,7 +115,10 @@ CHANGELOG = {
     2: "each test's verdict follows the rule its perturbation declares (new field `rule`; the "
        "targeted tests compare each level with gold, all levels judged, so `relative_change` is "
        "the rule's headline point, no longer always the noisiest); new fields `explanation`, "
-       "`within_noise`, `deciding` and `absolute_change` (issue 18)",
+       "`within_noise`, `deciding` and `absolute_change` (issue 18); added since, no field's "
+       "meaning changed: `anchors` (issue 21), `usage`, and `signature` (issue 29: what produced "
+       "a metric's numbers, one line as sacrebleu prints one; optional in the schema, so files "
+       "written before it still pass)",
 }
 STATUSES = ("pass", "fail", "error", "undecided")
 
@@ -231,6 +241,9 @@ class MetricResult(_Entry):
     higher_is_better: bool
     corpus_level: bool
     error: str | None = None
+    #: what produced the numbers, in one line (:mod:`blindspot.scoring.signature`); None when
+    #: the metric could not be built
+    signature: str | None = None
     gold: GoldSummary | None = None
     #: each sanity anchor's mean score (blindspot.scoring.anchors); None for a corpus-level metric
     anchors: dict[str, float | None] | None = None
@@ -240,7 +253,7 @@ class MetricResult(_Entry):
     #: None where not reported); absent for a metric that declares no cost outputs
     usage: dict[str, float | None] | None = None
 
-    OPTIONAL = ("expectations", "usage")
+    OPTIONAL = ("signature", "expectations", "usage")
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()

@@ -255,6 +255,17 @@ def summary_rows(data: Mapping[str, Any]) -> list[SummaryRow]:
             for test in dataset_tests(data)]
 
 
+#: the line above the signatures under a summary table
+SIGNATURES_NOTE = "Signatures (what produced each metric's numbers, docs/signature.md):"
+
+
+def signatures(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(metric, signature)`` for every metric of a dataset that has one (results.json's
+    ``signature``, :mod:`blindspot.scoring.signature`)."""
+    return [(name, str(entry["signature"])) for name, entry in data.get("metrics", {}).items()
+            if entry.get("signature")]
+
+
 def metric_errors(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(metric, message)`` for every metric that could not run at all."""
     return [(name, str(entry["error"])) for name, entry in data.get("metrics", {}).items()

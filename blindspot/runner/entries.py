@@ -15,6 +15,7 @@ from blindspot.perturbations.base import REGISTRY
 from blindspot.report.schema import GoldSummary, MetricResult, TestResult
 from blindspot.runner.curves import Cell, Gold, JudgeSettings, gold_value, judge_test
 from blindspot.runner.metric_spec import MetricSpec
+from blindspot.scoring.signature import metric_signature
 
 
 def tool() -> dict[str, str]:
@@ -39,11 +40,21 @@ def missing_input(spec: MetricSpec, scorer: Any, columns: Mapping[str, str | Non
     return None
 
 
-def metric_entry(spec: MetricSpec, scorer: Any | None) -> MetricResult:
-    """A metric's entry before any test is judged."""
+def signature(spec: MetricSpec, scorer: Any | None, seeds: Sequence[int] = ()) -> str | None:
+    """The signature of a metric's entry in any protocol's results (what produced its numbers,
+    :mod:`blindspot.scoring.signature`); None when its scorer could not be built. ``seeds``:
+    the run's, none for a protocol that perturbs nothing."""
+    if scorer is None:
+        return None
+    return metric_signature(scorer, spec.output or scorer.outputs[0], seeds)
+
+
+def metric_entry(spec: MetricSpec, scorer: Any | None, seeds: Sequence[int]) -> MetricResult:
+    """A metric's entry before any test is judged, signed by its scorer (run with ``seeds``)."""
     return MetricResult(spec.metric, spec.output or (scorer.outputs[0] if scorer else ""),
                         spec.as_json()["options"], spec.higher_is_better,
-                        bool(scorer.corpus_level) if scorer else False)
+                        bool(scorer.corpus_level) if scorer else False,
+                        signature=signature(spec, scorer, seeds))
 
 
 def gold_summary(gold: Gold) -> GoldSummary:
@@ -93,4 +104,4 @@ def fail_all(entry: MetricResult, tests: Sequence[str], categories: Mapping[str,
 
 
 __all__ = ["by_test", "categories", "error_text", "fail_all", "gold_summary", "judge_metric",
-           "metric_entry", "missing_input", "tool", "verdict_rule"]
+           "metric_entry", "missing_input", "signature", "tool", "verdict_rule"]

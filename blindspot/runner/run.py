@@ -328,7 +328,8 @@ class MetricAccount:
         tests = list(dict.fromkeys(item.test for item in plan.items))
         test_categories = categories(tests)
         run, self.run = self.run, None  # the scorer (and its model) goes with this metric
-        entry = metric_entry(self.spec, run.scorer if run is not None else None)
+        entry = metric_entry(self.spec, run.scorer if run is not None else None,
+                             self.settings.seeds)
         problem = self.gold.problem()
         error = self.error or (gold_problem(problem) if problem else None)
         if run is None or error is not None:

@@ -12,10 +12,12 @@ from blindspot.report.views import (
     EXPECTATIONS_TITLE,
     FIRMER,
     NOISE_MARK,
+    SIGNATURES_NOTE,
     WITHIN_NOISE,
     SummaryRow,
     expectation_rows,
     metric_errors,
+    signatures,
     skipped_tests,
     summary_rows,
 )
@@ -54,11 +56,21 @@ def _verdict_table(title: str, first: tuple[str, str], data: dict[str, Any],
     return table
 
 
+def print_signatures(data: dict[str, Any], console: Console) -> None:
+    """Under a table: each metric of ``data`` (an entry with ``metrics``) and its signature."""
+    marks = signatures(data)
+    if marks:
+        console.print(f"[dim]{SIGNATURES_NOTE}[/]")
+    for metric, text in marks:  # as written: no markup, no colour, no wrapping
+        console.print(f"  {metric}: {text}", markup=False, highlight=False, soft_wrap=True)
+
+
 def print_summary(results: dict[str, Any], console: Console | None = None) -> None:
     """Print every dataset's summary, skipped tests and metric errors."""
     console = console or Console()
     for name, data in results["datasets"].items():
         console.print(summary_table(name, data))
+        print_signatures(data, console)
         expectations = expectations_table(name, data)
         if expectations is not None:
             console.print(expectations)

@@ -158,6 +158,7 @@ class BertScore(Scorer):
 
     name = "bertscore"
     model_option = "model_type"
+    library = "bert-score"
     outputs = ("precision", "recall", "f1")
     default_output = "f1"
     supports_idf = True

@@ -148,6 +148,7 @@ class _CometScorer(ModelScorer):
     default_model: ClassVar[str]
     uses_source = "required"
     default_batch_size = 16
+    library = "unbabel-comet"
 
     def __init__(self, model: str | None = None, gpus: int = 0, device: str | None = None,
                  precision: str | None = None, token_budget: int | None = None) -> None:
@@ -170,6 +171,12 @@ class _CometScorer(ModelScorer):
     def model_revision(self) -> str:
         return f"comet-{import_comet().__version__}:" + model_revision(
             comet_checkpoint(self.config["model"]))
+
+    def weights(self) -> str:
+        return comet_checkpoint(self.config["model"])
+
+    def device_kind(self) -> str:
+        return "cuda" if self.config.get("gpus") else "cpu"
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         groups = [comet_samples(item, self.mode) for item in batch]

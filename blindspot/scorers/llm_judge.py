@@ -101,6 +101,14 @@ class LlmJudge(Scorer):
         return model_revision(self.config["model"]) if self.config["backend"] == "transformers" \
             else ""
 
+    def weights(self) -> str | None:
+        # a server's model has no revision this machine can read
+        return super().weights() if self.config["backend"] == "transformers" else None
+
+    def device_kind(self) -> str | None:
+        # a server (the openai backend) computes elsewhere: no device of this machine's
+        return super().device_kind() if self.config["backend"] == "transformers" else None
+
     def reserve(self, inputs: int) -> None:
         if self.max_calls is not None and self.calls + inputs > self.max_calls:
             raise BlindspotInputError(

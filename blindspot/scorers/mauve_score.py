@@ -245,6 +245,7 @@ class Mauve(lm.ModelScorer):
     """MAUVE of the hypothesis set against the reference set, on last-token features."""
 
     name = "mauve"
+    library = "mauve-text"
     model_option = "feature_model"
     outputs = ("mauve", "mauve_star", "frontier_integral", "num_buckets")
     default_output = "mauve"

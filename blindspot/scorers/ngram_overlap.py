@@ -28,6 +28,7 @@ class _SacrebleuScorer(Scorer):
     default_batch_size = 512
     model_option = None
     kind = "lexical"
+    library = "sacrebleu"
 
     @classmethod
     def option_names(cls) -> list[str] | None:

@@ -35,6 +35,7 @@ class _NltkScorer(Scorer):
 
     model_option = None
     kind = "lexical"
+    library = "nltk"
     uses_references = "required"
     default_batch_size = 256
 

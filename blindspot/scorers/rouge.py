@@ -121,6 +121,7 @@ class Rouge(Scorer):
     name = "rouge"
     model_option = None
     kind = "lexical"
+    library = "rouge-score"
     outputs: tuple[str, ...] = DEFAULT_ROUGE_TYPES
     default_output = "rougeL"
     natural_ranges = MappingProxyType({None: (0.0, 1.0)})  # every ROUGE type, every measure

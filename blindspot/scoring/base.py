@@ -73,6 +73,9 @@ class Scorer(ABC):
     order_dependent: ClassVar[bool] = False
     #: the option that names the model (``bertscore@minilm`` sets it); None for model-free ones
     model_option: ClassVar[str | None] = "model"
+    #: the distribution (as pip names it) whose code computes the score, when not this package's
+    #: own (``bert-score``, ``sacrebleu``): a result's signature names its version
+    library: ClassVar[str | None] = None
 
     # -- facts the runner, the protocols and the Space read (through :func:`scorer_facts`) -------
 
@@ -159,6 +162,26 @@ class Scorer(ABC):
         :func:`blindspot.models.model_revision`, plus the version of a library that computes
         the score when it matters."""
         return ""
+
+    def weights(self) -> str | None:
+        """The model's weights as a name, a Hub id or a local folder or file (None: the metric
+        has no model): a result's signature reads their revision from here."""
+        value = self.config.get(self.model_option) if self.model_option else None
+        return None if value is None else str(value)
+
+    def device_kind(self) -> str | None:
+        """The kind of device the scores are computed on (``cpu``, ``cuda``, ``mps``: never an
+        index or a card's name), for a result's signature; None where the metric runs no model
+        here (a lexical metric, a judge behind an API, a user's function). A model scorer keeps
+        its device in ``_device`` or ``device`` (None: CUDA when there is one, as it runs)."""
+        if self.kind == "lexical":
+            return None
+        chosen = getattr(self, "_device", None) or getattr(self, "device", None)
+        if chosen is None:
+            import torch  # lazy: the heavy edge, only for a model metric left to choose
+
+            return "cuda" if torch.cuda.is_available() else "cpu"
+        return str(getattr(chosen, "type", chosen)).split(":", 1)[0]
 
     def reserve(self, inputs: int) -> None:
         """Called with how many distinct inputs a run will score, before it scores any: a

@@ -74,6 +74,9 @@ class ModuleScorer(Scorer):
     model_option = None
     default_batch_size = 64
 
+    def device_kind(self) -> None:
+        return None  # where a user's module computes is its own affair
+
     def __init__(self, module: Any, output: str = "", **options: Any) -> None:
         super().__init__(module=getattr(module, "name", type(module).__name__),
                          config_name=getattr(module, "config_name", None), output=output,
@@ -188,6 +191,9 @@ class FunctionScorer(Scorer):
     outputs: tuple[str, ...] = ("score",)
     model_option = None
     default_batch_size = 64
+
+    def device_kind(self) -> None:
+        return None  # where a user's function computes is its own affair
 
     def __init__(self, function: Callable[..., Any], output: str = "") -> None:
         self.name = function_name(function)

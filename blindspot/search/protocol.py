@@ -13,6 +13,7 @@ from rich.table import Table
 
 from blindspot.protocols.declarations import SEARCH
 from blindspot.protocols.registry import Protocol, ProtocolRequest, single_data
+from blindspot.runner.summary import print_signatures
 from blindspot.search.run import SearchResult, generalisation_state, search_result
 
 
@@ -49,6 +50,7 @@ class SearchProtocol(Protocol[SearchResult]):
             style = "bold red" if entry["role"] == "target" else ""
             table.add_row(f"[{style}]{name}[/]" if style else name, entry["role"], *cells)
         console.print(table)
+        print_signatures(summary, console)
         patterns = ", ".join(f"{p['pattern']} ({p['count']})" for p in results["patterns"][:5])
         console.print(f"top patterns: {patterns or 'none'}")
         console.print(f"metric calls: {budget['calls_used']}"

@@ -11,6 +11,7 @@ results.json layout (strict JSON; no timings, no absolute paths)::
                 "max_calls" | "max_seconds"},
      "summary": {"examples": .., "reached": .., "statuses": {..}, "mean_noise_ratio": ..,
                  "mean_edits": .., "metrics": {"<name>": {"role": "target" | "panel",
+                                                         "signature": "blindspot:..|..",
                                                          "gold": <mean %>,
                                                          "references": <mean %>}}},
      "patterns": [{"rank": 1, "pattern": "article_swap", "description": .., "count": ..,
@@ -45,8 +46,9 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from blindspot.report.files import atomic_write_bytes, atomic_write_text
-from blindspot.report.markdown import escape, table
+from blindspot.report.markdown import escape, signature_lines, table
 from blindspot.report.plots import render_png
+from blindspot.report.views import signatures
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 
 PLOT_FILE = "search.png"
@@ -129,7 +131,8 @@ def search_markdown(results: Mapping[str, Any]) -> str:
         f"{config['candidates']['embedding'] or '—'}, k = {config['candidates']['k']}."
         + (f" Note: {config['candidates']['note']}." if config['candidates']['note'] else ""),
         "", "### Relative change on the perturbed texts (mean over reached examples)", "",
-        *metric_table(results), "", f"![relative changes]({PLOT_FILE})", "",
+        *metric_table(results), "", *signature_lines(signatures(results["summary"])),
+        f"![relative changes]({PLOT_FILE})", "",
         "### Edit patterns that fool the metric", "", *pattern_table(results), "",
         "### Examples the metric penalises least", "", *example_lines(results), "",
         "### Do the patterns generalise?", "", *generalisation_lines(results), ""]

@@ -24,6 +24,7 @@ from blindspot.perturbations.base import canonical_task
 from blindspot.protocols.rank import RankResult
 from blindspot.protocols.registry import ProtocolResult, get_protocol
 from blindspot.runner.data import load_gold_data
+from blindspot.runner.entries import signature
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.search.candidates import DEFAULT_K, EmbeddingNeighbours, MaskedLMCandidates
 from blindspot.search.generalise import generalisation
@@ -174,13 +175,15 @@ def _judge_all(metrics: Sequence[MetricScores], rows: Mapping[str, Any], perturb
     return judged
 
 
-def _summary(states: list[Hypothesis], judged: Mapping[str, Any], target: str) -> dict[str, Any]:
-    """Counts, the mean noise ratio and each metric's mean relative change, over the examples
-    whose search reached the target noise ratio."""
+def _summary(states: list[Hypothesis], judged: Mapping[str, Any], target: str,
+             signatures: Mapping[str, str | None]) -> dict[str, Any]:
+    """Counts, the mean noise ratio and each metric's mean relative change (and signature),
+    over the examples whose search reached the target noise ratio."""
     reached = [i for i, s in enumerate(states) if s.status == "reached"]
     metrics: dict[str, dict[str, Any]] = {}
     for name, views in judged.items():
-        metrics[name] = {"role": "target" if name == target else "panel"}
+        metrics[name] = {"role": "target" if name == target else "panel",
+                         "signature": signatures[name]}
         for view, rows in views.items():
             metrics[name][view] = mean([rows[i]["relative_change"] for i in reached])
     return {"examples": len(states), "reached": len(reached),
@@ -262,7 +265,9 @@ def search_result(data: Any, metric: Any, *, noise_ratio: float = 0.1,
                        "dataset": gold.name, "rows": len(states), "columns": gold.columns,
                        "candidates": settings.candidates_json()}),
         budget=_clean(budget.as_json()),
-        summary=_clean(_summary(states, judged, spec.name)),
+        summary=_clean(_summary(states, judged, spec.name,
+                                {j.spec.name: signature(j.spec, j.scorer, (int(seed),))
+                                 for j in judges})),
         patterns=_clean(rank_patterns([e for e in edits if e["score_change"] is not None])),
         examples=_clean(examples))
     if generalise:
