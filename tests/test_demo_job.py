@@ -85,6 +85,7 @@ def test_demo_plan_puts_a_lexical_table_first_and_models_on_fewer_cells() -> Non
     for run in DEMO_PLAN:
         assert all(any(f"@{need}" in m for need in run.needs) for m in run.model_metrics)
         assert not any("@" in m for m in run.metrics)
+        assert set(run.beside) <= set(run.metrics)  # beside a model metric: a lexical one
     assert MODEL_CELLS.describe() == "first 8 rows, seed 1"
     assert ModelCells(rows=3, seeds=(1, 2)).describe() == "first 3 rows, seeds 1,2"
     assert JUDGE_CELLS.describe() == "first 2 rows, seed 1, tests targeted,judge"
