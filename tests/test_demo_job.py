@@ -7,16 +7,19 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from blindspot.demo import demo_path
 from blindspot.demo_job import (
     CODE_STAMP,
     DEMO_PLAN,
+    JUDGE_CELLS,
     MODEL_CELLS,
     MODELS_SUFFIX,
     ModelCells,
     _first_rows,
+    _model_metrics,
     code_digest,
     report_is_current,
     run_demo,
@@ -82,8 +85,23 @@ def test_demo_plan_puts_a_lexical_table_first_and_models_on_fewer_cells() -> Non
     for run in DEMO_PLAN:
         assert all(any(f"@{need}" in m for need in run.needs) for m in run.model_metrics)
         assert not any("@" in m for m in run.metrics)
+        assert set(run.beside) <= set(run.metrics)  # beside a model metric: a lexical one
     assert MODEL_CELLS.describe() == "first 8 rows, seed 1"
     assert ModelCells(rows=3, seeds=(1, 2)).describe() == "first 3 rows, seeds 1,2"
+    assert JUDGE_CELLS.describe() == "first 2 rows, seed 1, tests targeted,judge"
+
+
+@pytest.mark.quick
+def test_demo_without_smollm2_says_so_in_one_line_and_keeps_the_lexical_metrics() -> None:
+    """The judge's model missing (no `make env`): one line names it, and its task judges its
+    lexical metrics only (run_demo goes on to the next task)."""
+    (run,) = [run for run in DEMO_PLAN if "llm_judge@smollm2" in run.model_metrics]
+    screen = io.StringIO()
+    assert _model_metrics(run, ["minilm"], Console(file=screen, width=200)) == []
+    assert screen.getvalue().splitlines() == [
+        f"{run.task}: model(s) smollm2 not installed (make env); judging the lexical metrics only"]
+    assert _model_metrics(run, ["minilm", "smollm2"], Console(file=io.StringIO())) == [
+        "llm_judge@smollm2"]
 
 
 def test_first_rows_file_is_the_demo_head(tmp_path: Path) -> None:
@@ -158,3 +176,56 @@ def test_each_model_metric_table_comes_before_the_next_metric_scores(tmp_path: P
     assert (folder / "results.json").read_text(encoding="utf-8") == results_json(together)
     assert list(together["datasets"]["demo-translation-first2.jsonl"]["metrics"]) == [
         bertscore, gpt_ppl]
+
+
+def test_demo_shows_the_judge_table_beside_rouge_and_rejudges_without_the_model(
+        tmp_path: Path, monkeypatch) -> None:
+    """The summarization task's model metric is the SmolLM2 judge (G-Eval's fluency rubric):
+    its table holds a verdict for each of its tests, with ROUGE-L judged on the same rows beside
+    it; a second demo reads every grade back and calls the judge on nothing."""
+    from blindspot.scorers.llm_judge import LlmJudge
+
+    monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache"))
+    judged: list[int] = []
+    score_batch = LlmJudge.score_batch
+
+    def counted(self: LlmJudge, batch: list) -> list:
+        judged.append(len(batch))
+        return score_batch(self, batch)
+
+    monkeypatch.setattr(LlmJudge, "score_batch", counted)
+    cells = ModelCells(rows=2, tests="injection,judge_verbosity")  # the demo's cheapest two
+    judge, rouge = "llm_judge.score@smollm2", "rouge.rougeL"
+
+    def demo() -> tuple[str, dict]:
+        screen = io.StringIO()
+        folders = run_demo(tmp_path / "out", [1], console=Console(file=screen, width=200),
+                           tasks=["summarization"], model_cells=cells)
+        folder = folders["summarization" + MODELS_SUFFIX]
+        return screen.getvalue(), json.loads((folder / "results.json").read_text())
+
+    printed, results = demo()
+    assert judged, "the judge graded nothing"
+    data = results["datasets"]["demo-summarization-first2.jsonl"]
+    assert data["rows"] == 2 and list(data["metrics"]) == [judge, rouge]
+    assert results["config"]["metrics"][0]["options"] == {"model": "smollm2",
+                                                          "template": "fluency"}
+    assert data["metrics"][judge]["usage"]["calls"] >= 2 * 2  # two rows, two tests at least
+    table = re.search(rf"┃ test +┃ category +┃ {re.escape(judge)} +┃ {re.escape(rouge)} +┃\n"
+                      r".*\n((?:│.*\n)+)", printed)
+    assert table, "no judge table beside ROUGE-L"
+    rows = [[cell.strip() for cell in line.strip().strip("│").split("│")]
+            for line in table.group(1).splitlines()]
+    shown = {row[0]: row[2:4] for row in rows}
+    assert set(shown) == {"injection", "judge_verbosity"}
+    mark = {"pass": "✓", "fail": "✗"}
+    for test, (judge_cell, rouge_cell) in shown.items():
+        for cell, metric in ((judge_cell, judge), (rouge_cell, rouge)):
+            status = data["metrics"][metric]["tests"][test]["status"]
+            assert status in mark and cell.startswith(mark[status]), (test, metric, cell)
+    assert "llm_judge@smollm2 template=fluency beside rouge (first 2 rows" in printed
+    # the second demo: every grade read back, the judge called on nothing, the same table
+    judged.clear()
+    again, same = demo()
+    assert judged == [] and same == results
+    assert table.group(0) in again
