@@ -172,6 +172,25 @@ def copy_tokenizer(source: str, folder: Path) -> None:
     AutoTokenizer.from_pretrained(source).save_pretrained(folder)
 
 
+def bert_encoder_folder(args, device, shape: tuple[int, int, int, int], prefix: str):
+    """(folder, tokenizer): a BERT-architecture encoder of ``shape``, random weights, saved in
+    a new folder with the offline MiniLM's tokenizer (or ``--bert-tokenizer``)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from blindspot.models import resolve_model
+
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    copy_tokenizer(args.bert_tokenizer or resolve_model("minilm"), folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    layers, width, heads, mlp = shape
+    config = BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
+                        intermediate_size=mlp, vocab_size=len(tokenizer))
+    with torch.device(device):
+        BertModel(config).save_pretrained(folder)
+    return folder, tokenizer
+
+
 def models_cache_half(folder: Path):
     from blindspot import models
 
@@ -332,22 +351,13 @@ def bench_gpt(args, device, shape, rows: list[Row]) -> None:
 
 
 def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:
-    import torch
     from bert_score import BERTScorer
-    from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from blindspot.models import resolve_model
     from blindspot.scorers.bertscore import BertScore
     from blindspot.scoring.engine import score_rows
 
-    folder = Path(tempfile.mkdtemp(prefix="bert-shaped-"))
-    copy_tokenizer(args.bert_tokenizer or resolve_model("minilm"), folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    folder, tokenizer = bert_encoder_folder(args, device, shape, "bert-shaped-")
     layers, width, heads, mlp = shape
-    config = BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
-                        intermediate_size=mlp, vocab_size=len(tokenizer))
-    with torch.device(device):
-        BertModel(config).save_pretrained(folder)
     hyps, refs = wmt_pairs(args.data, args.pairs)
     texts = list(dict.fromkeys([*hyps, *(r for pair in refs for r in pair)]))
     lengths = [len(ids) for ids in tokenizer([t.strip() for t in texts])["input_ids"]]
@@ -652,7 +662,7 @@ def bench_mlm_ppl(args, device, shape, rows: list[Row]) -> None:
 
     from blindspot import models
     from blindspot.scorers import _lm_utils as lm
-    from blindspot.scorers.mlm_ppl import MlmPpl, maskable_positions, masked_logprobs
+    from blindspot.scorers.mlm_ppl import MlmPpl, maskable_positions, masked_totals
     from blindspot.scoring.engine import score_rows
 
     folder = Path(tempfile.mkdtemp(prefix="mlm-shaped-"))
@@ -678,14 +688,7 @@ def bench_mlm_ppl(args, device, shape, rows: list[Row]) -> None:
     fill = lm.pad_id(tokenizer)
 
     def today() -> list:
-        totals, counts = [0.0] * len(hyps), [0] * len(hyps)
-        for chunk in lm.length_chunks(lengths, 64):
-            picked = [jobs[k] for k in chunk]
-            scores = masked_logprobs(model, [encoded[row] for row, _ in picked],
-                                     [pos for _, pos in picked], tokenizer.mask_token_id, fill)
-            for (row, _), score in zip(picked, scores, strict=True):
-                totals[row] += score
-                counts[row] += 1
+        totals, counts = masked_totals(model, tokenizer.mask_token_id, fill, encoded, jobs, 64)
         return [lm.negated_perplexity(lm.mean_or_nan(t, c)) for t, c in zip(totals, counts,
                                                                              strict=True)]
 
@@ -742,21 +745,12 @@ def bench_moverscore(args, device, shape, rows: list[Row]) -> None:
     wide) with MiniLM's vocabulary, on ``--pairs`` WMT21 outputs with their 2 references: the
     whole score (encoding on the device, the transport on the host) with ``precision=bf16``
     against the same scorer with no precision asked (float32, batches of 64 texts)."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from blindspot import models
     from blindspot.scorers.moverscore import MoverScore
     from blindspot.scoring.engine import score_rows
 
-    folder = Path(tempfile.mkdtemp(prefix="distilbert-shaped-"))
-    copy_tokenizer(args.bert_tokenizer or models.resolve_model("minilm"), folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    layers, width, heads, mlp = shape
-    config = BertConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
-                        intermediate_size=mlp, vocab_size=len(tokenizer))
-    with torch.device(device):
-        BertModel(config).save_pretrained(folder)
+    folder, tokenizer = bert_encoder_folder(args, device, shape, "distilbert-shaped-")
+    layers, width, _, mlp = shape
     hyps, refs = wmt_pairs(args.data, args.pairs)
     texts = list(dict.fromkeys([*hyps, *(r for pair in refs for r in pair)]))
     lengths = [len(ids) for ids in tokenizer(texts, truncation=True, max_length=512)["input_ids"]]

@@ -104,6 +104,21 @@ def masked_logprobs_on_device(model: Any, copies: Sequence[Sequence[int]],
         return logprobs.gather(-1, truth.to(logprobs.device).unsqueeze(-1)).squeeze(-1)
 
 
+def masked_totals(model: Any, mask_id: int, fill: int, encoded: Sequence[Sequence[int]],
+                  jobs: Sequence[tuple[int, int]], batch_size: int) -> tuple[list[float], list[int]]:
+    """Each text's (sum of log-probabilities over its masked copies, number of copies): the
+    rows path, ``batch_size`` copies at a time by length, each batch brought back at once."""
+    totals, counts = [0.0] * len(encoded), [0] * len(encoded)
+    for chunk in lm.length_chunks([len(encoded[row]) for row, _ in jobs], batch_size):
+        picked = [jobs[k] for k in chunk]
+        scores = masked_logprobs(model, [encoded[row] for row, _ in picked],
+                                 [pos for _, pos in picked], mask_id, fill)
+        for (row, _), score in zip(picked, scores, strict=True):
+            totals[row] += score
+            counts[row] += 1
+    return totals, counts
+
+
 @register_scorer
 class MlmPpl(lm.ModelScorer):
     """Negated pseudo-perplexity under any masked LM (a Hub id or a local folder)."""
@@ -141,15 +156,8 @@ class MlmPpl(lm.ModelScorer):
                 counts[row] += 1
             return [{"mlm_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
                     for total, count in zip(totals, counts, strict=True)]
-        totals = [0.0] * len(batch)
-        for chunk in lm.length_chunks([len(encoded[row]) for row, _ in jobs],
-                                      self._mask_batch_size):
-            picked = [jobs[k] for k in chunk]
-            scores = masked_logprobs(model, [encoded[row] for row, _ in picked],
-                                     [pos for _, pos in picked], tokenizer.mask_token_id, fill)
-            for (row, _), score in zip(picked, scores, strict=True):
-                totals[row] += score
-                counts[row] += 1
+        totals, counts = masked_totals(model, tokenizer.mask_token_id, fill, encoded, jobs,
+                                       self._mask_batch_size)
         return [{"mlm_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
                 for total, count in zip(totals, counts, strict=True)]
 
