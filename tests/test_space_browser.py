@@ -195,21 +195,29 @@ def test_compare_shows_the_session_run_and_uploaded_results(demo_run, tmp_path: 
 
 
 def _upload(page, path: Path, accepted: bool = True) -> object:
-    """Upload ``path`` as gold data; the upload status element. An ``accepted`` file is set again
-    until its name shows in the box: right after the previous file was cleared, the box may still
-    be re-rendering and drop a file set on its old input (CI saw the empty drop zone for 60 s)."""
+    """Upload ``path`` as gold data; the upload status element.
+
+    The box is emptied first when it still holds a file (a test that failed before clearing it
+    leaves one). An ``accepted`` file is set again until the box takes it (its drop zone goes):
+    right after the previous file was cleared the box may still be re-rendering and drop a file
+    set on its old input (CI saw the empty drop zone for 60 s)."""
     from playwright.sync_api import expect
 
     _open_tab(page, "Stress-test a metric")
     page.locator("#data-kind").get_by_text("upload", exact=True).click()
     box = page.locator("#data-upload")
-    expect(box.get_by_text("Drop File Here")).to_be_visible(timeout=30_000)
+    drop_zone = box.get_by_text("Drop File Here")
+    clear = box.locator("button[aria-label='Clear']").first
     for attempt in range(3 if accepted else 1):
+        expect(drop_zone.or_(clear)).to_be_visible(timeout=30_000)
+        if not drop_zone.is_visible():
+            clear.click()
+            expect(drop_zone).to_be_visible(timeout=30_000)
         box.locator("input[type=file]").set_input_files(str(path))
         if not accepted:
             break
         try:
-            expect(box).to_contain_text(path.name, timeout=20_000)
+            expect(drop_zone).to_be_hidden(timeout=20_000)
             break
         except AssertionError:
             if attempt == 2:
