@@ -75,7 +75,7 @@ def _child(path: str, out: str, metric: str, levels: list[float], chunk_size: in
     import blindspot.report.writer  # noqa: F401
     import blindspot.runner.stream  # noqa: F401
     import blindspot.scorers  # noqa: F401
-    from blindspot.runner import run_blindspot
+    from blindspot.protocols.rank import run_blindspot
 
     imported = _rss_mb()
     load_before = _load()

@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--address", default=None, help="a Ray cluster (default: start one)")
     args = parser.parse_args()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    from blindspot.runner import run_blindspot
+    from blindspot.protocols.rank import run_blindspot
 
     work = Path(tempfile.mkdtemp(prefix="blindspot-ray-vs-local-"))
     gold = work / "gold.jsonl"

@@ -17,13 +17,16 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 import blindspot
 from blindspot.demo import demo_path
 from blindspot.models import available_models
+
+if TYPE_CHECKING:  # the runner is the heavy edge: imported when the demo runs
+    from blindspot.protocols.rank import RankResult
 
 
 @dataclass(frozen=True)
@@ -112,48 +115,51 @@ def _first_rows(task: str, rows: int, folder: Path) -> Path:
 @dataclass
 class DemoReports:
     """The report folders the demo writes once every table is on screen (their plots take
-    seconds each), each with its results."""
+    seconds each), each with the rank protocol's result."""
 
-    pending: list[tuple[dict[str, Any], Path]] = field(default_factory=list)
+    pending: list[tuple[RankResult, Path]] = field(default_factory=list)
 
-    def add(self, results: dict[str, Any], folder: Path) -> None:
-        self.pending.append((results, folder))
+    def add(self, result: RankResult, folder: Path) -> None:
+        self.pending.append((result, folder))
 
     def write(self, console: Console) -> None:
-        """Write each report not already there (a second ``make demo`` rewrites none)."""
-        from blindspot.report.writer import write_report
+        """Write each report not already there (a second ``make demo`` rewrites none), through
+        the rank protocol's report."""
+        from blindspot.protocols.registry import get_protocol
 
-        stale = [(results, folder) for results, folder in self.pending
-                 if not report_is_current(results, folder)]
+        stale = [(result, folder) for result, folder in self.pending
+                 if not report_is_current(result.to_dict(), folder)]
         if stale:
             console.print(f"writing {len(stale)} report folder{'s' if len(stale) > 1 else ''} "
                           "(plots take a few seconds)")
-        for results, folder in stale:
-            write_report(results, folder)
+        protocol = get_protocol("rank")
+        for result, folder in stale:
+            protocol.report(result, folder)
             (folder / CODE_STAMP).write_text(code_digest() + "\n", encoding="utf-8")
 
 
 def _judge(console: Console, title: str | None, folder: Path, data: Any,
            metrics: Sequence[str], task: str, seeds: Sequence[int], num_proc: int | None,
-           tests: str = "all", options: Mapping[str, Mapping[str, Any]] | None = None
-           ) -> dict[str, Any]:
-    """Judge and print the table under ``title`` (None: judge quietly, no bars, no table);
-    the results."""
-    from blindspot.runner import run_blindspot
-    from blindspot.runner.summary import print_summary
+           tests: str = "all", options: Mapping[str, Mapping[str, Any]] | None = None) -> RankResult:
+    """The rank protocol's run, its table printed under ``title`` (None: judged quietly, no
+    bars, no table); its result. The run state is ``folder``'s, the report is written later
+    (:class:`DemoReports`)."""
+    from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
     if title is not None:
         console.rule(title)
-    results = run_blindspot(data, list(metrics), task=task, tests=tests, seeds=list(seeds),
-                            state_dir=folder / ".state", num_proc=num_proc,
-                            progress=title is not None, metric_options=options)
+    protocol = get_protocol("rank")
+    result = protocol.run(ProtocolRequest(
+        data, list(metrics), task=task, tests=tests, seeds=list(seeds), num_proc=num_proc,
+        progress=title is not None, metric_options=options,
+        options={"state_dir": str(folder / ".state")}))
     if title is not None:
-        print_summary(results, console)
-    return results
+        protocol.summarise(result, console)
+    return result
 
 
 def _judge_models(console: Console, run: DemoRun, metrics: Sequence[str], folder: Path,
-                  cells: ModelCells, num_proc: int | None) -> dict[str, Any]:
+                  cells: ModelCells, num_proc: int | None) -> RankResult:
     """Each model metric judged (with the run's ``beside`` metrics) and its table printed as
     soon as it is done (BERTScore's table is on screen before GPT-PPL, the slowest, starts),
     then the report's results: all of them judged together from the run state (their scores,

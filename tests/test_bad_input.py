@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from blindspot.cli import app
 from blindspot.errors import BlindspotInputError
 from blindspot.io import read_table
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 
 #: a tqdm progress bar ("Generating train split: 3 examples [00:00, 2.1 examples/s]",
 #: "streaming:  67%|###  | 2/3 [00:00<00:00, 2.82row/s]"), up to its closing bracket

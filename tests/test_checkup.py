@@ -155,7 +155,7 @@ def test_minilm_is_blind_past_510_tokens() -> None:
 
 
 def test_rank_report_prints_the_anchors_beside_the_verdicts(tmp_path: Path) -> None:
-    from blindspot.runner.run import run_blindspot
+    from blindspot.protocols.rank import run_blindspot
 
     results = run_blindspot("demo", "chrf", task="translation", tests="typo", seeds=[1],
                             out=tmp_path, progress=False)

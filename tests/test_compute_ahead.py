@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 from blindspot.runner.engines import LocalEngine, ScoreJob, ScorerRecipe
 
 RUN = dict(task="summarization", tests="repeated_token,truncation", seeds=[1], progress=False)

@@ -27,7 +27,8 @@ from typer.testing import CliRunner
 
 from blindspot.cli import app
 from blindspot.demo import read_demo
-from blindspot.runner import resolve_metrics, run_blindspot
+from blindspot.protocols.rank import run_blindspot
+from blindspot.runner import resolve_metrics
 from blindspot.runner.metric_spec import check_visitor_metric
 
 CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"

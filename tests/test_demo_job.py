@@ -141,8 +141,8 @@ def test_each_model_metric_table_comes_before_the_next_metric_scores(tmp_path: P
     """BERTScore's table is on screen when GPT-PPL (the slowest) scores its first batch; the
     report folder still holds the results of both metrics judged together, byte for byte what
     one run of both writes, and the reports are written after the last table."""
+    from blindspot.protocols.rank import run_blindspot
     from blindspot.report.writer import results_json
-    from blindspot.runner import run_blindspot
     from blindspot.scorers.gpt_ppl import GptPpl
 
     monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache"))

@@ -349,7 +349,7 @@ def test_evaluate_module_returns_the_expectations() -> None:
 
 def test_paper_setup_scores_each_impaired_text_against_its_original(tmp_path: Path) -> None:
     """--references-column gold: one column in two roles (the paper's reference = the original)."""
-    from blindspot.runner import run_blindspot
+    from blindspot.protocols.rank import run_blindspot
 
     data = tmp_path / "wmt6.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in wmt_golds(6)), encoding="utf-8")

@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from blindspot.faults import OutOfSpaceError
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 
 TESTS = "truncation"
 SEEDS = [1, 2]
@@ -53,7 +53,7 @@ def words(predictions):
 API_SCRIPT = """
 import sys
 from blindspot.faults import RunInterrupted
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 
 try:
     run_blindspot("demo", sys.argv[1], task="summarization", tests=sys.argv[2], seeds=[1, 2],
@@ -91,7 +91,7 @@ WORKER_LOST = (r"warning: a --num-proc worker process died while perturbing demo
 #: the API's worker row runs as a user's program: run_blindspot with num_proc=2
 WORKER_SCRIPT = """
 import sys
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 
 run_blindspot("demo", sys.argv[1], task="summarization", tests=sys.argv[2], seeds=[1, 2],
               out=sys.argv[3], progress=False, num_proc=2)

@@ -50,7 +50,7 @@ METRICS = ("meteor,google_bleu,nist_mt,bleu_n.bleu1,rouge.rouge4,rouge.rougeW,ro
 
 
 def test_every_metric_gets_verdicts_on_the_demo(tmp_path: Path) -> None:
-    from blindspot.runner.run import run_blindspot
+    from blindspot.protocols.rank import run_blindspot
 
     results = run_blindspot("demo", METRICS, task="translation", tests="truncation", seeds=[1],
                             out=tmp_path, progress=False)

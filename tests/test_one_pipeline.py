@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from engine_support import SHARED_DATA
 
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 from blindspot.scoring.base import SCORERS
 
 ROWS = 10
@@ -134,7 +134,7 @@ def test_the_kept_anchors_are_those_of_the_data_given(gold_file: Path, tmp_path:
 #: substitution tests WordNet) on rows whose every perturbation the run state already keeps
 SECOND_RUN = """
 import sys
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 run_blindspot("demo", ["rep_ngram"], task="open_ended", tests="all", seeds=[1],
               state_dir=sys.argv[1], progress=False)
 loaded = sorted(m for m in ("transformers", "torch", "nltk.corpus.reader.wordnet", "checklist")

@@ -18,7 +18,7 @@ from engine_support import write_cnndm_gold
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 import ray  # noqa: E402
 
-from blindspot.runner import run_blindspot  # noqa: E402
+from blindspot.protocols.rank import run_blindspot  # noqa: E402
 from blindspot.runner.metric_spec import MetricSpec  # noqa: E402
 from blindspot.scoring.cache import ScoreCache  # noqa: E402
 from blindspot.scoring.custom import FunctionScorer  # noqa: E402

@@ -9,8 +9,8 @@ import math
 import jsonschema
 import pytest
 
+from blindspot.protocols.rank import run_blindspot
 from blindspot.report.schema import STATUSES, TestResult, results_schema
-from blindspot.runner import run_blindspot
 
 
 @pytest.fixture(scope="module")

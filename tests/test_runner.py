@@ -22,7 +22,8 @@ from conftest import SHARED_DATA
 from runner_support import write_module
 
 from blindspot.demo import read_demo
-from blindspot.runner import parse_metric_spec, resolve_metrics, run_blindspot
+from blindspot.protocols.rank import run_blindspot
+from blindspot.runner import parse_metric_spec, resolve_metrics
 from blindspot.runner.data import load_gold_data
 
 CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
@@ -200,7 +201,7 @@ def test_metric_missing_its_column_is_reported(tmp_path: Path) -> None:
 
 RUN_SCRIPT = """
 import sys, evaluate
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 run_blindspot("demo", [evaluate.load(sys.argv[1])], task="summarization",
               tests="truncation,sentence_switching", seeds=[1, 2], out=sys.argv[2],
               progress=False)

@@ -56,7 +56,7 @@ def test_every_entry_point_gives_the_same_curves(files: tuple[Path, Path], tmp_p
     import ray
 
     from blindspot.cli import app
-    from blindspot.runner import run_blindspot
+    from blindspot.protocols.rank import run_blindspot
     from blindspot.space.tabs.stress import data_source, make_request
     from blindspot.space.worker import run_file
 

@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 from blindspot.models import resolve_model
-from blindspot.runner.run import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 from blindspot.runner.scorers import make_scorer
 from blindspot.runner.summary import print_summary
 from blindspot.scoring.signature import KEYS, metric_signature, option_text, parse_signature

@@ -145,8 +145,8 @@ def test_perturb_shows_the_library_result_and_its_diff(page) -> None:
 def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(demo_run, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
+    from blindspot.protocols.rank import run_blindspot
     from blindspot.report.views import verdict_cell
-    from blindspot.runner import run_blindspot
 
     page = demo_run
     direct = run_blindspot("demo", ["rouge"], task="summarization", tests=["truncation"],
@@ -168,8 +168,8 @@ def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(demo_run, tmp_pat
 def test_compare_shows_the_session_run_and_uploaded_results(demo_run, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
+    from blindspot.protocols.rank import run_blindspot
     from blindspot.report.views import verdict_cell
-    from blindspot.runner import run_blindspot
 
     page = demo_run
     earlier = run_blindspot("demo", ["chrf"], task="summarization", tests=["truncation"],

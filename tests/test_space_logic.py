@@ -361,7 +361,7 @@ def _request(out: Path, tests: list[str], seeds: list[int]) -> dict:
 
 
 def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) -> None:
-    from blindspot.runner import run_blindspot
+    from blindspot.protocols.rank import run_blindspot
     from blindspot.space.tabs.compare import collect_runs
     from blindspot.space.tabs.stress import result_views
 
@@ -392,8 +392,8 @@ def test_a_run_process_writes_the_report_and_reports_progress(tmp_path: Path) ->
 
 def test_an_examination_run_shows_the_expectations_as_the_report_does(tmp_path: Path) -> None:
     from blindspot.demo import read_demo
+    from blindspot.protocols.rank import run_blindspot
     from blindspot.report.views import EXPECTATIONS_TITLE, expectation_lines, expectation_rows
-    from blindspot.runner import run_blindspot
     from blindspot.space.tabs.stress import verdicts_html
 
     rows = read_demo("summarization")[:4]

@@ -11,7 +11,7 @@ import pytest
 from engine_support import write_cnndm_gold
 
 from blindspot.perturbations.dataset import plan_suite
-from blindspot.runner import run_blindspot
+from blindspot.protocols.rank import run_blindspot
 from blindspot.runner.state import SavedSuite
 from blindspot.runner.stream import iter_chunks
 from blindspot.scoring.base import SCORERS

@@ -17,9 +17,9 @@ import pytest
 from blindspot.demo import demo_path
 from blindspot.judging import RULES, get_rule, judge_curve
 from blindspot.perturbations.base import REGISTRY
+from blindspot.protocols.rank import run_blindspot
 from blindspot.report.markdown import render_markdown
 from blindspot.runner.curves import Cell, Gold, JudgeSettings, judge_test
-from blindspot.runner.run import run_blindspot
 
 SETTINGS = JudgeSettings(tolerance=1e-5, noise_cap=0.6, worst_examples=2, bootstrap_seed=0)
 

@@ -9,7 +9,7 @@ import its names from there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from blindspot.protocols.declarations import RANK
 from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.report.schema import SCHEMA_VERSION, DatasetResult, RunResult, results_schema
 from blindspot.report.writer import write_report
-from blindspot.runner.run import judge_run
+from blindspot.runner.run import default_state_folder, judge_run
 from blindspot.runner.summary import print_summary
 
 
@@ -85,6 +85,10 @@ class RankProtocol(Protocol[RankResult]):
             noise_cap=request.noise_cap, num_proc=request.num_proc, progress=request.progress,
             **options))
 
+    def kept_in(self, request: ProtocolRequest) -> Path | None:
+        """The run state (:func:`state_folder`), else the cache's run folder."""
+        return state_folder(request) or default_state_folder()
+
     def report(self, result: RankResult, out: Path) -> list[Path]:
         """results.json, report.md, report.html and the plots (:func:`write_report`)."""
         return list(write_report(result.to_dict(), out).values())
@@ -96,4 +100,28 @@ class RankProtocol(Protocol[RankResult]):
         return module_view(result.to_dict())
 
 
-__all__ = ["RankProtocol", "RankResult", "module_view", "state_folder"]
+#: the fields of a :class:`ProtocolRequest` that :func:`run_blindspot` takes as keywords; every
+#: other keyword is a rank option (``RANK.options``: levels, tolerance, engine, chunk_size...)
+REQUEST_FIELDS = frozenset(f.name for f in fields(ProtocolRequest)) - {"data", "metrics", "out",
+                                                                        "options"}
+
+
+def run_blindspot(data: Any, metrics: Any, *, out: str | Path | None = None,
+                  **settings: Any) -> dict[str, Any]:
+    """The rank protocol from Python: ``get_protocol("rank").run(...)`` as the results dict
+    (:mod:`blindspot.report.schema`), the report folder written when ``out`` is given.
+
+    ``settings`` are the request's fields (``task``, ``tests``, ``seeds``, ``columns``,
+    ``split``, ``metric_options``, ``resources``, ``noise_cap``, ``num_proc``, ``progress``) and
+    the rank protocol's options (``levels``, ``tolerance``, ``state_dir`` -- default
+    ``<out>/.state``, else the cache --, ``engine``, ``chunk_size``...), checked as
+    ``--protocol-option`` is."""
+    request = {k: v for k, v in settings.items() if k in REQUEST_FIELDS}
+    options = {k: v for k, v in settings.items() if k not in REQUEST_FIELDS}
+    protocol = RankProtocol()
+    return protocol.run(ProtocolRequest(data, metrics, out=out, options=options,
+                                        **request)).to_dict()
+
+
+__all__ = ["REQUEST_FIELDS", "RankProtocol", "RankResult", "module_view", "run_blindspot",
+           "state_folder"]

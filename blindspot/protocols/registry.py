@@ -24,6 +24,7 @@ modules; search: :mod:`blindspot.search.protocol`).
 from __future__ import annotations
 
 import importlib
+import signal
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -35,6 +36,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from rich.console import Console
 
 from blindspot import defaults
+from blindspot.faults import OutOfSpaceError, RunInterrupted, terminate_as_interrupt
 from blindspot.protocols.options import OptionSpec, validate_options
 from blindspot.registry import Registry, lowercase
 from blindspot.report.schema import plain, type_schema
@@ -178,12 +180,30 @@ class Protocol(ABC, Generic[R]):
 
     def run(self, request: ProtocolRequest) -> R:
         """Run the protocol on ``request``, its options checked first; with ``request.out``,
-        write the result's report folder there."""
+        write the result's report folder there.
+
+        A full disk or Ctrl-C/SIGTERM while the report is written says what the run kept
+        (:meth:`kept_in`) and how to resume, as during the run itself."""
         checked = replace(request, options=self.declaration.check_options(request.options))
         result = self.execute(checked)
         if checked.out is not None:
-            self.report(result, Path(checked.out))
+            kept = self.kept_in(checked)
+            try:
+                with terminate_as_interrupt():
+                    self.report(result, Path(checked.out))
+            except OutOfSpaceError as error:
+                if kept is None:
+                    raise
+                raise error.with_kept(f"every cell is kept in {kept}") from error.__cause__
+            except KeyboardInterrupt as stop:
+                raise RunInterrupted(getattr(stop, "signum", signal.SIGINT),
+                                     folder=kept) from None
         return result
+
+    def kept_in(self, request: ProtocolRequest) -> Path | None:
+        """The folder where the run keeps its finished work (its resumable state), None when it
+        keeps none: what a fault while writing the report tells the user."""
+        return None
 
     @abstractmethod
     def execute(self, request: ProtocolRequest) -> R:

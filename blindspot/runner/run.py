@@ -472,29 +472,9 @@ def judge_run(data: Any, metrics: Any, *, task: str = defaults.TASK,
     if isinstance(config.engine, str):  # an unknown engine or a stray option fails before any work
         ENGINES.get(config.engine)
         engine_options(config.engine, vars(config))
-    folder = _state_folder(None, state_dir)
+    folder = Path(state_dir) if state_dir is not None else default_state_folder()
     datasets = _run(_as_sources(data), specs, config, columns, split, folder)
     return RunResult(tool(), config.as_json(test_names, specs), datasets)
-
-
-def run_blindspot(data: Any, metrics: Any, *, out: str | Path | None = None,
-                  state_dir: str | Path | None = None, **options: Any) -> dict[str, Any]:
-    """:func:`judge_run` (``options`` are its keywords) as the results dict
-    (``blindspot.report.schema``); with ``out``, also writes the report folder there.
-    ``state_dir`` (default ``<out>/.state``, else the cache) keeps finished work."""
-    folder = _state_folder(out, state_dir)
-    results = judge_run(data, metrics, state_dir=folder, **options).to_dict()
-    if out is not None:
-        from blindspot.report.writer import write_report
-
-        try:
-            with terminate_as_interrupt():
-                write_report(results, Path(out))
-        except OutOfSpaceError as error:
-            raise error.with_kept(f"every cell is kept in {folder}") from error.__cause__
-        except KeyboardInterrupt as stop:
-            raise RunInterrupted(getattr(stop, "signum", signal.SIGINT), folder=folder) from None
-    return results
 
 
 def _unique(names: list[str]) -> list[str]:
@@ -542,13 +522,10 @@ def _run(sources: list[Any], specs: list[MetricSpec], config: RunSettings,
     return results
 
 
-def _state_folder(out: str | Path | None, state_dir: str | Path | None) -> Path:
-    if state_dir is not None:
-        return Path(state_dir)
-    if out is not None:
-        return Path(out) / ".state"
+def default_state_folder() -> Path:
+    """Where a run without a report folder or ``state_dir`` keeps its state: the cache."""
     return cache_dir() / "runs"
 
 
-__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "MetricAccount", "RunSettings", "judge_run",
-           "perturbed_cells", "run_blindspot", "run_dataset", "whole_source"]
+__all__ = ["DEFAULT_SEEDS", "DEFAULT_TESTS", "MetricAccount", "RunSettings",
+           "default_state_folder", "judge_run", "perturbed_cells", "run_dataset", "whole_source"]
