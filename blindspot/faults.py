@@ -1,4 +1,4 @@
-"""Faults of the machine, not of the input: a full disk and a stopped run.
+"""Faults of the machine, not of the input: a full disk, a service down and a stopped run.
 
 Each is one line for the user and a state that resumes:
 
@@ -8,6 +8,8 @@ Each is one line for the user and a state that resumes:
   full disk under a *cache* is no error: :mod:`blindspot.sqlite_utils` goes on without caching).
 * :func:`atomic_path`: every file of the user's output is written whole or not at all (a
   temporary name beside it, renamed into place), so no fault leaves half a file.
+* :class:`ScorerUnavailable`: a service a scorer calls (a judge's server) is still down after
+  its retries; the run stops with its state kept, and the same command resumes.
 * :class:`RunInterrupted`: Ctrl-C (SIGINT) or SIGTERM stopped a run. One line says how many
   cells the run state keeps and how to resume; the command line exits 128 + the signal (130,
   143), as a shell reports a process a signal ended.
@@ -176,6 +178,12 @@ def atomic_path(path: Path, needs: int | None = None) -> Iterator[Path]:
 
 # -- a stopped run --------------------------------------------------------------------------------
 
+class ScorerUnavailable(RuntimeError):
+    """The service a scorer calls (a judge's server) is still down after its retries: the run
+    stops here, its state kept so that the same command resumes, rather than every remaining
+    cell failing one by one."""
+
+
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by ``signum`` (SIGINT: Ctrl-C, or SIGTERM), with what its state in
     ``folder`` keeps: ``kept`` of ``total`` cells (None: not known yet, the run had not
@@ -232,5 +240,6 @@ def terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-__all__ = ["OutOfSpaceError", "RunInterrupted", "WorkerLost", "atomic_path", "free_space", "is_out_of_space",
-           "out_of_space_as", "size_text", "terminate_as_interrupt"]
+__all__ = ["OutOfSpaceError", "RunInterrupted", "ScorerUnavailable", "WorkerLost", "atomic_path",
+           "free_space", "is_out_of_space", "out_of_space_as", "size_text",
+           "terminate_as_interrupt"]

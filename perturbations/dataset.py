@@ -8,8 +8,7 @@ before any test runs, and every test, level and seed reuses that parse.
 from __future__ import annotations
 
 import sys
-from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
@@ -243,34 +242,6 @@ def perturb_local(job: SuiteJob, num_proc: int | None = None) -> Iterator[tuple[
             yield index, cell_table(apply_item(job.state, index))
 
 
-def perturb_in_order(job: SuiteJob, num_proc: int | None = None
-                     ) -> Iterator[tuple[int, dict[str, list[Any]]]]:
-    """Every cell of ``job`` in plan order, in ``num_proc`` worker processes when given.
-
-    At most twice ``num_proc`` cells are in flight, so a consumer slower than the workers (a
-    streamed run scoring each cell) never piles finished cells up in memory, and it sees them in
-    the order the one-process run does (order-dependent scorers stay exact).
-    """
-    count = len(job.plan.items)
-    if not num_proc or num_proc < 2 or count < 2:
-        for index in range(count):
-            yield index, apply_item(job.state, index)
-        return
-    with ProcessPoolExecutor(num_proc, mp_context=worker_context(), initializer=_init_worker,
-                             initargs=(job.state,)) as pool:
-        pending: deque = deque()
-        try:
-            for index in range(count):
-                pending.append(pool.submit(_run_items, [index]))
-                if len(pending) >= 2 * num_proc:
-                    yield from pending.popleft().result()
-            while pending:
-                yield from pending.popleft().result()
-        finally:  # a worker's error (or the caller stopping) drops the cells not started
-            for task in pending:
-                task.cancel()
-
-
 def prepare_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",
                   seeds: Sequence[int] = DEFAULT_SEEDS, column: str = "gold",
                   id_column: str | None = "id", source_column: str | None = None,
@@ -314,34 +285,29 @@ def suite_state(plan: SuitePlan, perturbations: Mapping[str, Perturbation], text
                 sources=sources, parses=parses)
 
 
-#: Where a suite's cells run: (job) -> (cell index, its Arrow table) in any order.
-SuiteExecutor = Callable[[SuiteJob], Iterable[tuple[int, pa.Table]]]
-
-
 def run_suite(ds: Any, tests: str | Sequence[str] = "all", task: str = "summarization",
               seeds: Sequence[int] = DEFAULT_SEEDS, column: str = "gold",
               id_column: str | None = "id", source_column: str | None = None,
               levels: Mapping[str, Sequence[Level]] | None = None,
               resources: Mapping[str, Any] | None = None, num_proc: int | None = None,
-              progress: bool = True, executor: SuiteExecutor | None = None
-              ) -> tuple[Any, SuitePlan]:
+              progress: bool = True) -> tuple[Any, SuitePlan]:
     """Every (test, level, seed) of a suite on ``ds``, stacked into one Dataset.
 
     Returns the dataset (all input columns repeated per cell, in input order within a cell, cells
     in plan order) and the plan, whose ``skipped`` says which tests did not run and why.
-    ``executor`` runs the cells elsewhere (e.g. on Ray); by default they run here, in
-    ``num_proc`` processes.
+    The cells run as the runner's local engine runs them (:func:`perturb_local`, in
+    ``num_proc`` processes): one perturbation path for ``blindspot run``, ``perturb`` and
+    ``build-dataset``.
     """
 
     job = prepare_suite(ds, tests, task, seeds, column, id_column, source_column, levels,
                         resources, num_proc)
-    run = executor or (lambda j: perturb_local(j, num_proc))
     # Each cell is an Arrow table as soon as it is done, so Python lists never pile up.
     tables: list[Any] = [None] * len(job.plan.items)
     bar = progress_bar(total=len(tables), desc="perturbing", unit="cell", disable=not progress,
                file=sys.stderr)
     try:
-        for index, table in run(job):
+        for index, table in perturb_local(job, num_proc):
             tables[index] = table
             bar.update()
     finally:

@@ -54,14 +54,6 @@ def json_or_text(value: str) -> Any:
     except ValueError:
         return value
 
-def engine_settings(engine: str, address: str | None, actors: int | None,
-                     gpus_per_actor: float | None) -> dict[str, Any]:
-    """The engine's protocol options; none for the default local engine (every protocol has it)."""
-    if engine == "local" and address is None and actors is None and gpus_per_actor is None:
-        return {}
-    given = {"address": address, "actors": actors, "gpus_per_actor": gpus_per_actor}
-    return {"engine": engine, **{k: v for k, v in given.items() if v is not None}}
-
 def parse_settings(items: list[str]) -> dict[str, Any]:
     """``key=value`` items as a dict; values are JSON when they parse, else strings."""
     settings: dict[str, Any] = {}

@@ -16,8 +16,8 @@ import typer
 from rich.console import Console
 
 from blindspot.exit_codes import FailOn, ended_in_error, fail, failed_tests, run_exit_code
+from blindspot.faults import ScorerUnavailable
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
-from blindspot.scoring.base import ScorerUnavailable
 from blindspot.seeding import parse_seeds
 
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.

@@ -75,8 +75,8 @@ def judge_audit(
     from blindspot import judge_audit as audit
     from blindspot.checkup.run import load_rows  # datasets: heavy
     from blindspot.errors import BlindspotInputError
+    from blindspot.faults import ScorerUnavailable
     from blindspot.perturbations.base import REGISTRY
-    from blindspot.scoring.base import ScorerUnavailable
 
     chosen = [a.strip() for a in audits.split(",") if a.strip()]
     tolerances: dict[str, float] = {}

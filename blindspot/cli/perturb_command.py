@@ -11,7 +11,6 @@ from blindspot.cli._options import SEEDS_TEXT, resources
 from blindspot.cli._protocol import console, seeds_option
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import fail
-from blindspot.io import read_table, write_table
 
 err = Console(stderr=True)
 
@@ -34,6 +33,7 @@ def perturb(
     num_proc: int | None = typer.Option(None, help="worker processes"),
 ) -> None:
     """Perturb a file: one test at one level, or a whole suite at the task's paper levels."""
+    from blindspot.io import read_table, write_table  # pyarrow: heavy
     from blindspot.perturbations.dataset import perturb_dataset, run_suite  # datasets: heavy
     from blindspot.perturbations.suites import suite_names  # every test module
 

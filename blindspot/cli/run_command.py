@@ -1,4 +1,9 @@
-"""``blindspot run``: the main job, any protocol, on any data."""
+"""``blindspot run``: the main job, any protocol, on any data.
+
+Where the work runs (``--engine``, ``--address``, ``--actors``, ``--gpus-per-actor``,
+``--chunk-size``) are the rank protocol's declared options (:data:`ENGINE_OPTIONS`); every other
+protocol setting is ``--protocol-option key=value``, checked against the chosen protocol's
+declaration."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 import typer
 
 from blindspot import defaults
+from blindspot.cli._declared import declared_options
 from blindspot.cli._options import (
     FAIL_ON,
     HYPOTHESIS_COLUMN,
@@ -17,15 +23,16 @@ from blindspot.cli._options import (
     SEEDS_TEXT,
     SOURCE_COLUMN,
     SPLIT,
-    engine_settings,
     parse_options,
     parse_settings,
     resources,
 )
 from blindspot.cli._protocol import run_job, seeds_option
 from blindspot.exit_codes import FailOn, fail
+from blindspot.protocols.declarations import ENGINE_OPTIONS, RANK
 
 
+@declared_options(RANK, *ENGINE_OPTIONS)
 def run(
     data: list[str] = typer.Option(..., "--data", help="jsonl/csv/parquet file, Hub id, or 'demo'; "
                                    "repeat for several datasets"),
@@ -52,24 +59,11 @@ def run(
     ngram_corpus: str | None = typer.Option(None, help="corpus file for frequent n-gram"),
     noise_cap: float = typer.Option(defaults.NOISE_CAP, help="judge only points below this noise ratio"),
     num_proc: int | None = typer.Option(None, help="worker processes for parsing and perturbing"),
-    engine: str = typer.Option("local", help="where perturbation and scoring run: local (this "
-                               "machine) or ray (a Ray cluster; rank protocol)"),
-    address: str | None = typer.Option(None, help="Ray cluster to join with --engine ray: "
-                                          "auto or HOST:PORT from a node of it, ray://HOST:PORT "
-                                          "(Ray Client) from elsewhere (default: start one here)"),
-    actors: int | None = typer.Option(None, help="--engine ray: scoring actors (default: one "
-                                         "per GPU, else one per CPU)"),
-    gpus_per_actor: float | None = typer.Option(None, help="--engine ray: GPUs per scoring "
-                                                   "actor (default: 1 when the cluster has GPUs)"),
     protocol: str = typer.Option("rank", help="meta-evaluation protocol: "
                                  "rank (default) or another registered one"),
     protocol_option: list[str] = typer.Option([], "--protocol-option", help="a setting of the "
                                               "protocol, key=value (repeatable); `blindspot "
                                               "protocols` lists each protocol's options"),
-    chunk_size: int | None = typer.Option(None, "--chunk-size", help="stream each data file "
-                                             "(a local .jsonl/.parquet) this many rows at a "
-                                             "time, in bounded memory, with the same results; "
-                                             "rank protocol; resumes like any run"),
     data_format: str | None = typer.Option(None, "--format", help="preference protocol: "
                                               "read --data as a challenge set in its published "
                                               "format, demetr or aces (default: MENLI columns)"),
@@ -80,19 +74,17 @@ def run(
     max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="llm_judge: refuse a "
                                             "run that needs more judge calls than this"),
     fail_on: FailOn = FAIL_ON,
+    options: dict[str, Any] | None = None,
 ) -> None:
     """The main job: perturb gold data, score it with each metric, judge every test, report."""
-    options = {**engine_settings(engine, address, actors, gpus_per_actor),
-               **parse_settings(protocol_option)}
+    options = {**(options or {}), **parse_settings(protocol_option)}
     if data_format is not None:
         if protocol != "preference":
             fail(f"--format reads challenge sets for the preference protocol, not {protocol!r}; "
                  f"add --protocol preference")
         options["format"] = data_format
-    if chunk_size is not None:
-        if protocol != "rank":
-            fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
-        options["chunk_size"] = chunk_size
+    if "chunk_size" in options and protocol != "rank":
+        fail(f"--chunk-size streams the rank protocol only, not {protocol!r}")
     if fail_on is not FailOn.error and protocol != "rank":
         fail(f"--fail-on {fail_on.value} gates on the rank protocol's verdicts, not on "
               f"{protocol!r}; leave it out or use --protocol rank")

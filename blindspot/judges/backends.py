@@ -31,13 +31,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from blindspot.errors import BlindspotInputError
+from blindspot.faults import ScorerUnavailable
 from blindspot.judges.grades import (
     grade_probabilities,
     parse_grade,
     require_grade,
     weighted_grade,
 )
-from blindspot.scoring.base import ScorerUnavailable
 
 MODES = ("weighted", "greedy", "sample")
 #: how many alternatives per position a ``weighted`` call asks a server for (OpenAI's maximum)

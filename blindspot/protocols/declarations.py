@@ -49,14 +49,23 @@ RANK = register_protocol(ProtocolDeclaration(
         BATCH_SIZE,
         OptionSpec("state_dir", "path", "folder of the run's resumable state (default "
                    "<out>/.state)"),
-        OptionSpec("engine", "engine", "where perturbation and scoring run", default="local",
-                   choices=("local", "ray")),
-        OptionSpec("address", "text", "Ray cluster to join (engine ray)"),
-        OptionSpec("actors", "int", "scoring actors (engine ray)", minimum=1),
-        OptionSpec("gpus_per_actor", "float", "GPUs per scoring actor (engine ray)", minimum=0),
-        OptionSpec("chunk_size", "int", "stream each data file this many rows at a time",
-                   minimum=1),
+        OptionSpec("engine", "engine", "where perturbation and scoring run: local (this "
+                   "machine) or ray (a Ray cluster)", default="local", choices=("local", "ray")),
+        OptionSpec("address", "text", "Ray cluster to join with engine ray: auto or HOST:PORT "
+                   "from a node of it, ray://HOST:PORT (Ray Client) from elsewhere (default: "
+                   "start one here)"),
+        OptionSpec("actors", "int", "engine ray: scoring actors (default: one per GPU, else "
+                   "one per CPU)", minimum=1),
+        OptionSpec("gpus_per_actor", "float", "engine ray: GPUs per scoring actor (default: 1 "
+                   "when the cluster has GPUs)", minimum=0),
+        OptionSpec("chunk_size", "int", "stream each data file (a local .jsonl/.parquet) this "
+                   "many rows at a time, in bounded memory, with the same results; resumes like "
+                   "any run", minimum=1),
     )))
+
+#: the rank options that say where the work runs: ``blindspot run`` and ``stream`` take each as
+#: its own flag (``--engine``...)
+ENGINE_OPTIONS = ("engine", "address", "actors", "gpus_per_actor", "chunk_size")
 
 PREFERENCE = register_protocol(ProtocolDeclaration(
     "preference",
@@ -163,5 +172,5 @@ SELF_BIAS = register_protocol(ProtocolDeclaration(
                    visitor_safe=True),
     )))
 
-__all__ = ["BATCH_SIZE", "CORRELATION", "DEVIATION", "NORMALISE", "PREFERENCE", "RANK",
+__all__ = ["BATCH_SIZE", "CORRELATION", "DEVIATION", "ENGINE_OPTIONS", "NORMALISE", "PREFERENCE", "RANK",
            "SEARCH", "SELF_BIAS"]

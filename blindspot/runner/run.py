@@ -33,6 +33,7 @@ from blindspot import defaults
 from blindspot.faults import (
     OutOfSpaceError,
     RunInterrupted,
+    ScorerUnavailable,
     WorkerLost,
     out_of_space_as,
     terminate_as_interrupt,
@@ -78,7 +79,6 @@ from blindspot.runner.stream import (
     streamed_source,
 )
 from blindspot.scoring.anchors import ANCHOR_COUNT, ANCHOR_ROWS
-from blindspot.scoring.base import ScorerUnavailable
 from blindspot.seeding import parse_seeds
 from blindspot.sqlite_utils import warn
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from blindspot.scoring.base import ScorerUnavailable
+from blindspot.faults import ScorerUnavailable
 from blindspot.scoring.probe import CheckRows, anchor_hypotheses, as_reference_lists, direct_scores
 
 #: Rows the anchors are averaged over: a handful, so a run's cost barely changes.

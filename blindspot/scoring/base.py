@@ -20,12 +20,6 @@ from blindspot.registry import Registry
 from blindspot.suggest import did_you_mean
 
 
-class ScorerUnavailable(RuntimeError):
-    """The service a scorer calls (a judge's server) is still down after its retries: the run
-    stops here, its state kept so that the same command resumes, rather than every remaining
-    cell failing one by one."""
-
-
 @dataclass(frozen=True)
 class ScoreInput:
     """One row to score: a hypothesis, its references (possibly none) and its source."""
