@@ -3,8 +3,8 @@ patterns found against BERTScore into noise rules, applied them to the whole WMT
 that they did not: the edits fool the metric only on some hypotheses.
 
 Here the top-ranked patterns become a rule-based perturbation (:mod:`blindspot.search.rules`),
-registered in the catalogue, and the rank protocol (:func:`blindspot.runner.run.judge_run`) runs
-it on the whole dataset with the targeted metric and the panel, against the data's references as
+registered in the catalogue, and the rank protocol (:class:`blindspot.protocols.rank.RankProtocol`)
+runs it on the whole dataset with the targeted metric and the panel, against the data's references as
 every rank run does. The patterns *generalise* when the targeted metric fails the rank protocol
 on them (it does not strictly lower its score as the rules add noise); the panel's verdicts and
 relative changes on the same texts say whether the rules did make the texts worse.
@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.protocols.rank import RankResult
-from blindspot.runner.run import judge_run
+from blindspot.protocols.rank import RankProtocol, RankResult
+from blindspot.protocols.registry import ProtocolRequest
 from blindspot.search.rules import register_rules, rules_from_results
 
 
@@ -49,8 +49,9 @@ def generalisation(results: Mapping[str, Any], data: Any, metrics: Sequence[Any]
 
     rules = rules_from_results(results, top)
     name = register_rules(rules, results["config"]["noise_ratio"])
-    judged = judge_run(data, list(metrics), task=task, tests=name, seeds=list(seeds),
-                       columns=columns, state_dir=state_dir, split=split, progress=progress)
+    judged = RankProtocol().run(ProtocolRequest(
+        data, list(metrics), task=task, tests=name, seeds=list(seeds), columns=columns,
+        split=split, progress=progress, options={"state_dir": state_dir}))
     run = judged.to_dict()
     dataset = next(iter(run["datasets"].values()))
     views = {metric: _metric_view(entry["tests"].get(name, {"status": "error",
@@ -61,4 +62,4 @@ def generalisation(results: Mapping[str, Any], data: Any, metrics: Sequence[Any]
     return ({"test": name, "rules": rules.as_json(), "rows": dataset["rows"],
              "seeds": [int(s) for s in seeds], "metrics": views,
              "generalises": None if status not in ("pass", "fail") else status == "fail"},
-            RankResult.of(judged))
+            judged)
