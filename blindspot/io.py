@@ -15,8 +15,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from blindspot.errors import BlindspotInputError
 from blindspot.faults import atomic_path
 
@@ -57,7 +55,8 @@ def check_readable(path: Path) -> str:
 
 def read_table(path: str | Path) -> Any:
     """The rows of a jsonl/json/csv/parquet file as a Dataset, in file order."""
-    import datasets
+    import datasets  # with pyarrow: the heavy edge, not paid by the CLI's help
+    import pyarrow as pa
 
     path = Path(path)
     kind = check_readable(path)
