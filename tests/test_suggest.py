@@ -5,6 +5,10 @@ The data is the embedded demo corpus (real texts with the columns id, source, go
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,6 +88,32 @@ def test_every_command_has_the_same_help_panel(command: str) -> None:
     assert f"Usage: blindspot {command} [OPTIONS]" in " ".join(result.stdout.split())
     assert "╭─ Options ─" in result.stdout
     assert "--data" in result.stdout and "[required]" in result.stdout
+
+
+#: the dataset builders' libraries, which their commands import only when they run
+BUILDER_LIBRARIES = ("datasets", "pyarrow", "spacy", "scipy", "huggingface_hub", "num2words")
+
+#: every builder's --help in a fresh interpreter, then the modules it loaded (the last line)
+BUILDERS_HELP = """
+import json, sys
+from blindspot.cli import app
+for command in ("build-dataset", "build-menli", "build-challenge", "publish"):
+    try:
+        app([command, "--help"], prog_name="blindspot")
+    except SystemExit as done:
+        assert done.code == 0, command
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_builders_help_loads_none_of_their_libraries() -> None:
+    """`blindspot build-dataset --help` (and the other builders') stays as fast as `run --help`:
+    it names the gold sources and the sets offered without loading datasets, spaCy or scipy."""
+    out = subprocess.run([sys.executable, "-c", BUILDERS_HELP], capture_output=True, text=True,
+                         check=True, env={**os.environ, "COLUMNS": "300"}).stdout
+    help_text, _, last = out.rstrip("\n").rpartition("\n")
+    assert [m for m in BUILDER_LIBRARIES if m in json.loads(last)] == []
+    assert "cnndm (summarization)" in help_text and "cnndm (apache-2.0)" in help_text
 
 
 def test_a_second_name_only_when_it_is_as_close() -> None:

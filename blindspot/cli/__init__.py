@@ -2,7 +2,8 @@
 
 Each command module holds a plain function whose parameters carry their ``typer`` defaults;
 :data:`COMMANDS` registers them, in the order ``blindspot --help`` lists them. The options that
-several commands share are declared once in :mod:`blindspot.cli._options`; the protocol commands
+several commands share are declared once in :mod:`blindspot.cli._options` (the dataset builders'
+in :mod:`blindspot.cli.build_dataset_command`); every command takes ``-h``. The protocol commands
 (``run``, ``stream``, ``search``) run through :func:`blindspot.cli._protocol.run_job`.
 
 The heavy edge is imported inside the commands, so ``blindspot --help`` (and ``list``) never pays

@@ -2,7 +2,8 @@
 
 The building is :func:`blindspot.datasets_scripts.challenge_builder.build_challenge_dataset`
 (imported when the command runs); ``--format`` takes the names of
-:data:`blindspot.challenge_sets.formats.FORMATS`.
+:data:`blindspot.challenge_sets.names.FORMAT_NAMES` (free of imports: the formats' readers are
+loaded by the command).
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from pathlib import Path
 
 import typer
 
-from blindspot.challenge_sets.formats import FORMATS
+from blindspot.challenge_sets.names import FORMAT_NAMES
 from blindspot.cli.build_dataset_command import quoted
 from blindspot.errors import BlindspotInputError
 from blindspot.exit_codes import fail
 from blindspot.paths import datasets_dir
 
 #: ``--format``'s choices: a misspelt one is refused before any work, with "did you mean"
-FormatName = Enum("FormatName", {name: name for name in sorted(FORMATS)}, type=str)  # type: ignore[misc]
+FormatName = Enum("FormatName", {name: name for name in sorted(FORMAT_NAMES)}, type=str)  # type: ignore[misc]
 
 
 def build_challenge(
