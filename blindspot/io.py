@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from blindspot.errors import BlindspotInputError
 from blindspot.faults import atomic_path
 
@@ -55,8 +57,7 @@ def check_readable(path: Path) -> str:
 
 def read_table(path: str | Path) -> Any:
     """The rows of a jsonl/json/csv/parquet file as a Dataset, in file order."""
-    import datasets  # with pyarrow: the heavy edge, not paid by the CLI's help
-    import pyarrow as pa
+    import datasets
 
     path = Path(path)
     kind = check_readable(path)

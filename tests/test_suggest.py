@@ -91,7 +91,7 @@ def test_every_command_has_the_same_help_panel(command: str) -> None:
 
 
 #: the dataset builders' libraries, which their commands import only when they run
-BUILDER_LIBRARIES = ("datasets", "pyarrow", "spacy", "scipy", "huggingface_hub", "num2words")
+BUILDER_LIBRARIES = ("datasets", "spacy", "scipy", "huggingface_hub", "num2words")
 
 #: every builder's --help in a fresh interpreter, then the modules it loaded (the last line)
 BUILDERS_HELP = """
