@@ -28,7 +28,7 @@ from enum import Enum, IntEnum
 from typing import Any, NoReturn
 
 import typer
-from typer._click.exceptions import NoSuchOption, UsageError  # typer 0.29 vendors click
+from typer._click.exceptions import BadParameter, NoSuchOption, UsageError  # typer 0.29 vendors click
 from typer.core import TyperGroup
 
 from blindspot.faults import OutOfSpaceError, RunInterrupted, WorkerLost
@@ -122,10 +122,12 @@ def gate(results: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def usage_message(error: UsageError) -> str:
-    """A usage error (unknown option or command, a value of the wrong type, a missing option)
-    as one paragraph in the project's manner: "did you mean" from :func:`did_you_mean`, and the
-    command whose ``--help`` shows the usage."""
-    if isinstance(error, NoSuchOption):
+    """A usage error (unknown option or command, a value of the wrong type or outside the
+    choices, a missing option) as one paragraph in the project's manner: "did you mean" from
+    :func:`did_you_mean`, and the command whose ``--help`` shows the usage."""
+    if isinstance(error, BadParameter) and (wrong := _wrong_choice(error)) is not None:
+        text = wrong
+    elif isinstance(error, NoSuchOption):
         text = f"no such option: {error.option_name}"
         if error.ctx is not None:
             names = [name for param in error.ctx.command.get_params(error.ctx) for name in param.opts]
@@ -134,6 +136,21 @@ def usage_message(error: UsageError) -> str:
         text = error.format_message().rstrip(".")
     where = error.ctx.command_path if error.ctx is not None else "blindspot"
     return f"{text}; see `{where} --help`"
+
+
+def _wrong_choice(error: BadParameter) -> str | None:
+    """``--format 'demtr' is not one of aces, demetr; did you mean 'demetr'?`` when the value
+    is outside the option's choices (an ``Enum``), else None. typer checks choices with pydantic,
+    whose error, the cause of typer's, keeps the value given."""
+    from pydantic import ValidationError  # imported by typer for the check that failed
+
+    choices = getattr(getattr(error.param, "type_descriptor", None), "choices", None)
+    if error.param is None or not choices or not isinstance(error.__cause__, ValidationError):
+        return None
+    given = str(error.__cause__.errors()[0]["input"])
+    names = [str(getattr(choice, "value", choice)) for choice in choices]
+    return (f"{error.param.opts[-1]} {given!r} is not one of {', '.join(names)}"
+            f"{did_you_mean(given, names)}")
 
 
 @contextmanager

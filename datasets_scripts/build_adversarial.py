@@ -14,14 +14,12 @@ contiguous table, so rebuilding from the same inputs gives byte-identical files.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -38,10 +36,8 @@ from huggingface_hub import constants as hub_constants
 from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
 import blindspot
-from blindspot.cli._argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.gold_sources import (
     BLINDSPOT_CITATION,
-    GoldDataMissingError,
     GoldSource,
     describe_sources,
     get_gold_source,
@@ -51,13 +47,10 @@ from blindspot.datasets_scripts.gold_sources import (
     load_gold,
 )
 from blindspot.datasets_scripts.hub_licenses import (
-    LICENSE_HELP,
     check_license,
     is_hub_license,
 )
 from blindspot.demo import demo_columns, load_demo
-from blindspot.errors import BlindspotInputError
-from blindspot.exit_codes import ExitCode
 from blindspot.faults import atomic_path
 from blindspot.io import read_table
 from blindspot.paths import datasets_dir
@@ -832,10 +825,10 @@ def _commit_into_git(path: Path, repo_id: str, root: Path, record: Mapping[str, 
     return f"{repo} (git, branch {MAIN_BRANCH}, tag {tag})"
 
 
-# -- command line ---------------------------------------------------------------------------------
+# -- what the builders' commands share ----------------------------------------------------------
 
-def _parse_levels(items: Sequence[str] | None) -> dict[str, list[str]] | None:
-    """``["truncation=0.1,0.2", ...]`` as ``{"truncation": ["0.1", "0.2"]}``."""
+def parse_levels(items: Sequence[str] | None) -> dict[str, list[str]] | None:
+    """``["truncation=0.1,0.2", ...]`` (``--levels``) as ``{"truncation": ["0.1", "0.2"]}``."""
     if not items:
         return None
     out: dict[str, list[str]] = {}
@@ -847,115 +840,24 @@ def _parse_levels(items: Sequence[str] | None) -> dict[str, list[str]] | None:
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
-    sources = ", ".join(f"{s['name']} ({s['task']})" for s in describe_sources())
-    parser = BlindspotArgumentParser(
-        prog="blindspot build-dataset",
-        description="Build a versioned, Hub-ready adversarial dataset folder from gold data.")
-    add = parser.add_argument
-    add("--task", help="summarization | translation | translation_paragraph | open_ended "
-                       "(default: the gold source's own task)")
-    add("--data", required=True, help=f"a jsonl/json/csv/parquet file, 'demo', or a gold "
-                                      f"source: {sources}")
-    add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
-                           "../shared/data)")
-    add("--out", help="output folder (default: <datasets folder>/<name>; the datasets folder "
-                      "is $BLINDSPOT_DATASETS_DIR, else out/datasets here, where the Space's "
-                      "Browse tab looks)")
-    add("--tests", default="fluency,consistency",
-        help="suites and/or test names, comma-separated (`blindspot list` names them)")
-    add("--seeds", default="1,2,3,4,5", help="comma-separated seeds")
-    add("--levels", action="append", metavar="TEST=L1,L2",
-        help="levels of one test instead of the paper's (repeatable)")
-    add("--version", default="1.0.0", help="semantic version of this dataset")
-    add("--name", help="dataset name (default: blindspot-<source>-adversarial)")
-    add("--limit", type=int, help="use only the first N gold rows")
-    add("--column", "--hypothesis-column", dest="column", default="gold",
-        help="the hypothesis column (the text to perturb), as `run --hypothesis-column`")
-    add("--id-column", default="id", help="the row-id column")
-    add("--source-column", help="the source column (default: the gold source's)")
-    add("--mlm", help="masked LM (Hub id, folder or offline short name) for tests that need one")
-    add("--lm", help="causal LM / tokenizer for tests that need one")
-    add("--ngram-corpus", help="corpus for the frequent n-gram test")
-    add("--num-proc", type=int, help="worker processes")
-    add("--license", help=LICENSE_HELP)
-    add_push_arguments(parser)
-    add("--private", action="store_true", help="create the Hub repository as private")
-    return parser
-
-
-def add_push_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--push`` and ``--push-git``, the same in every builder."""
-    parser.add_argument("--push", metavar="ORG/NAME", help=PUSH_HELP)
-    parser.add_argument("--push-git", metavar="DIR", help=PUSH_GIT_HELP)
-
-
-#: the help of ``--push`` (the token is never a flag: a command line is visible to every user)
-PUSH_HELP = ("publish the folder as this Hub dataset repository, tagged v<version> (token: "
-             "HF_TOKEN or `huggingface-cli login`; endpoint: HF_ENDPOINT, else the Hub)")
-PUSH_GIT_HELP = ("with --push: commit and tag into DIR/datasets/ORG/NAME, the git repositories a "
-                 "self-hosted Hub server serves (olah's mirrors-path), instead of uploading "
-                 "through the Hub API")
-
-
-def push_from_args(folder: Path, args: argparse.Namespace, private: bool = False) -> int:
-    """Push ``folder`` as a builder's ``--push`` and ``--push-git`` say (nothing without
-    ``--push``); returns the exit code, as :func:`push_and_report`."""
-    if args.push_git and not args.push:
-        print("error: --push-git needs --push ORG/NAME (the repository to commit into); the "
-              f"dataset folder is ready at {folder.resolve()}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    return push_and_report(folder, args.push, args.push_git, private) if args.push else 0
-
-
-def push_and_report(folder: Path, repo_id: str, git_root: str | None = None,
-                    private: bool = False) -> int:
-    """Push ``folder`` as ``repo_id``; print where it went, or one line ``error: ...`` on stderr.
-    Returns the exit code: 0, or 1 when the push failed (the folder stays complete)."""
-    try:
-        where = push_adversarial_dataset(folder, repo_id, private=private, git_root=git_root)
-    except PushError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    print(f"pushed to {where}")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``blindspot build-dataset``: build the folder, print where it is, optionally push it."""
-    args = build_parser().parse_args(list(argv) if argv is not None else None)
-    try:
-        resources = {"mlm": args.mlm, "lm": args.lm, "ngram_corpus": args.ngram_corpus}
-        out = Path(args.out) if args.out else None
-        folder = build_adversarial_dataset(
-            args.data, args.task, out or _default_out(args), tests=args.tests,
-            seeds=parse_seeds(args.seeds), levels=_parse_levels(args.levels),
-            resources=resources, column=args.column, id_column=args.id_column,
-            source_column=args.source_column, version=args.version, name=args.name,
-            num_proc=args.num_proc, data_dir=args.data_dir, limit=args.limit,
-            license=args.license, progress=True)
-    except BlindspotInputError as error:  # the perturbations know the row, we know the file
-        print(f"error: {error.in_file(args.data)}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    except (ValueError, TypeError, KeyError, FileNotFoundError, GoldDataMissingError) as error:
-        print(f"error: {str(error).strip(chr(39) + chr(34))}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
-    print(f"adversarial dataset {record['name']} {record['full_version']}: "
-          f"{len(record['configs'])} configs + gold, written to {folder.resolve()}")
-    for test, why in record["skipped"].items():
-        print(f"skipped {test}: {why}", file=sys.stderr)
-    return push_from_args(folder, args, private=args.private)
-
-
-def _default_out(args: argparse.Namespace) -> Path:
-    """``<datasets folder>/<name>`` (:func:`blindspot.paths.datasets_dir`: where the Space's
-    Browse tab looks)."""
-    if args.name:
-        return datasets_dir() / args.name
-    base = get_gold_source(args.data).name if is_gold_source(args.data) else Path(args.data).stem
+def default_out(data: str, name: str | None = None) -> Path:
+    """Where ``build-dataset`` writes without ``--out``: ``<datasets folder>/<name>``
+    (:func:`blindspot.paths.datasets_dir`: where the Space's Browse tab looks), the name
+    ``blindspot-<source or file stem>-adversarial`` by default."""
+    if name:
+        return datasets_dir() / name
+    base = get_gold_source(data).name if is_gold_source(data) else Path(data).stem
     return datasets_dir() / f"blindspot-{base}-adversarial"
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def push_built(folder: Path, repo_id: str | None, git_root: str | None = None,
+               private: bool = False) -> str | None:
+    """Push a built ``folder`` as a builder's ``--push`` and ``--push-git`` say: where it went,
+    or None without ``--push``. Whatever stops the push is a :class:`PushError` (the folder
+    stays complete)."""
+    if git_root and not repo_id:
+        raise PushError(f"--push-git needs --push ORG/NAME (the repository to commit into); the "
+                        f"dataset folder is ready at {folder.resolve()}")
+    if not repo_id:
+        return None
+    return push_adversarial_dataset(folder, repo_id, private=private, git_root=git_root)

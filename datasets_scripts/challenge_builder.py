@@ -10,13 +10,10 @@ matter), so that rebuilding from the same files gives the same bytes.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from blindspot.challenge_sets.formats import FORMATS, ChallengeItem, read_challenge_set
-from blindspot.cli._argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
     CARD_FILE,
     DATA_DIR,
@@ -29,9 +26,6 @@ from blindspot.datasets_scripts.build_adversarial import (
     write_build_record,
     write_config_file,
 )
-from blindspot.errors import BlindspotInputError
-from blindspot.exit_codes import ExitCode
-from blindspot.paths import datasets_dir
 from blindspot.report.files import slugify
 
 LAYOUT = "blindspot-challenge-set/1"
@@ -126,32 +120,4 @@ The texts are the benchmark's; its own licence and citation apply.
     return f"---\n{card_front_matter(record)}---\n{body}"
 
 
-def build_parser() -> BlindspotArgumentParser:
-    parser = BlindspotArgumentParser(
-        prog="blindspot build-challenge",
-        description="Build a challenge set (DEMETR, ACES) as a Hub-ready dataset folder.")
-    parser.add_argument("--format", required=True, choices=sorted(FORMATS),
-                        help="the challenge set's format")
-    parser.add_argument("--data", required=True, help="a DEMETR .json file or folder, or an "
-                                                      "ACES .tsv file")
-    parser.add_argument("--out", help="output folder (default: <datasets folder>/<name>)")
-    parser.add_argument("--version", default="1.0.0", help="the dataset version its card states")
-    parser.add_argument("--name", help="dataset name (default: blindspot-<format>-<data>)")
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(argv) if argv is not None else None)
-    name = args.name or f"blindspot-{args.format}-{Path(args.data).stem}"
-    try:
-        folder = build_challenge_dataset(args.format, args.data,
-                                         Path(args.out) if args.out else datasets_dir() / name,
-                                         args.version, name)
-    except (BlindspotInputError, ValueError, FileNotFoundError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    print(f"wrote {folder}")
-    return 0
-
-
-__all__ = ["build_challenge_dataset", "main"]
+__all__ = ["build_challenge_dataset"]

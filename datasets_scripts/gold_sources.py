@@ -9,6 +9,9 @@ is there. Elsewhere, and only with network access, it rebuilds the same table fr
 release (the Hugging Face Hub, or the papers' own plain-text releases for the two translation
 sets, which are not on the Hub). Offline without the file it fails with a message that says
 where the file goes.
+
+``datasets`` is imported where rows become a Dataset, so that the command line can name the
+sources (``blindspot build-dataset --help``) without loading it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import datasets
+from blindspot.datasets_scripts.hub_licenses import allows_derivatives
 
 #: The blind-spots paper, cited by every card this package writes.
 BLINDSPOT_CITATION = """@inproceedings{he-etal-2023-blind,
@@ -151,8 +154,16 @@ def _fetch_text(url: str, timeout: float = 60.0) -> str:
 
 
 def _load_hub(repo_id: str, config: str | None, split: str) -> Any:
+    import datasets  # the heavy edge (see the module's docstring)
 
     return datasets.load_dataset(repo_id, config, split=split)
+
+
+def _from_columns(columns: dict[str, list[Any]]) -> Any:
+    """The columns as a Dataset."""
+    import datasets
+
+    return datasets.Dataset.from_dict(columns)
 
 
 _WIKI_SPECIAL = (".", ",", "?", "!", ":", ";", ")", "'s", "%")
@@ -225,7 +236,7 @@ def _wikitext_from_hub(n: int = 1000, split: str = "train", seed: int = 0) -> An
         raise ValueError(f"only {len(paragraphs)} WikiText-103 {split} paragraphs qualify; "
                          f"need {2 * n}")
     chosen = random.Random(seed).sample(paragraphs, 2 * n)
-    return datasets.Dataset.from_dict({
+    return _from_columns({
         "id": [f"wiki-{i:04d}" for i in range(n)], "gold": chosen[:n], "reference": chosen[n:]})
 
 
@@ -258,7 +269,7 @@ def _cnndm_from_hub() -> Any:
         rows["source"].append(original["article"])
         rows["gold"].append(highlight)
         rows["references"].append(extra[:10])
-    return datasets.Dataset.from_dict(rows)
+    return _from_columns(rows)
 
 
 def _lines(url: str) -> list[str]:
@@ -278,7 +289,7 @@ def _wmt21_from_release() -> Any:
     if not len(src) == len(ref_a) == len(ref_b):
         raise ValueError(f"newstest2021 de-en files disagree: {len(src)} sources, "
                          f"{len(ref_a)} A and {len(ref_b)} B references")
-    return datasets.Dataset.from_dict({
+    return _from_columns({
         "id": [f"wmt21-de-en-{i:04d}" for i in range(len(src))], "source": src,
         "gold": ref_a, "reference": ref_b})
 
@@ -309,7 +320,7 @@ def _ted_from_release() -> Any:
     second = parse_ted_release(_fetch_text(f"{base}/zh_en_jacktx.txt"))
     if len(original) != len(second):
         raise ValueError(f"TED-MT release files disagree: {len(original)} vs {len(second)} rows")
-    return datasets.Dataset.from_dict({
+    return _from_columns({
         "id": [f"ted-zh-en-{i:03d}" for i in range(len(original))],
         "source": [r["zh"] for r in second],
         "gold": [r["en"].replace("\u2019", "'") for r in original],
@@ -431,6 +442,7 @@ def gold_file(name: str, data_dir: str | os.PathLike[str] | None = None) -> Path
 
 def read_jsonl(path: str | os.PathLike[str]) -> Any:
     """A JSONL file as a Dataset, rows and columns in file order (no cache files written)."""
+    import datasets
 
     rows = []
     with open(path, encoding="utf-8") as handle:
@@ -479,7 +491,13 @@ def describe_sources() -> list[dict[str, Any]]:
             for s in GOLD_SOURCES.values()]
 
 
+def publishable_sources() -> list[GoldSource]:
+    """The gold sources whose licence allows publishing a perturbed copy, in registry order
+    (what ``blindspot publish`` offers)."""
+    return [s for s in GOLD_SOURCES.values() if allows_derivatives(s.license)]
+
+
 __all__ = [
     "BLINDSPOT_CITATION", "GOLD_SOURCES", "GoldDataMissingError", "GoldSource",
     "default_data_dir", "describe_sources", "get_gold_source", "gold_file", "hub_offline",
-    "is_gold_source", "load_gold", "read_jsonl"]
+    "is_gold_source", "load_gold", "publishable_sources", "read_jsonl"]

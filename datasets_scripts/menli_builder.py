@@ -32,10 +32,7 @@ default config ``all`` over all of them, so ``load_dataset(folder)`` gives the w
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,28 +44,22 @@ import yaml
 from num2words import num2words
 
 import blindspot
-from blindspot.cli._argparse import BlindspotArgumentParser
 from blindspot.datasets_scripts.build_adversarial import (
-    BUILD_FILE,
     CARD_FILE,
     DATA_DIR,
     SPLIT,
     TAGS,
     GoldInput,
     LicenseChoice,
-    add_push_arguments,
     check_version,
     choose_license,
     prepare_out_dir,
-    push_from_args,
     resolve_gold,
     size_category,
     write_build_record,
     write_config_file,
 )
-from blindspot.datasets_scripts.gold_sources import GoldDataMissingError, GoldSource
-from blindspot.datasets_scripts.hub_licenses import LICENSE_HELP
-from blindspot.exit_codes import ExitCode
+from blindspot.datasets_scripts.gold_sources import GoldSource
 from blindspot.parsing import ParsedText
 from blindspot.paths import datasets_dir
 from blindspot.perturbations import REGISTRY, get_perturbation, level_str, suite_tests
@@ -287,6 +278,13 @@ def build_menli_dataset(
     return out
 
 
+def default_out(data: str, name: str | None = None) -> Path:
+    """Where ``build-menli`` writes without ``--out``: ``<datasets folder>/<name>``
+    (:func:`blindspot.paths.datasets_dir`), the name ``blindspot-<data>-menli-adversarial`` by
+    default."""
+    return datasets_dir() / (name or f"blindspot-{Path(data).stem}-menli-adversarial")
+
+
 def _default_name(given: GoldInput) -> str:
     base = given.source.name if given.source else Path(given.label).stem
     return f"blindspot-{base}-menli-adversarial"
@@ -413,70 +411,3 @@ The texts derive from the upstream data, whose licence applies (`{license.licens
 ```
 """
     return f"---\n{card_front_matter(record, source, license.license)}---\n{body}"
-
-
-# -- command line ---------------------------------------------------------------------------------
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = BlindspotArgumentParser(
-        prog="blindspot build-menli",
-        description="Build a MENLI-style adversarial set (error, id, source, ref, r, hyp_para, "
-                    "hyp_adv_based, hyp_adv_free) as a Hub-ready dataset folder.")
-    add = parser.add_argument
-    add("--data", required=True, help="a jsonl/json/csv/parquet file or a gold source "
-                                      "(wmt21_de_en)")
-    add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
-                           "../shared/data)")
-    add("--out", help="output folder (default: <datasets folder>/<name>: "
-                      "$BLINDSPOT_DATASETS_DIR, else out/datasets here)")
-    add("--attacks", default="menli", help="'menli' or MENLI attack names, comma-separated")
-    add("--seed", type=int, default=1, help="the attacks' seed")
-    add("--per-error", type=int, help="keep at most N rows per error type (MENLI: 200)")
-    add("--limit", type=int, help="use only the first N input rows")
-    add("--source-column", default="source")
-    add("--ref-column", default="gold", help="the anchor reference")
-    add("--para-column", default="reference", help="the paraphrase of the reference")
-    add("--r-column", help="a literal translation of the source (for ref-free rows)")
-    add("--r-system", help="take r from this MT system's output in --systems-column "
-                           "(wmt21_de_en default: Online-B)")
-    add("--systems-column", default="systems")
-    add("--id-column", default="id")
-    add("--no-number-paraphrase", action="store_true",
-        help="keep the paraphrase column for num rows instead of the numbers-in-words reference")
-    add("--version", default="1.0.0", help="semantic version of this dataset")
-    add("--name", help="dataset name (default: blindspot-<data>-menli-adversarial)")
-    add("--license", help=LICENSE_HELP)
-    add_push_arguments(parser)
-    return parser
-
-
-def _roles(args: argparse.Namespace) -> MenliRoles | None:
-    """The roles the flags give, or None for a gold source's defaults when no flag is given."""
-    flags = MenliRoles(args.source_column, args.ref_column, args.para_column, args.r_column,
-                       args.r_system, args.systems_column, args.id_column)
-    return None if flags == MenliRoles() else flags
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``blindspot build-menli``: build the folder, print where it is, optionally push it."""
-    args = build_parser().parse_args(list(argv) if argv is not None else None)
-    try:
-        out = Path(args.out) if args.out else datasets_dir() / (
-            args.name or f"blindspot-{Path(args.data).stem}-menli-adversarial")
-        folder = build_menli_dataset(
-            args.data, out, _roles(args), attacks=args.attacks, seed=args.seed,
-            per_error=args.per_error, version=args.version, name=args.name,
-            data_dir=args.data_dir, limit=args.limit,
-            number_paraphrase=not args.no_number_paraphrase, license=args.license)
-    except (ValueError, TypeError, KeyError, FileNotFoundError, GoldDataMissingError) as error:
-        print(f"error: {str(error).strip(chr(39) + chr(34))}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
-    counts = ", ".join(f"{a['error']} {a['rows']}" for a in record["attacks"])
-    print(f"MENLI-style set {record['name']} {record['full_version']}: {counts}; written to "
-          f"{folder.resolve()}")
-    return push_from_args(folder, args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

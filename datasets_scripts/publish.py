@@ -10,36 +10,26 @@ pushed as ``<org>/blindspot-<source>``, tagged ``v<version>``, so that
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from blindspot.cli._argparse import BlindspotArgumentParser
+from blindspot import defaults
 from blindspot.datasets_scripts.build_adversarial import (
     BUILD_FILE,
-    PUSH_GIT_HELP,
     build_adversarial_dataset,
-    push_and_report,
+    push_built,
 )
 from blindspot.datasets_scripts.gold_sources import (
-    GOLD_SOURCES,
-    GoldDataMissingError,
     GoldSource,
     get_gold_source,
+    publishable_sources,
 )
-from blindspot.datasets_scripts.hub_licenses import allows_derivatives
 from blindspot.errors import BlindspotInputError
-from blindspot.exit_codes import ExitCode
 from blindspot.paths import datasets_dir
 from blindspot.seeding import parse_seeds
 from blindspot.suggest import did_you_mean
-
-
-def publishable_sources() -> list[GoldSource]:
-    """The gold sources whose licence allows publishing a perturbed copy, in registry order."""
-    return [s for s in GOLD_SOURCES.values() if allows_derivatives(s.license)]
 
 
 def repo_name(source: GoldSource) -> str:
@@ -69,67 +59,50 @@ def choose_sources(names: str | None) -> list[GoldSource]:
     return chosen
 
 
-def build_parser() -> argparse.ArgumentParser:
-    offered = ", ".join(f"{s.name} ({s.license})" for s in publishable_sources())
-    parser = BlindspotArgumentParser(
-        prog="blindspot publish",
-        description="Build the prebuilt adversarial sets (the gold sets whose licence allows it) "
-                    "and push each as ORG/blindspot-<set>, tagged v<version>.")
-    add = parser.add_argument
-    add("--org", required=True, help="the Hub user or organisation to publish under")
-    add("--sets", help=f"comma-separated subset of the sets offered: {offered} (default: all)")
-    add("--tests", default="fluency,consistency",
-        help="suites and/or test names, comma-separated (`blindspot list` names them)")
-    add("--seeds", default="1,2,3,4,5", help="comma-separated seeds")
-    add("--version", default="1.0.0", help="semantic version of this release (the tag v<version>)")
-    add("--limit", type=int, help="use only the first N gold rows of each set")
-    add("--data-dir", help="folder with the gold files (default: $BLINDSPOT_DATA or "
-                           "../shared/data)")
-    add("--out", help="folder the sets are built in, one subfolder each (default: the datasets "
-                      "folder: $BLINDSPOT_DATASETS_DIR, else out/datasets)")
-    add("--mlm", help="masked LM for tests that need one (default: those tests are skipped)")
-    add("--lm", help="causal LM / tokenizer for tests that need one")
-    add("--private", action="store_true", help="create the Hub repositories as private")
-    add("--push-git", metavar="DIR", help=PUSH_GIT_HELP.replace("with --push: ", "").replace(
-        "ORG/NAME", "ORG/blindspot-<set>"))
-    return parser
+@dataclass(frozen=True)
+class PublishSettings:
+    """What ``blindspot publish`` builds and where it pushes (its options, with their defaults)."""
+
+    org: str  #: the Hub user or organisation the sets go under
+    sets: str | None = None  #: comma-separated subset of :func:`publishable_sources` (None: all)
+    tests: str = defaults.TESTS
+    seeds: str | Sequence[int] = defaults.SEEDS
+    version: str = "1.0.0"
+    limit: int | None = None  #: the first N gold rows of each set
+    data_dir: str | None = None
+    out: Path | None = None  #: the folder the sets are built in (None: the datasets folder)
+    mlm: str | None = None
+    lm: str | None = None
+    private: bool = False
+    push_git: str | None = None  #: a self-hosted Hub server's git repositories, not the Hub API
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Build every chosen set, then push each; returns the exit code (1: bad input or a push
-    that failed, whose folder stays built)."""
-    args = build_parser().parse_args(list(argv) if argv is not None else None)
-    try:
-        sources = choose_sources(args.sets)
-        seeds = parse_seeds(args.seeds)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    out = Path(args.out) if args.out else datasets_dir()
+def publish(settings: PublishSettings, report: Callable[[str], None] = print) -> None:
+    """Build every chosen set, then push it, one set after the other; ``report`` gets a line
+    when a set is built and when it is pushed. Bad settings, a set that cannot be built and a
+    push that fails stop it with a ValueError, :class:`~blindspot.errors.BlindspotInputError` or
+    :class:`~blindspot.datasets_scripts.build_adversarial.PushError` naming the set (the folders
+    built so far stay complete)."""
+    sources = choose_sources(settings.sets)
+    seeds = parse_seeds(settings.seeds)
+    out = settings.out or datasets_dir()
     for source in sources:
         try:
             folder = build_adversarial_dataset(
-                source.name, None, out / repo_name(source), tests=args.tests, seeds=seeds,
-                resources={"mlm": args.mlm, "lm": args.lm}, version=args.version,
-                name=repo_name(source), data_dir=args.data_dir, limit=args.limit,
+                source.name, None, out / repo_name(source), tests=settings.tests, seeds=seeds,
+                resources={"mlm": settings.mlm, "lm": settings.lm}, version=settings.version,
+                name=repo_name(source), data_dir=settings.data_dir, limit=settings.limit,
                 progress=True)
-        except BlindspotInputError as error:
-            print(f"error: {error.in_file(source.file)}", file=sys.stderr)
-            return ExitCode.BAD_INPUT
-        except (ValueError, TypeError, KeyError, FileNotFoundError,
-                GoldDataMissingError) as error:
-            print(f"error: {source.name}: {str(error).strip(chr(39) + chr(34))}",
-                  file=sys.stderr)
-            return ExitCode.BAD_INPUT
+        except BlindspotInputError as error:  # the perturbations know the row, we the file
+            raise error.in_file(source.file) from None
+        except (ValueError, TypeError, KeyError, FileNotFoundError) as error:
+            raise ValueError(f"{source.name}: {str(error).strip(chr(39) + chr(34))}") from error
         record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
-        print(f"{source.name}: {record['name']} {record['full_version']} ({source.license}), "
-              f"{len(record['configs'])} configs + gold, written to {folder.resolve()}")
-        code = push_and_report(folder, f"{args.org}/{repo_name(source)}", args.push_git,
-                               private=args.private)
-        if code:
-            return code
-    return 0
+        report(f"{source.name}: {record['name']} {record['full_version']} ({source.license}), "
+               f"{len(record['configs'])} configs + gold, written to {folder.resolve()}")
+        where = push_built(folder, f"{settings.org}/{repo_name(source)}", settings.push_git,
+                           private=settings.private)
+        report(f"pushed to {where}")
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = ["PublishSettings", "choose_sources", "publish", "publishable_sources", "repo_name"]

@@ -13,7 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from conftest import SHARED_DATA
+from typer.testing import CliRunner
 
+from blindspot.cli import app
 from blindspot.datasets_scripts.build_adversarial import build_adversarial_dataset
 
 pytestmark = pytest.mark.quick  # make check: no model load
@@ -77,17 +79,15 @@ def test_a_shared_gold_file_read_in_place_has_its_sources_licence(tmp_path: Path
     assert "the licence of the ted_mt_zh_en gold source's upstream data" in card
 
 
-def test_a_misspelt_licence_is_refused_before_any_work(tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_misspelt_licence_is_refused_before_any_work(tmp_path: Path) -> None:
     """The Hub shows an id it does not list as no licence: ``build-dataset`` names the closest
     ids and how to declare an unlisted licence, exits 1 and writes nothing."""
-    from blindspot.datasets_scripts.build_adversarial import main
-
     data = write_rows(tmp_path / "mine.jsonl", ted_rows(2))
-    code = main(["--data", str(data), "--task", "translation_paragraph", "--tests", "truncation",
-                 "--seeds", "1", "--out", str(tmp_path / "out"), "--license", "CC-BY-4"])
-    err = capsys.readouterr().err
-    assert code == 1
+    result = CliRunner().invoke(app, [
+        "build-dataset", "--data", str(data), "--task", "translation_paragraph", "--tests",
+        "truncation", "--seeds", "1", "--out", str(tmp_path / "out"), "--license", "CC-BY-4"])
+    err = result.stderr
+    assert result.exit_code == 1
     assert err.startswith("error: --license 'CC-BY-4' is not a Hub licence id; did you mean "
                           "'cc-by-4.0'")
     assert "declared as `other`" in err and "Traceback" not in err

@@ -150,3 +150,20 @@ def test_challenge_folder_loads_and_rebuilds_identically(tmp_path: Path) -> None
     assert record["skipped"] == {"minor_id28_final_punc_removed": 1}
     for path in sorted(p.relative_to(first) for p in first.rglob("*.parquet")):
         assert (first / path).read_bytes() == (second / path).read_bytes()
+
+
+@pytest.mark.quick
+def test_build_challenge_command_writes_the_folder(tmp_path: Path) -> None:
+    """`blindspot build-challenge` builds what build_challenge_dataset builds; unreadable data is
+    one `error: ` line and exit 1."""
+    built = CliRunner().invoke(app, ["build-challenge", "--format", "aces", "--data", str(ACES),
+                                     "--out", str(tmp_path / "cli"), "--version", "2.0.0"])
+    assert built.exit_code == 0, built.output
+    assert built.stdout == f"wrote {tmp_path / 'cli'}\n"
+    record = json.loads((tmp_path / "cli" / "blindspot_build.json").read_text(encoding="utf-8"))
+    assert record["format"] == "aces" and record["version"] == "2.0.0"
+    assert record["name"] == "blindspot-aces-aces"
+    bad = CliRunner().invoke(app, ["build-challenge", "--format", "demetr", "--data",
+                                   str(ACES), "--out", str(tmp_path / "bad")])
+    assert bad.exit_code == 1 and bad.stderr.startswith("error: ") and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and not (tmp_path / "bad").exists()

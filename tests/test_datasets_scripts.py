@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 import yaml
+from typer.main import get_command
+from typer.testing import CliRunner
 
+from blindspot.cli import app
 from blindspot.datasets_scripts import build_adversarial as ba
 from blindspot.datasets_scripts import gold_sources as gs
 from blindspot.perturbations import REGISTRY, get_perturbation
@@ -166,42 +169,40 @@ def test_push_without_hub_or_token_is_a_clear_error(built: Path, tmp_path: Path,
 
 
 def test_cli_builds_and_reports_push_failure_without_traceback(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_TOKEN", "hf_fake")  # the token is never a flag
     data = tmp_path / "gold.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in _gold_slice(4).to_list()))
     out = tmp_path / "cli"
-    code = ba.main(["--task", "summarization", "--data", str(data), "--out", str(out),
-                    "--tests", "truncation", "--seeds", "1", "--version", "2.0.0",
-                    "--push", "org/name"])
-    captured = capsys.readouterr()
-    assert code == 1
-    assert str(out.resolve()) in captured.out and "2.0.0+" in captured.out
-    assert "error: cannot push to org/name" in captured.err and "Traceback" not in captured.err
+    captured = CliRunner().invoke(app, [
+        "build-dataset", "--task", "summarization", "--data", str(data), "--out", str(out),
+        "--tests", "truncation", "--seeds", "1", "--version", "2.0.0", "--push", "org/name"])
+    assert captured.exit_code == 1
+    assert str(out.resolve()) in captured.stdout and "2.0.0+" in captured.stdout
+    assert "\nerror: cannot push to org/name" in captured.stderr
+    assert "Traceback" not in captured.output
     record = json.loads((out / ba.BUILD_FILE).read_text())
     assert record["input"] == {"kind": "file", "name": "gold.jsonl", "rows": 4, "limit": None,
                                "gold_source": None, "sha256": ba.sha256_file(data)}
 
 
 def test_missing_gold_file_offline_says_where_to_put_it(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]
-                                                         ) -> None:
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(gs.GoldDataMissingError) as info:
         gs.load_gold("cnndm", data_dir=tmp_path)
     message = str(info.value)
     assert "cnndm_summeval100_summarization.jsonl" in message and str(tmp_path) in message
     assert "BLINDSPOT_DATA" in message
-    code = ba.main(["--data", "wmt21", "--data-dir", str(tmp_path), "--out",
-                    str(tmp_path / "x")])
-    assert code == 1
-    err = capsys.readouterr().err
-    assert "wmt21_de_en_translation.jsonl" in err and "Traceback" not in err
-    assert ba.main(["--data", str(tmp_path / "nope.jsonl"), "--task", "sum"]) == 1
-    assert "not found" in capsys.readouterr().err
+    missing = CliRunner().invoke(app, ["build-dataset", "--data", "wmt21", "--data-dir",
+                                       str(tmp_path), "--out", str(tmp_path / "x")])
+    assert missing.exit_code == 1
+    assert "wmt21_de_en_translation.jsonl" in missing.stderr
+    assert "Traceback" not in missing.output
+    nope = CliRunner().invoke(app, ["build-dataset", "--data", str(tmp_path / "nope.jsonl"),
+                                    "--task", "sum"])
+    assert nope.exit_code == 1 and "not found" in nope.stderr
 
 
 def test_gold_sources_load_locally_with_their_roles() -> None:
@@ -238,7 +239,10 @@ def test_upstream_text_helpers() -> None:
 
 def test_build_dataset_takes_runs_name_for_the_hypothesis_column() -> None:
     """`run` names it --hypothesis-column; build-dataset's --column takes that name too."""
-    parser = ba.build_parser()
-    assert parser.parse_args(["--data", "demo", "--hypothesis-column", "summary"]).column == "summary"
-    assert parser.parse_args(["--data", "demo", "--column", "summary"]).column == "summary"
-    assert parser.parse_args(["--data", "demo"]).column == "gold"
+    command = get_command(app).commands["build-dataset"]
+
+    def column(*flags: str) -> str:
+        return command.make_context("build-dataset", ["--data", "demo", *flags]).params["column"]
+
+    assert column("--hypothesis-column", "summary") == column("--column", "summary") == "summary"
+    assert column() == "gold"

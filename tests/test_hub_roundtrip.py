@@ -18,9 +18,10 @@ import datasets
 import pytest
 from conftest import SHARED_DATA
 from hub_support import HubServer, free_port, hub_server
+from typer.testing import CliRunner, Result
 
+from blindspot.cli import app
 from blindspot.datasets_scripts import build_adversarial as ba
-from blindspot.datasets_scripts import menli_builder as mb
 from blindspot.datasets_scripts import publish
 
 #: a token that must never reach a file, a log or the output (the server gets it in a header)
@@ -59,33 +60,38 @@ def _local_rows(folder: Path, config: str, cache: Path) -> list[dict]:
                                  cache_dir=str(cache)).to_list()
 
 
-def _build_demo(out: Path, server: HubServer, *flags: str) -> None:
-    """``blindspot build-dataset --data demo ... --push org/blindspot-demo --push-git MIRRORS``
-    (the command's own main, in this process)."""
-    code = ba.main(["--data", "demo", "--task", "summarization", "--tests", "truncation",
-                    "--out", str(out), "--push", "org/blindspot-demo", "--push-git",
-                    str(server.mirrors), *flags])
-    assert code == 0
+def _cli(*args: str, exit_code: int = 0) -> Result:
+    """``blindspot ARGS`` in this process, which must end with ``exit_code``."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == exit_code, result.output[-3000:]
+    return result
+
+
+def _build_demo(out: Path, server: HubServer, *flags: str) -> Result:
+    """``blindspot build-dataset --data demo ... --push org/blindspot-demo --push-git MIRRORS``."""
+    return _cli("build-dataset", "--data", "demo", "--task", "summarization", "--tests",
+                "truncation", "--out", str(out), "--push", "org/blindspot-demo", "--push-git",
+                str(server.mirrors), *flags)
 
 
 def test_push_then_load_by_name_and_by_version(server: HubServer, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_TOKEN", SECRET)  # set while pushing: it must not be written anywhere
     v1, v2 = tmp_path / "v1", tmp_path / "v2"
-    _build_demo(v1, server, "--seeds", "1")
+    printed = [_build_demo(v1, server, "--seeds", "1")]
     # build-menli --push takes the same path
-    assert mb.main(["--data", "wmt21_de_en", "--data-dir", str(SHARED_DATA), "--limit", "4",
-                    "--attacks", "typo,num", "--out", str(tmp_path / "menli"), "--push",
-                    "org/blindspot-menli", "--push-git", str(server.mirrors)]) == 0
+    printed.append(_cli("build-menli", "--data", "wmt21_de_en", "--data-dir", str(SHARED_DATA),
+                        "--limit", "4", "--attacks", "typo,num", "--out", str(tmp_path / "menli"),
+                        "--push", "org/blindspot-menli", "--push-git", str(server.mirrors)))
     # blindspot publish: the licensed gold sets as ORG/blindspot-<set>
-    assert publish.main(["--org", "org", "--sets", "cnndm", "--tests", "truncation",
-                         "--seeds", "1", "--limit", "3", "--data-dir", str(SHARED_DATA),
-                         "--out", str(tmp_path / "published"), "--push-git",
-                         str(server.mirrors)]) == 0
-    _build_demo(v2, server, "--seeds", "2", "--limit", "4", "--version", "1.1.0")  # a changed set
-    printed = capsys.readouterr()
-    assert "pushed to" in printed.out and "(git, branch main, tag v1.1.0)" in printed.out
+    printed.append(_cli("publish", "--org", "org", "--sets", "cnndm", "--tests", "truncation",
+                        "--seeds", "1", "--limit", "3", "--data-dir", str(SHARED_DATA),
+                        "--out", str(tmp_path / "published"), "--push-git", str(server.mirrors)))
+    # a changed set
+    printed.append(_build_demo(v2, server, "--seeds", "2", "--limit", "4", "--version", "1.1.0"))
+    assert "pushed to" in printed[-1].stdout
+    assert "(git, branch main, tag v1.1.0)" in printed[-1].stdout
+    assert all(result.stdout.count("pushed to") == 1 for result in printed)
 
     wanted = [["org/blindspot-demo", "truncation-0.1", None],
               ["org/blindspot-demo", "truncation-0.1", "v1.0.0"],
@@ -115,7 +121,7 @@ def test_push_then_load_by_name_and_by_version(server: HubServer, tmp_path: Path
         blobs = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch-all-objects",
                                 "--batch"], capture_output=True, timeout=60).stdout
         assert blobs and SECRET.encode() not in blobs
-    assert SECRET not in printed.out + printed.err + done.stdout + done.stderr
+    assert SECRET not in "".join(r.output for r in printed) + done.stdout + done.stderr
     assert SECRET not in server.log.read_text()
 
 
@@ -171,11 +177,9 @@ def test_api_push_failures_are_one_line_and_exit_1(server: HubServer, tmp_path: 
     assert SECRET not in server.log.read_text()
 
 
-def test_publish_offers_only_the_sets_whose_licence_allows_it(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def test_publish_offers_only_the_sets_whose_licence_allows_it() -> None:
     assert [s.name for s in publish.publishable_sources()] == ["wikitext103", "cnndm"]
-    assert publish.main(["--org", "org", "--sets", "ted_mt_zh_en"]) == 1
-    err = capsys.readouterr().err
+    err = _cli("publish", "--org", "org", "--sets", "ted_mt_zh_en", exit_code=1).stderr
     assert "ted_mt_zh_en is not published: its licence (cc-by-nc-nd-4.0)" in err
-    assert publish.main(["--org", "org", "--sets", "cnndn"]) == 1
-    assert "did you mean" in capsys.readouterr().err.lower()
+    err = _cli("publish", "--org", "org", "--sets", "cnndn", exit_code=1).stderr
+    assert err.startswith("error: --sets: unknown set 'cnndn'") and "did you mean 'cnndm'" in err

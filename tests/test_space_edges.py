@@ -9,8 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from blindspot.cli import app
-from blindspot.datasets_scripts.build_adversarial import _default_out as default_build_out
-from blindspot.datasets_scripts.build_adversarial import build_parser
+from blindspot.datasets_scripts.build_adversarial import default_out as default_build_out
 from blindspot.paths import DATASETS_ENV, datasets_dir
 from blindspot.space.adversarial import where_looked
 from blindspot.space.tabs.search import summary_markdown
@@ -21,11 +20,10 @@ runner = CliRunner()
 def test_build_dataset_writes_where_browse_looks(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(DATASETS_ENV, raising=False)
-    args = build_parser().parse_args(["--data", "demo", "--task", "summarization"])
     assert datasets_dir() == tmp_path / "out" / "datasets"
-    assert default_build_out(args) == tmp_path / "out" / "datasets" / "blindspot-demo-adversarial"
+    assert default_build_out("demo") == tmp_path / "out" / "datasets" / "blindspot-demo-adversarial"
     monkeypatch.setenv(DATASETS_ENV, str(tmp_path / "shared"))
-    assert default_build_out(args).parent == datasets_dir() == tmp_path / "shared"
+    assert default_build_out("demo").parent == datasets_dir() == tmp_path / "shared"
 
 
 def test_browse_names_the_full_path_it_looked_in(tmp_path: Path, monkeypatch) -> None:

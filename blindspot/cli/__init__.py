@@ -2,12 +2,14 @@
 
 Each command module holds a plain function whose parameters carry their ``typer`` defaults;
 :data:`COMMANDS` registers them, in the order ``blindspot --help`` lists them. The options that
-several commands share are declared once in :mod:`blindspot.cli._options`; the protocol commands
+several commands share are declared once in :mod:`blindspot.cli._options` (the dataset builders'
+in :mod:`blindspot.cli.build_dataset_command`); every command takes ``-h``. The protocol commands
 (``run``, ``stream``, ``search``) run through :func:`blindspot.cli._protocol.run_job`.
 
 The heavy edge is imported inside the commands, so ``blindspot --help`` (and ``list``) never pays
 for it: the perturbation catalogue (every test module), ``perturbations.dataset`` (datasets,
-pandas), ``report.table1`` and the dataset builders (scipy, spaCy), the Space (gradio).
+pandas), ``report.table1`` and the dataset builders (``datasets_scripts``: datasets, scipy,
+spaCy), the Space (gradio).
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ from typing import Any
 import typer
 
 from blindspot.cli import (
-    build_commands,
+    build_challenge_command,
+    build_dataset_command,
+    build_menli_command,
     checkup_command,
     demo_command,
     install_command,
     judge_audit_command,
     listing,
     perturb_command,
+    publish_command,
     report_command,
     run_command,
     search_command,
@@ -36,11 +41,6 @@ from blindspot.cli import (
 from blindspot.exit_codes import EPILOG, BlindspotGroup, fail
 from blindspot.extras import missing_extra
 from blindspot.faults import terminate_as_interrupt
-
-#: a builder's command hands every argument to the builder's own parser (its ``--help`` too)
-PASS_THROUGH: dict[str, Any] = {
-    "add_help_option": False,
-    "context_settings": {"allow_extra_args": True, "ignore_unknown_options": True}}
 
 #: (name, function, typer settings) of every command, in ``--help`` order
 COMMANDS: tuple[tuple[str, Callable[..., Any], dict[str, Any]], ...] = (
@@ -53,10 +53,10 @@ COMMANDS: tuple[tuple[str, Callable[..., Any], dict[str, Any]], ...] = (
     ("stream", stream_command.stream, {}),
     ("report", report_command.report_table, {}),
     ("install-modules", install_command.install_modules_command, {}),
-    ("build-dataset", build_commands.build_dataset, PASS_THROUGH),
-    ("build-menli", build_commands.build_menli, PASS_THROUGH),
-    ("build-challenge", build_commands.build_challenge, PASS_THROUGH),
-    ("publish", build_commands.publish, PASS_THROUGH),
+    ("build-dataset", build_dataset_command.build_dataset, {}),
+    ("build-menli", build_menli_command.build_menli, {}),
+    ("build-challenge", build_challenge_command.build_challenge, {}),
+    ("publish", publish_command.publish, {}),
     ("self-bias", self_bias_command.self_bias, {}),
     ("search", search_command.search, {}),
     ("judge-audit", judge_audit_command.judge_audit, {}),
@@ -64,6 +64,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any], dict[str, Any]], ...] = (
 )
 
 app = typer.Typer(cls=BlindspotGroup, add_completion=False, no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="Stress tests that find the blind spots of text-generation metrics.")
 for _name, _command, _settings in COMMANDS:
     app.command(_name, **_settings)(_command)
