@@ -90,16 +90,21 @@ def test_every_command_has_the_same_help_panel(command: str) -> None:
     assert "--data" in result.stdout and "[required]" in result.stdout
 
 
-#: the dataset builders' libraries, which their commands import only when they run
-BUILDER_LIBRARIES = ("datasets", "spacy", "scipy", "huggingface_hub", "num2words")
+#: the libraries the commands import only when they run: the builders' (datasets, spaCy...)
+#: and the pipeline's heavy edge (pyarrow, numpy, torch, matplotlib)
+BUILDER_LIBRARIES = ("datasets", "spacy", "scipy", "huggingface_hub", "num2words", "pyarrow",
+                     "numpy", "torch", "transformers", "matplotlib")
 
-#: every builder's --help in a fresh interpreter, then the modules it loaded (the last line)
+#: the help of every builder and of the protocol commands, and `blindspot protocols`, in a fresh
+#: interpreter, then the modules it loaded (the last line)
 BUILDERS_HELP = """
 import json, sys
 from blindspot.cli import app
-for command in ("build-dataset", "build-menli", "build-challenge", "publish"):
+for command in (["build-dataset", "--help"], ["build-menli", "--help"],
+                ["build-challenge", "--help"], ["publish", "--help"], ["run", "--help"],
+                ["stream", "--help"], ["search", "--help"], ["protocols"]):
     try:
-        app([command, "--help"], prog_name="blindspot")
+        app(command, prog_name="blindspot")
     except SystemExit as done:
         assert done.code == 0, command
 print(json.dumps(sorted(sys.modules)))
@@ -107,8 +112,9 @@ print(json.dumps(sorted(sys.modules)))
 
 
 def test_the_builders_help_loads_none_of_their_libraries() -> None:
-    """`blindspot build-dataset --help` (and the other builders') stays as fast as `run --help`:
-    it names the gold sources and the sets offered without loading datasets, spaCy or scipy."""
+    """`blindspot build-dataset --help` (and the other builders'), `run --help` and `protocols`
+    stay fast: they name the gold sources, sets, options and protocols without loading
+    datasets, spaCy, scipy, pyarrow, numpy or torch."""
     out = subprocess.run([sys.executable, "-c", BUILDERS_HELP], capture_output=True, text=True,
                          check=True, env={**os.environ, "COLUMNS": "300"}).stdout
     help_text, _, last = out.rstrip("\n").rpartition("\n")
