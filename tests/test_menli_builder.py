@@ -12,6 +12,7 @@ import pytest
 from conftest import SHARED_DATA
 
 from blindspot.datasets_scripts import menli_builder as mb
+from blindspot.datasets_scripts.build_adversarial import BUILD_FILE
 from blindspot.parsing import get_parser
 from blindspot.perturbations import REGISTRY, get_perturbation
 
@@ -47,7 +48,7 @@ def test_rebuild_is_byte_identical(built, tmp_path):
 
 def test_load_dataset_reads_the_folder_offline(built, tmp_path):
     rows = _load(built, None, tmp_path)
-    record = json.loads((built / mb.BUILD_FILE).read_text(encoding="utf-8"))
+    record = json.loads((built / BUILD_FILE).read_text(encoding="utf-8"))
     assert tuple(rows.column_names) == mb.COLUMNS
     assert rows.num_rows == sum(a["rows"] for a in record["attacks"]) > 8 * ROWS
     assert set(rows["error"]) == {a["error"] for a in record["attacks"]}
