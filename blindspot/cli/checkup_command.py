@@ -17,6 +17,9 @@ from blindspot.cli._options import (
 )
 from blindspot.cli._protocol import console
 from blindspot.exit_codes import fail
+from blindspot.protocols.declarations import CHECKUP
+from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.report.files import MARKDOWN_FILE
 
 
 def checkup(
@@ -32,24 +35,26 @@ def checkup(
     references_column: str | None = REFERENCES_COLUMN,
     source_column: str | None = SOURCE_COLUMN,
     id_column: str | None = ID_COLUMN,
-    rows: int = typer.Option(64, help="check the first N rows"),
-    seed: int = typer.Option(0, help="seed of the shuffled-word and random-character anchors "
-                             "and of the appended text"),
-    max_words: int = typer.Option(2048, help="truncation check: append at most this many "
-                                  "words before reporting no limit"),
+    rows: int = typer.Option(CHECKUP.option("rows").default,
+                             help=CHECKUP.option("rows").help),
+    seed: int = typer.Option(CHECKUP.option("seed").default, help=CHECKUP.option("seed").help),
+    max_words: int = typer.Option(CHECKUP.option("max_words").default,
+                                  help=CHECKUP.option("max_words").help),
 ) -> None:
     """A metric's check-up: batch/order invariance, determinism, the input length it is blind
     past, normalisation, reference handling and sanity anchors in score units."""
-    from blindspot.checkup.run import checkup_exit_code, print_summary, run_checkup
+    from blindspot.checkup.run import checkup_exit_code  # the checks' libraries: heavy
 
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
+    protocol = get_protocol(CHECKUP.name)
     try:
-        results = run_checkup(metric, data, task=task, columns=columns, split=split,
-                              metric_options=parse_options(option), rows=rows, seed=seed,
-                              max_words=max_words, out=out)
+        result = protocol.run(ProtocolRequest(
+            data, metric, task=task, columns=columns, split=split,
+            metric_options=parse_options(option), out=out,
+            options={"rows": rows, "seed": seed, "max_words": max_words}))
     except (ValueError, KeyError, FileNotFoundError) as error:
         fail(str(error).strip("'\""))
-    print_summary(results, console)
-    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
-    raise typer.Exit(code=checkup_exit_code(results))
+    protocol.summarise(result, console)
+    console.print(f"[bold]report:[/] {(out / MARKDOWN_FILE).resolve()}")
+    raise typer.Exit(code=checkup_exit_code(result.to_dict()))

@@ -6,8 +6,8 @@ that rank their own base model's system first.
 
 The command is a plain function with ``typer`` defaults, registered in
 :data:`blindspot.cli.COMMANDS`. It runs the registered ``self-bias`` protocol
-(as ``blindspot run --protocol self-bias`` does) and writes its report with this command's own
-file names, ``self_bias.json`` and ``self_bias.md``.
+as ``blindspot run --protocol self-bias`` does, and with ``--out`` writes the same report folder
+(``results.json`` and ``report.md``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import typer
 
 from blindspot.exit_codes import fail
-from blindspot.protocols.registry import ProtocolRequest
+from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
 EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
@@ -37,27 +37,23 @@ def self_bias(
                    "need references"),
     source_column: str | None = typer.Option(None, help="source column for metrics that "
                                                             "read the source"),
-    out: Path | None = typer.Option(None, help="folder for self_bias.json and self_bias.md "
+    out: Path | None = typer.Option(None, help="report folder: results.json and report.md "
                                                   "(default: print the table only)"),
 ) -> None:
     """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
     base model flagged (⚑) when it ranks first."""
-    from blindspot.protocols.self_bias import (  # scipy and the scoring layer: heavy
-        COMMAND_FILES,
-        SelfBiasProtocol,
-        format_matrix,
-    )
+    from blindspot.protocols.self_bias import format_matrix  # the scoring layer: heavy
 
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column}
     request = ProtocolRequest(data=data, metrics=evaluators, columns=columns,
                               options={"system_column": system_column})
-    protocol = SelfBiasProtocol()
+    protocol = get_protocol("self-bias")
     try:
         result = protocol.run(request)
     except (ValueError, FileNotFoundError) as error:
         fail(str(error))
     typer.echo(format_matrix(result.to_dict()))
     if out is not None:
-        for path in protocol.report(result, out, COMMAND_FILES):
+        for path in protocol.report(result, out):
             typer.echo(f"wrote {path}", err=True)
