@@ -24,6 +24,7 @@ from rich.console import Console
 import blindspot
 from blindspot.demo import demo_path
 from blindspot.models import available_models
+from blindspot.report.files import MARKDOWN_FILE
 
 if TYPE_CHECKING:  # the runner is the heavy edge: imported when the demo runs
     from blindspot.protocols.rank import RankResult
@@ -234,6 +235,6 @@ def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None 
                                   model_cells or run.cells, num_proc), folders[name])
     reports.write(console)
     for task, folder in folders.items():
-        console.print(f"[bold]{task} report:[/] {(folder / 'report.md').resolve()} "
+        console.print(f"[bold]{task} report:[/] {(folder / MARKDOWN_FILE).resolve()} "
                       f"(and report.html, results.json, plots/)")
     return folders

@@ -140,7 +140,10 @@ def test_cli_checkup_and_its_errors(tmp_path: Path) -> None:
     assert bad.exit_code == 1 and "one metric at a time" in bad.output
     bad = CliRunner().invoke(app, ["checkup", "chrf", "--data", "demo", "--rows", "1",
                                    "--out", str(tmp_path / "y")])
-    assert bad.exit_code == 1 and "--rows must be at least 2" in bad.output
+    # the declared option's range (blindspot.protocols.declarations.CHECKUP), nothing written
+    assert bad.exit_code == 1 and ("protocol option rows=1 is not accepted by the checkup "
+                                   "protocol: rows must be a whole number >= 2") in bad.output
+    assert not (tmp_path / "y").exists()
 
 
 @pytest.mark.slow

@@ -324,11 +324,12 @@ def test_cli_writes_json_and_markdown(tmp_path: Path) -> None:
             "--out", str(tmp_path / "out")]
     result = CliRunner().invoke(cli_app(), args)
     assert result.exit_code == 0, result.output
-    saved = json.loads((tmp_path / "out" / "self_bias.json").read_text(encoding="utf-8"))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.md", "results.json"]
+    saved = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert saved["systems"] == ["human", "reversed"]
     assert saved["flagged"] == ["gpt_ppl@smollm2", "ter"]
     assert saved["evaluator_specs"]["ter"]["higher_is_better"] is False
-    table = (tmp_path / "out" / "self_bias.md").read_text(encoding="utf-8")
+    table = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert table == format_matrix(saved) and table in result.output
 
 
@@ -352,8 +353,8 @@ def test_cli_errors_exit_2_with_the_message(tmp_path: Path, extra: list[str], me
 
 
 def test_the_protocol_route_gives_the_commands_matrix(tmp_path: Path) -> None:
-    """``blindspot run --protocol self-bias`` (the registered protocol) writes the same result
-    as ``blindspot self-bias``, as results.json and report.md."""
+    """``blindspot run --protocol self-bias`` (the registered protocol) writes the same report
+    folder as ``blindspot self-bias --out``: results.json and report.md, byte for byte."""
     from blindspot.cli import app as blindspot_app
 
     data = two_systems(tmp_path)
@@ -368,7 +369,8 @@ def test_the_protocol_route_gives_the_commands_matrix(tmp_path: Path) -> None:
         "--hypothesis-column", "text", "--references-column", "ref",
         "--out", str(tmp_path / "run")])
     assert run.exit_code == 0, run.output
+    for name in ("results.json", "report.md"):
+        assert (tmp_path / "run" / name).read_bytes() == (tmp_path / "command" / name).read_bytes()
     saved = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
-    assert saved == json.loads((tmp_path / "command" / "self_bias.json").read_text("utf-8"))
     assert saved["flagged"] == ["chrf"]  # chrF ranks the human outputs (= the refs) first
     assert (tmp_path / "run" / "report.md").read_text("utf-8") == format_matrix(saved)

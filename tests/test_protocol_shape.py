@@ -1,12 +1,14 @@
 """The one shape of a protocol (issue 17): ``execute`` gives a typed result and writes nothing;
 ``report`` writes the report folder from that result alone, byte for byte what ``run`` writes
-with an ``out``; ``to_dict`` is results.json, and it validates against the JSON Schema generated
-from the result's dataclass."""
+with an ``out``, through the one writer (issue 29: exactly the files ``render`` declares, a
+result with a NaN writes nothing); ``to_dict`` is results.json, and it validates against the
+JSON Schema generated from the result's dataclass."""
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
@@ -91,6 +93,9 @@ REQUESTS: dict[str, Callable[[Path], ProtocolRequest]] = {
     "self-bias": lambda folder: ProtocolRequest(
         data=_self_bias_table(folder), metrics="chrf=Facebook-AI,ter=Nemo", progress=False,
         columns={"references": "ref"}),
+    "checkup": lambda folder: ProtocolRequest(
+        data="demo", metrics="chrf", task="translation", progress=False,
+        options={"rows": 4, "max_words": 64}),
 }
 
 
@@ -102,6 +107,13 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def test_every_registered_protocol_has_a_request_here() -> None:
     assert sorted(REQUESTS) == sorted(PROTOCOLS)
+
+
+def test_every_protocol_reports_through_the_one_writer() -> None:
+    """No protocol writes its own folder: ``report`` is the base class's, which hands
+    ``render``'s files to :func:`blindspot.report.files.write_folder`."""
+    for name in PROTOCOLS:
+        assert type(get_protocol(name)).report is Protocol.report, name
 
 
 def test_every_declaration_names_the_protocol_that_runs_it() -> None:
@@ -128,10 +140,33 @@ def _reported_later(name: str, request: ProtocolRequest, tmp_path: Path) -> dict
     protocol.run(replace(request, out=tmp_path / "now"))
     later, now = _files(tmp_path / "later"), _files(tmp_path / "now")
     assert "results.json" in later and later == now
+    # exactly the files the protocol renders, results.json first, no temporary file left
+    assert [str(p.relative_to(tmp_path / "later")) for p in written] == \
+        protocol.render(result).names
+    assert sorted(later) == sorted(protocol.render(result).names)
     saved = json.loads(later["results.json"])
     assert saved == result.to_dict()
     jsonschema.validate(saved, type(result).json_schema())
+    _nan_writes_nothing(protocol, result, tmp_path / "nan")
     return later
+
+
+def _with_nan(result: ProtocolResult) -> ProtocolResult:
+    """``result`` with a NaN where its renderers only print it: the tool's version, or (a
+    result that saves no tool) a score of the self-bias matrix."""
+    if "tool" not in result.UNSAVED:
+        return replace(result, tool={**result.tool, "version": math.nan})
+    assert isinstance(result, SelfBiasResult)
+    evaluator = result.evaluators[0]
+    return replace(result, std={**result.std, evaluator: {
+        s: math.nan for s in result.std[evaluator]}})
+
+
+def _nan_writes_nothing(protocol: Protocol, result: ProtocolResult, out: Path) -> None:
+    """A result results.json cannot hold is refused before any file is written."""
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        protocol.report(_with_nan(result), out)
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("name", sorted(REQUESTS))

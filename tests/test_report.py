@@ -19,10 +19,11 @@ from matplotlib.image import imread
 from rich.console import Console
 
 from blindspot.report import files
+from blindspot.report.files import write_folder
 from blindspot.report.html import render_html
 from blindspot.report.markdown import render_markdown
-from blindspot.report.plots import COLORS, build_figure, plot_names, plot_test, write_plots
-from blindspot.report.writer import write_report
+from blindspot.report.plots import COLORS, build_figure, plot_names, render_plots
+from blindspot.report.writer import render_report
 from blindspot.runner.summary import summary_table
 
 pytestmark = pytest.mark.quick  # make check: no model load
@@ -259,24 +260,19 @@ def test_points_over_the_noise_cap_are_hollow(results) -> None:
     assert faces == [COLORS["pass"]] * 3 + ["#ffffff"]
 
 
-def test_write_plots_writes_valid_identical_pngs(results, tmp_path: Path) -> None:
-    names = write_plots(results, tmp_path / "a")
+def test_the_report_writes_valid_identical_pngs(results, tmp_path: Path) -> None:
+    names = plot_names(results)
     assert names == {f"{DATASET}/{t}": f"plots/cnn-dm-demo--{t}.png"
                      for t in ("truncation", "negation", "repetition")}
-    again = write_plots(results, tmp_path / "b")
-    for name in names.values():
+    write_folder(render_report(results), tmp_path / "a")
+    write_folder(render_report(results), tmp_path / "b")
+    images = render_plots(results)
+    assert list(images) == list(names)
+    for key, name in names.items():
         data = (tmp_path / "a" / name).read_bytes()
-        assert data.startswith(PNG_SIGNATURE)
+        assert data.startswith(PNG_SIGNATURE) and data == images[key]
         assert imread(tmp_path / "a" / name).ndim == 3
-        assert (tmp_path / "b" / again[f"{DATASET}/truncation"]).exists()
         assert (tmp_path / "b" / name).read_bytes() == data
-
-
-def test_plot_test_rewrites_the_same_bytes(results, tmp_path: Path) -> None:
-    path = plot_test(results, DATASET, "negation", tmp_path / "one.png")
-    first = path.read_bytes()
-    assert plot_test(results, DATASET, "negation", path).read_bytes() == first
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.png"]
 
 
 def test_plot_file_names_are_safe_and_distinct() -> None:
@@ -292,9 +288,9 @@ def test_plot_file_names_are_safe_and_distinct() -> None:
 
 # --- HTML ----------------------------------------------------------------------------------
 
-def test_html_is_self_contained_and_escaped(results, tmp_path: Path) -> None:
-    plots = write_plots(results, tmp_path)
-    page = render_html(results, plots, base=tmp_path)
+def test_html_is_self_contained_and_escaped(results) -> None:
+    images = render_plots(results)
+    page = render_html(results, images)
     assert page.count("data:image/png;base64,") == 3
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; | a pipe" in page
     assert "<script" not in page and "<link" not in page and "http" not in page
@@ -309,7 +305,7 @@ def test_html_is_self_contained_and_escaped(results, tmp_path: Path) -> None:
     # the run's rules are a list inside the legend's "pass" entry
     assert ("the rules of this run:<ul><li>monotone_decrease: the score strictly decreases"
             in page)
-    assert render_html(results, plots, base=tmp_path) == page
+    assert render_html(results, images) == page
 
 
 def test_html_without_plots_has_no_images(results) -> None:
@@ -320,28 +316,61 @@ def test_html_without_plots_has_no_images(results) -> None:
 
 def test_write_report_writes_every_file(results, tmp_path: Path) -> None:
     out = tmp_path / "report"
-    paths = write_report(results, out)
-    assert paths["results"] == out / "results.json"
-    assert json.loads(paths["results"].read_text(encoding="utf-8")) == results
-    assert paths["results"].read_text(encoding="utf-8").endswith("}\n")
-    assert paths["markdown"].read_text(encoding="utf-8") == render_markdown(
+    paths = write_folder(render_report(results), out)
+    assert paths[0] == out / "results.json"
+    assert [str(p.relative_to(out)) for p in paths] == render_report(results).names
+    assert json.loads(paths[0].read_text(encoding="utf-8")) == results
+    assert paths[0].read_text(encoding="utf-8").endswith("}\n")
+    assert (out / "report.md").read_text(encoding="utf-8") == render_markdown(
         results, plot_names(results))
-    assert "data:image/png;base64," in paths["html"].read_text(encoding="utf-8")
-    assert paths[f"{DATASET}/negation"].read_bytes().startswith(PNG_SIGNATURE)
+    assert "data:image/png;base64," in (out / "report.html").read_text(encoding="utf-8")
+    assert (out / plot_names(results)[f"{DATASET}/negation"]).read_bytes().startswith(
+        PNG_SIGNATURE)
     assert sorted(p.name for p in out.iterdir()) == [
         "plots", "report.html", "report.md", "results.json"]
 
 
 def test_write_report_keeps_non_ascii_text(results, tmp_path: Path) -> None:
     results["datasets"][DATASET]["task"] = "résumé"
-    text = write_report(results, tmp_path)["results"].read_text(encoding="utf-8")
+    text = write_folder(render_report(results), tmp_path)[0].read_text(encoding="utf-8")
     assert '"task": "résumé"' in text
+
+
+def test_the_one_writer_writes_the_declared_files_nested_folders_last(tmp_path: Path) -> None:
+    inner = files.ReportFiles({"n": 1}, {files.MARKDOWN_FILE: "inner\n"})
+    report = files.ReportFiles({"é": [1.5, None]}, {files.MARKDOWN_FILE: "# r\n",
+                                                    "plots/a.png": b"\x89PNG"}, {"sub": inner})
+    assert report.names == ["results.json", "report.md", "plots/a.png", "sub/results.json",
+                            "sub/report.md"]
+    written = files.write_folder(report, tmp_path / "out")
+    assert [str(p.relative_to(tmp_path / "out")) for p in written] == report.names
+    assert (tmp_path / "out" / "results.json").read_text(encoding="utf-8") == \
+        '{\n  "é": [\n    1.5,\n    null\n  ]\n}\n'
+    assert (tmp_path / "out" / "plots" / "a.png").read_bytes() == b"\x89PNG"
+    assert sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*")
+                  if p.is_file()) == sorted(report.names)  # no temporary file left
+
+
+@pytest.mark.parametrize(("results", "files_", "folders", "message"), [
+    ({"x": float("nan")}, {}, {}, "Out of range float"),
+    ({"x": float("inf")}, {}, {}, "Out of range float"),
+    ({}, {"../up.md": "x"}, {}, "relative path inside its folder"),
+    ({}, {"/abs.md": "x"}, {}, "relative path inside its folder"),
+    ({}, {"results.json": "{}"}, {}, "the results' own file"),
+    ({}, {}, {"..": {}}, "relative path inside its folder"),
+])
+def test_a_report_that_cannot_be_written_whole_is_refused_before_any_file(
+        results, files_, folders, message, tmp_path: Path) -> None:
+    sub = {name: files.ReportFiles({}) for name in folders}
+    with pytest.raises(ValueError, match=message):
+        files.write_folder(files.ReportFiles(results, files_, sub), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_write_report_refuses_nan_before_writing_anything(results, tmp_path: Path) -> None:
     results["datasets"][DATASET]["metrics"]["rouge.rougeL"]["gold"]["score_mean"] = float("nan")
     with pytest.raises(ValueError):
-        write_report(results, tmp_path / "out")
+        write_folder(render_report(results), tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
 

@@ -85,8 +85,8 @@ def test_metrics_outside_the_allow_list_are_refused_before_anything_is_written(
 def test_rows_are_bounded_by_the_space_limits() -> None:
     limits = SpaceLimits(max_rows=10)
     assert checkup_request("rouge", "demo", "summarization", None, 10, limits) == {
-        "job": "checkup", "metric": "rouge", "data": "demo", "task": "summarization",
-        "columns": None, "rows": 10, "out": None}
+        "protocol": "checkup", "metrics": "rouge", "data": "demo", "task": "summarization",
+        "columns": None, "options": {"rows": 10}, "out": None}
     for rows in (11, 1, 2.5, None):
         with pytest.raises(ValueError, match=r"rows must be a whole number from 2 to 10 \(the "
                                              r"limit of this Space\)"):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
 from blindspot.report import markdown as md
 from blindspot.report import views
-from blindspot.report.files import atomic_write_text
-from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
+from blindspot.report.files import MARKDOWN_FILE, ReportFiles
 from blindspot.runner.summary import print_signatures
 
 
@@ -60,12 +58,9 @@ def render_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_challenge_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
-    """Write results.json and report.md into ``out``."""
-    text = results_json(results)  # raises on NaN before anything is written
-    out.mkdir(parents=True, exist_ok=True)
-    return {"results": atomic_write_text(out / RESULTS_FILE, text),
-            "markdown": atomic_write_text(out / MARKDOWN_FILE, render_markdown(results))}
+def render_challenge_report(results: dict[str, Any]) -> ReportFiles:
+    """The report folder: results.json and report.md."""
+    return ReportFiles(results, {MARKDOWN_FILE: render_markdown(results)})
 
 
 def print_summary(results: dict[str, Any], console: Any) -> None:
@@ -85,4 +80,4 @@ def print_summary(results: dict[str, Any], console: Any) -> None:
             print_signatures({"metrics": {metric: entry}}, console)
 
 
-__all__ = ["phenomenon_table", "print_summary", "render_markdown", "write_challenge_report"]
+__all__ = ["phenomenon_table", "print_summary", "render_challenge_report", "render_markdown"]

@@ -23,13 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from blindspot.challenge_sets.formats import ChallengeFormat, ChallengeSet, get_format, read_challenge_set
-from blindspot.challenge_sets.report import write_challenge_report
+from blindspot.challenge_sets.report import render_challenge_report
 from blindspot.protocols.preference import Mode, kendall_like, tally
 from blindspot.protocols.registry import ProtocolResult
+from blindspot.report.files import ReportFiles
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
@@ -168,15 +168,15 @@ class ChallengeResult(ProtocolResult):
         saved = super().to_dict()
         return {k: saved[k] for k in ("schema_version", "protocol", "format")} | saved
 
-    def write(self, out: Path) -> list[Path]:
-        """results.json and report.md in ``out`` (:func:`write_challenge_report`)."""
-        return list(write_challenge_report(self.to_dict(), out).values())
+    def render(self) -> ReportFiles:
+        """results.json and report.md (:func:`render_challenge_report`)."""
+        return render_challenge_report(self.to_dict())
 
 
 def run_challenge(data: Any, metrics: Any, settings: dict[str, Any], score_pairs: PairScorer,
                   *, metric_options: Any = None, progress: bool = True) -> ChallengeResult:
     """Judge ``metrics`` on challenge-set files in ``settings["format"]`` (nothing written; the
-    report is :meth:`ChallengeResult.write`). ``settings`` are the preference protocol's parsed
+    report is :meth:`ChallengeResult.render`). ``settings`` are the preference protocol's parsed
     options and ``score_pairs`` its pair scoring."""
     check_settings(settings)
     form = get_format(settings["format"])

@@ -15,9 +15,10 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from blindspot.exit_codes import FailOn, ended_in_error, fail, failed_tests, run_exit_code
+from blindspot.exit_codes import ExitCode, FailOn, fail, failed_tests
 from blindspot.faults import ScorerUnavailable
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.report.files import MARKDOWN_FILE
 from blindspot.seeding import parse_seeds
 
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.
@@ -34,25 +35,28 @@ def seeds_option(text: str) -> list[int]:
 
 def run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:
     """Run a protocol on a request, print its summary and where the report is, and exit with
-    the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
+    the run's exit code: 3 when ``--fail-on`` stops on a failed test, 2 when something ended in
+    error (:meth:`~blindspot.protocols.registry.Protocol.ended_in_error`), else 0."""
     try:
         chosen = get_protocol(protocol)
         result = chosen.run(ProtocolRequest(out=out, **request))
     except (ValueError, KeyError, FileNotFoundError, ScorerUnavailable) as error:
         fail(str(error).strip("'\""))
     chosen.summarise(result, console)
-    results = result.to_dict()
-    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
-    code = run_exit_code(results, fail_on)
-    stopped = failed_tests(results, fail_on)
+    console.print(f"[bold]report:[/] {(out / MARKDOWN_FILE).resolve()}")
+    stopped = failed_tests(result.to_dict(), fail_on)
+    errored = chosen.ended_in_error(result)
     if stopped:
+        code = ExitCode.TESTS_FAILED
         kind = "failed beyond the noise" if fail_on is FailOn.significant else "failed"
         typer.echo(f"--fail-on {fail_on.value}: {len(stopped)} {kind} ({_first(stopped)}); "
                    f"exit status {int(code)}", err=True)
-    elif code:
-        errored = ended_in_error(results)
+    elif errored:
+        code = ExitCode.TESTS_IN_ERROR
         typer.echo(f"{len(errored)} ended in error ({_first(errored)}); exit status {int(code)}",
                    err=True)
+    else:
+        code = ExitCode.JUDGED
     raise typer.Exit(code=code)
 
 

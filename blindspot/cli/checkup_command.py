@@ -1,11 +1,17 @@
-"""``blindspot checkup``: what trips users of one metric besides noise."""
+"""``blindspot checkup``: what trips users of one metric besides noise.
+
+The ``checkup`` protocol (``blindspot run --protocol checkup`` runs the same), through
+:func:`blindspot.cli._protocol.run_job`; its settings (``--rows``, ``--seed``, ``--max-words``)
+are the protocol's declared options (:data:`blindspot.protocols.declarations.CHECKUP`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from blindspot.cli._declared import declared_options
 from blindspot.cli._options import (
     HYPOTHESIS_COLUMN,
     ID_COLUMN,
@@ -15,10 +21,11 @@ from blindspot.cli._options import (
     SPLIT,
     parse_options,
 )
-from blindspot.cli._protocol import console
-from blindspot.exit_codes import fail
+from blindspot.cli._protocol import run_job
+from blindspot.protocols.declarations import CHECKUP
 
 
+@declared_options(CHECKUP)
 def checkup(
     metric: str = typer.Argument(..., help="one metric spec (rouge, bertscore.f1@minilm), "
                                  "my_metric.py:function, ./module_folder/ or org/hub_module"),
@@ -32,24 +39,11 @@ def checkup(
     references_column: str | None = REFERENCES_COLUMN,
     source_column: str | None = SOURCE_COLUMN,
     id_column: str | None = ID_COLUMN,
-    rows: int = typer.Option(64, help="check the first N rows"),
-    seed: int = typer.Option(0, help="seed of the shuffled-word and random-character anchors "
-                             "and of the appended text"),
-    max_words: int = typer.Option(2048, help="truncation check: append at most this many "
-                                  "words before reporting no limit"),
+    options: dict[str, Any] | None = None,
 ) -> None:
     """A metric's check-up: batch/order invariance, determinism, the input length it is blind
     past, normalisation, reference handling and sanity anchors in score units."""
-    from blindspot.checkup.run import checkup_exit_code, print_summary, run_checkup
-
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
-    try:
-        results = run_checkup(metric, data, task=task, columns=columns, split=split,
-                              metric_options=parse_options(option), rows=rows, seed=seed,
-                              max_words=max_words, out=out)
-    except (ValueError, KeyError, FileNotFoundError) as error:
-        fail(str(error).strip("'\""))
-    print_summary(results, console)
-    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
-    raise typer.Exit(code=checkup_exit_code(results))
+    run_job(CHECKUP.name, out, data=data, metrics=metric, task=task, columns=columns,
+            split=split, metric_options=parse_options(option), options=options or {})

@@ -6,18 +6,22 @@ that rank their own base model's system first.
 
 The command is a plain function with ``typer`` defaults, registered in
 :data:`blindspot.cli.COMMANDS`. It runs the registered ``self-bias`` protocol
-(as ``blindspot run --protocol self-bias`` does) and writes its report with this command's own
-file names, ``self_bias.json`` and ``self_bias.md``.
+as ``blindspot run --protocol self-bias`` does, and with ``--out`` writes the same report folder
+(``results.json`` and ``report.md``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from blindspot.cli._declared import declared_options
 from blindspot.exit_codes import fail
-from blindspot.protocols.registry import ProtocolRequest
+from blindspot.protocols.declarations import SELF_BIAS
+from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.report.files import MARKDOWN_FILE
 
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag
 EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_system, where "
@@ -26,38 +30,33 @@ EVALUATORS_HELP = ("comma-separated evaluator specs metric.output@model=base_sys
                    "generator system 'smollm2'; ter ranks lowest first")
 
 
+@declared_options(SELF_BIAS)
 def self_bias(
     data: Path = typer.Argument(..., help="jsonl, csv or parquet file, one row per (system, "
                                            "hypothesis)"),
     evaluators: str = typer.Option(..., "--evaluators", "-e", help=EVALUATORS_HELP),
-    system_column: str = typer.Option("system", help="the generator-system column"),
     hypothesis_column: str = typer.Option("hypothesis", help="the generated-text column"),
     references_column: str | None = typer.Option(
         None, help="references column (a text or a list of texts per row) for metrics that "
                    "need references"),
     source_column: str | None = typer.Option(None, help="source column for metrics that "
                                                             "read the source"),
-    out: Path | None = typer.Option(None, help="folder for self_bias.json and self_bias.md "
+    out: Path | None = typer.Option(None, help="report folder: results.json and report.md "
                                                   "(default: print the table only)"),
+    options: dict[str, Any] | None = None,
 ) -> None:
     """Self-evaluation bias: the generator x evaluator score matrix, with each evaluator's own
     base model flagged (⚑) when it ranks first."""
-    from blindspot.protocols.self_bias import (  # scipy and the scoring layer: heavy
-        COMMAND_FILES,
-        SelfBiasProtocol,
-        format_matrix,
-    )
+    from blindspot.protocols.self_bias import format_matrix  # the scoring layer: heavy
 
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column}
-    request = ProtocolRequest(data=data, metrics=evaluators, columns=columns,
-                              options={"system_column": system_column})
-    protocol = SelfBiasProtocol()
+    request = ProtocolRequest(data=data, metrics=evaluators, columns=columns, out=out,
+                              options=options or {})
     try:
-        result = protocol.run(request)
+        result = get_protocol(SELF_BIAS.name).run(request)
     except (ValueError, FileNotFoundError) as error:
         fail(str(error))
     typer.echo(format_matrix(result.to_dict()))
     if out is not None:
-        for path in protocol.report(result, out, COMMAND_FILES):
-            typer.echo(f"wrote {path}", err=True)
+        typer.echo(f"report: {(out / MARKDOWN_FILE).resolve()}", err=True)

@@ -45,7 +45,6 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from statistics import fmean
 from typing import Any
 
@@ -62,8 +61,7 @@ from blindspot.protocols.registry import (
 )
 from blindspot.report import markdown as md
 from blindspot.report import views
-from blindspot.report.files import atomic_write_text
-from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
+from blindspot.report.files import MARKDOWN_FILE, ReportFiles
 from blindspot.runner.data import load_source
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
@@ -260,7 +258,7 @@ def _nan_to_none(value: Any) -> Any:
 
 def run_correlation(request: Any) -> CorrelationResult:
     """The correlation protocol's result on a request (see the module docstring); nothing
-    written (the report: :func:`write_correlation_report`)."""
+    written (the report: :func:`render_correlation_report`)."""
     options = request.options  # checked against CORRELATION.options
     data = single_data("correlation", request.data)
     specs = resolve_metrics(request.metrics, request.metric_options)
@@ -337,10 +335,9 @@ def _fmt(value: Any) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def write_correlation_report(results: dict[str, Any], out: Path) -> list[Path]:
-    """results.json and report.md (the correlation table) in ``out``, written atomically."""
+def render_correlation_report(results: dict[str, Any]) -> ReportFiles:
+    """The report folder: results.json and report.md (the correlation table)."""
     data = results["dataset"]
-    text = results_json(results)
     lines = [f"# Correlation with human criteria: `{data['name']}`", "",
              f"{data['rows']} outputs: {data['documents']} documents x {data['systems']} systems. "
              "System level: correlation over systems of per-system means. Summary level: mean "
@@ -348,9 +345,7 @@ def write_correlation_report(results: dict[str, Any], out: Path) -> list[Path]:
              "constant side left out). Kendall is tau-b.", "", *correlation_table(results), "",
              *md.signature_lines(views.signatures(results)),
              "## Between the human criteria (all outputs)", "", *criteria_table(results)]
-    out.mkdir(parents=True, exist_ok=True)
-    return [atomic_write_text(out / RESULTS_FILE, text),
-            atomic_write_text(out / MARKDOWN_FILE, "\n".join(lines) + "\n")]
+    return ReportFiles(results, {MARKDOWN_FILE: "\n".join(lines) + "\n"})
 
 
 class CorrelationProtocol(Protocol[CorrelationResult]):
@@ -359,8 +354,8 @@ class CorrelationProtocol(Protocol[CorrelationResult]):
     def execute(self, request: ProtocolRequest) -> CorrelationResult:
         return run_correlation(request)
 
-    def report(self, result: CorrelationResult, out: Path) -> list[Path]:
-        return write_correlation_report(result.to_dict(), out)
+    def render(self, result: CorrelationResult) -> ReportFiles:
+        return render_correlation_report(result.to_dict())
 
     def summarise(self, result: CorrelationResult, console: Console) -> None:
         """The correlation table on the terminal."""

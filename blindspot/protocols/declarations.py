@@ -172,5 +172,20 @@ SELF_BIAS = register_protocol(ProtocolDeclaration(
                    visitor_safe=True),
     )))
 
-__all__ = ["BATCH_SIZE", "CORRELATION", "DEVIATION", "ENGINE_OPTIONS", "NORMALISE", "PREFERENCE", "RANK",
-           "SEARCH", "SELF_BIAS"]
+CHECKUP = register_protocol(ProtocolDeclaration(
+    "checkup",
+    "a metric's check-up: batch and order invariance, determinism across processes, the input "
+    "length it is blind past, normalisation, reference handling and sanity anchors in score "
+    "units (one metric at a time)",
+    implementation="blindspot.checkup.run:CheckupProtocol",
+    options=(
+        OptionSpec("rows", "int", "check the first N rows (an unrelated gold comes from another "
+                   "row, so at least 2)", default=64, minimum=2, visitor_safe=True),
+        OptionSpec("seed", "int", "seed of the shuffled-word and random-character anchors and "
+                   "of the appended text", default=0, minimum=0, maximum=MAX_SEED),
+        OptionSpec("max_words", "int", "truncation check: append at most this many words "
+                   "before reporting no limit", default=2048, minimum=32),
+    )))
+
+__all__ = ["BATCH_SIZE", "CHECKUP", "CORRELATION", "DEVIATION", "ENGINE_OPTIONS", "NORMALISE",
+           "PREFERENCE", "RANK", "SEARCH", "SELF_BIAS"]

@@ -62,7 +62,6 @@ import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from statistics import fmean
 from typing import Any
 
@@ -85,7 +84,8 @@ from blindspot.protocols.registry import (
     ProtocolResult,
     single_data,
 )
-from blindspot.report.deviation import write_deviation_report
+from blindspot.report.deviation import render_deviation_report
+from blindspot.report.files import ReportFiles
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
@@ -406,9 +406,9 @@ class DeviationProtocol(Protocol[DeviationResult]):
     def execute(self, request: ProtocolRequest) -> DeviationResult:
         return run_deviation(request)
 
-    def report(self, result: DeviationResult, out: Path) -> list[Path]:
-        """results.json, report.md and the heatmap (:func:`write_deviation_report`)."""
-        return list(write_deviation_report(result.to_dict(), out).values())
+    def render(self, result: DeviationResult) -> ReportFiles:
+        """results.json, report.md and the heatmap (:func:`render_deviation_report`)."""
+        return render_deviation_report(result.to_dict())
 
     def summarise(self, result: DeviationResult, console: Console) -> None:
         """templates x metrics: the deviation s, coloured by verdict; then skipped templates."""

@@ -52,7 +52,6 @@ computed (no pair, every pair tied) are null.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -63,14 +62,12 @@ from blindspot.challenge_sets.report import print_summary as challenge_summary
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report import html, views
 from blindspot.report import markdown as md
-from blindspot.report.files import atomic_write_bytes, atomic_write_text, slugify
+from blindspot.report.files import HTML_FILE, MARKDOWN_FILE, PLOT_FOLDER, ReportFiles, slugify
 from blindspot.report.plots import render_png
 from blindspot.report.views import MISSING, number, shorten
-from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
 from blindspot.runner.summary import print_signatures
 
 SUMMARY_ROWS = ("mean", "adequacy", "fluency", "kendall_like")
-PLOT_FOLDER = "plots"
 DECIMALS = 3
 
 
@@ -197,24 +194,20 @@ def build_figure(name: str, data: Mapping[str, Any]) -> Figure:
     return figure
 
 
-def write_plots(results: Mapping[str, Any], folder: Path) -> dict[str, str]:
-    """One PNG per set under ``folder/plots``; returns set name -> relative path."""
-    names: dict[str, str] = {}
-    for index, (name, data) in enumerate(results["datasets"].items()):
-        relative = f"{PLOT_FOLDER}/{index + 1:02d}-{slugify(name)}.png"
-        atomic_write_bytes(folder / relative, render_png(build_figure(name, data)))
-        names[name] = relative
-    return names
+def plot_names(results: Mapping[str, Any]) -> dict[str, str]:
+    """Set name -> its plot's path in the report folder (``plots/<n>-<set>.png``)."""
+    return {name: f"{PLOT_FOLDER}/{index + 1:02d}-{slugify(name)}.png"
+            for index, name in enumerate(results["datasets"])}
 
 
 # -- html -----------------------------------------------------------------------------------------
 
-def render_html(results: Mapping[str, Any], plots: Mapping[str, str], base: Path) -> str:
-    """One self-contained page: the same tables, the plots embedded."""
+def render_html(results: Mapping[str, Any], images: Mapping[str, bytes]) -> str:
+    """One self-contained page: the same tables, the plots (set name -> PNG) embedded."""
     sections = []
     for name, data in results["datasets"].items():
-        image = (f'<p><img alt="{html.esc(name)}" src="{html.data_uri(base / plots[name])}"></p>'
-                 if name in plots else "")
+        image = (f'<p><img alt="{html.esc(name)}" src="{html.data_uri(images[name])}"></p>'
+                 if name in images else "")
         examples = "".join(
             f"<details><summary>{html.esc(metric)}: failed pairs</summary>"
             f"{html.table(EXAMPLE_HEADER, example_rows(entry))}</details>"
@@ -229,17 +222,14 @@ def render_html(results: Mapping[str, Any], plots: Mapping[str, str], base: Path
             f"{html.lines_list(config_lines(results))}{''.join(sections)}</body></html>\n")
 
 
-def write_preference_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
-    """Write results.json, report.md, the plots and report.html into ``out``."""
-    out = Path(out)
-    text = results_json(results)  # raises on NaN before anything is written
-    out.mkdir(parents=True, exist_ok=True)
-    plots = write_plots(results, out)
-    paths = {"results": atomic_write_text(out / RESULTS_FILE, text),
-             "markdown": atomic_write_text(out / MARKDOWN_FILE, render_markdown(results, plots)),
-             "html": atomic_write_text(out / HTML_FILE, render_html(results, plots, out))}
-    paths.update({name: out / relative for name, relative in plots.items()})
-    return paths
+def render_preference_report(results: dict[str, Any]) -> ReportFiles:
+    """The report folder: results.json, report.md, report.html and one bar plot per set."""
+    names = plot_names(results)
+    images = {name: render_png(build_figure(name, data))
+              for name, data in results["datasets"].items()}
+    return ReportFiles(results, {MARKDOWN_FILE: render_markdown(results, names),
+                                 HTML_FILE: render_html(results, images),
+                                 **{names[name]: png for name, png in images.items()}})
 
 
 def print_summary(results: dict[str, Any], console: Any = None) -> None:
@@ -263,5 +253,5 @@ def print_summary(results: dict[str, Any], console: Any = None) -> None:
             console.print(line, style="bold magenta" if ": ERROR" in line else None)
 
 
-__all__ = ["accuracy_table", "build_figure", "print_summary", "render_html", "render_markdown",
-           "write_preference_report"]
+__all__ = ["accuracy_table", "build_figure", "plot_names", "print_summary", "render_html",
+           "render_markdown", "render_preference_report"]

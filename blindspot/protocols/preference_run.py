@@ -58,8 +58,9 @@ from blindspot.protocols.preference_data import (
     load_preference_set,
     row_ids,
 )
-from blindspot.protocols.preference_report import print_summary, write_preference_report
+from blindspot.protocols.preference_report import print_summary, render_preference_report
 from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
+from blindspot.report.files import ReportFiles
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
@@ -78,9 +79,9 @@ class PreferenceResult(ProtocolResult):
     config: dict[str, Any]
     datasets: dict[str, Any] = field(default_factory=dict)
 
-    def write(self, out: Path) -> list[Path]:
-        """results.json, report.md, the plots and report.html in ``out``."""
-        return list(write_preference_report(self.to_dict(), out).values())
+    def render(self) -> ReportFiles:
+        """results.json, report.md, the plots and report.html."""
+        return render_preference_report(self.to_dict())
 
 
 class PreferenceProtocol(Protocol[PreferenceResult | ChallengeResult]):
@@ -92,10 +93,10 @@ class PreferenceProtocol(Protocol[PreferenceResult | ChallengeResult]):
                                  metric_options=request.metric_options,
                                  progress=request.progress, **request.options)
 
-    def report(self, result: PreferenceResult | ChallengeResult, out: Path) -> list[Path]:
+    def render(self, result: PreferenceResult | ChallengeResult) -> ReportFiles:
         """The report folder of a MENLI-style run or of a challenge-set run (each result
-        writes its own)."""
-        return result.write(out)
+        renders its own)."""
+        return result.render()
 
     def summarise(self, result: PreferenceResult | ChallengeResult, console: Console) -> None:
         print_summary(result.to_dict(), console)

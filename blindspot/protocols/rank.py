@@ -2,7 +2,7 @@
 
 Its declaration (options included) is :data:`blindspot.protocols.declarations.RANK`; its run is
 :func:`blindspot.runner.run.judge_run` (perturb, score, judge), its result a
-:class:`RankResult`, its report :func:`blindspot.report.writer.write_report`; its judge is
+:class:`RankResult`, its report :func:`blindspot.report.writer.render_report`; its judge is
 :mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy):
 import its names from there.
 """
@@ -18,8 +18,9 @@ from rich.console import Console
 from blindspot.exit_codes import gate
 from blindspot.protocols.declarations import RANK
 from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
+from blindspot.report.files import ReportFiles
 from blindspot.report.schema import SCHEMA_VERSION, DatasetResult, RunResult, results_schema
-from blindspot.report.writer import write_report
+from blindspot.report.writer import render_report
 from blindspot.runner.run import default_state_folder, judge_run
 from blindspot.runner.summary import print_summary
 
@@ -89,9 +90,9 @@ class RankProtocol(Protocol[RankResult]):
         """The run state (:func:`state_folder`), else the cache's run folder."""
         return state_folder(request) or default_state_folder()
 
-    def report(self, result: RankResult, out: Path) -> list[Path]:
-        """results.json, report.md, report.html and the plots (:func:`write_report`)."""
-        return list(write_report(result.to_dict(), out).values())
+    def render(self, result: RankResult) -> ReportFiles:
+        """results.json, report.md, report.html and the plots (:func:`render_report`)."""
+        return render_report(result.to_dict())
 
     def summarise(self, result: RankResult, console: Console) -> None:
         print_summary(result.to_dict(), console)

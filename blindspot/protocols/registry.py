@@ -7,9 +7,12 @@ options and the Space's forms need; the declarations sit together in
 :mod:`blindspot.protocols.declarations`, which imports no execution code, and fill
 :data:`PROTOCOLS`. Its :class:`Protocol` subclass runs it: it turns a :class:`ProtocolRequest`
 (data, metrics and the run's settings, the same for every protocol) into a typed
-:class:`ProtocolResult` (``execute``, which writes nothing), and writes a result's report folder
-from the result alone (``report``); :meth:`Protocol.run` does both, the report when
-``request.out`` is set. Its module is imported on first need (:meth:`ProtocolDeclaration.load`),
+:class:`ProtocolResult` (``execute``, which writes nothing) and renders a result's report folder
+from the result alone (``render``: :class:`~blindspot.report.files.ReportFiles`);
+:meth:`Protocol.report` hands that to the one writer
+(:func:`~blindspot.report.files.write_folder`), so every protocol's folder has the same layout,
+file names and atomic writes; :meth:`Protocol.run` executes and, when ``request.out`` is set,
+reports. Its module is imported on first need (:meth:`ProtocolDeclaration.load`),
 the way :mod:`blindspot.catalog` imports providers, so listing the protocols loads no runner,
 statistics or plotting code.
 
@@ -18,7 +21,8 @@ run a protocol through :func:`get_protocol`; adding one is a declaration in
 :mod:`~blindspot.protocols.declarations` (its ``implementation`` names the class) and a module
 with a :class:`Protocol` subclass whose ``declaration`` is it (rank: :mod:`blindspot.protocols.rank`;
 preference: :mod:`~blindspot.protocols.preference_run`; deviation, correlation, self-bias: their
-modules; search: :mod:`blindspot.search.protocol`).
+modules; search: :mod:`blindspot.search.protocol`; the check-up:
+:mod:`blindspot.checkup.run`).
 """
 
 from __future__ import annotations
@@ -36,9 +40,11 @@ from typing import Any, ClassVar, Generic, TypeVar
 from rich.console import Console
 
 from blindspot import defaults
+from blindspot.exit_codes import ended_in_error
 from blindspot.faults import OutOfSpaceError, RunInterrupted, terminate_as_interrupt
 from blindspot.protocols.options import OptionSpec, validate_options
 from blindspot.registry import Registry, lowercase
+from blindspot.report.files import ReportFiles, write_folder
 from blindspot.report.schema import plain, type_schema
 from blindspot.seeding import parse_seeds
 
@@ -161,14 +167,15 @@ def _implementation(path: str) -> Protocol[Any]:
 class Protocol(ABC, Generic[R]):
     """The one shape of every meta-evaluation protocol's execution: its :attr:`declaration`
     (name, description, options), ``execute(request) -> result`` (a typed
-    :class:`ProtocolResult`; nothing written), ``report(result, out)`` (its report folder, from
-    the result alone), its terminal summary and its evaluate-module view.
+    :class:`ProtocolResult`; nothing written), ``render(result)`` (its report folder's files,
+    from the result alone; nothing written), its terminal summary and its evaluate-module view.
 
     A protocol is a subclass naming its :attr:`declaration` (from
-    :mod:`blindspot.protocols.declarations`) and implementing :meth:`execute`, :meth:`report`,
-    :meth:`summarise` and :meth:`view`. :meth:`run` checks the options before :meth:`execute`
-    sees them and writes the report when the request has an ``out``, so every entry point (CLI,
-    evaluate module, Space) is checked and written alike.
+    :mod:`blindspot.protocols.declarations`) and implementing :meth:`execute`, :meth:`render`,
+    :meth:`summarise` and :meth:`view`; :meth:`report` (not overridden) writes every
+    protocol's folder through the one writer. :meth:`run` checks the options before
+    :meth:`execute` sees them and writes the report when the request has an ``out``, so every
+    entry point (CLI, evaluate module, Space) is checked and written alike.
     """
 
     declaration: ClassVar[ProtocolDeclaration]
@@ -205,13 +212,26 @@ class Protocol(ABC, Generic[R]):
         keeps none: what a fault while writing the report tells the user."""
         return None
 
+    def ended_in_error(self, result: R) -> list[str]:
+        """What of ``result`` ended in error (exit status 2 on the command line): a metric, or
+        one test of it (:func:`blindspot.exit_codes.ended_in_error`); a protocol whose results
+        name errors elsewhere says so here."""
+        return ended_in_error(result.to_dict())
+
     @abstractmethod
     def execute(self, request: ProtocolRequest) -> R:
         """The result of ``request`` (options already checked); writes no file."""
 
     @abstractmethod
+    def render(self, result: R) -> ReportFiles:
+        """``result``'s report folder: results.json's dict and every other file, rendered (a
+        result that cannot be saved, e.g. with a NaN, raises here); writes no file."""
+
     def report(self, result: R, out: Path) -> list[Path]:
-        """Write ``result``'s report folder (results.json first) into ``out``; the paths."""
+        """Write ``result``'s report folder into ``out`` (:meth:`render`, then
+        :func:`~blindspot.report.files.write_folder`: results.json first, every file
+        atomically, nothing when rendering fails); the paths written."""
+        return write_folder(self.render(result), out)
 
     @abstractmethod
     def summarise(self, result: R, console: Console) -> None:

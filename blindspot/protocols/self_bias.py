@@ -36,7 +36,6 @@ base system follows it.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,8 +54,8 @@ from blindspot.protocols.registry import (
     ProtocolResult,
     single_data,
 )
+from blindspot.report.files import MARKDOWN_FILE, ReportFiles
 from blindspot.report.markdown import signature_lines
-from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
@@ -361,8 +360,8 @@ def self_preference(evaluator: Evaluator, means: Mapping[str, float | None]) -> 
 @dataclass(kw_only=True)
 class SelfBiasResult(ProtocolResult):
     """The self-bias matrix (what :func:`self_bias_matrix` describes), field for field the keys
-    of ``self_bias.json`` (``results.json`` of ``--protocol self-bias``). Those files never had
-    the common keys (schema version, protocol, tool), so :meth:`to_dict` leaves them out."""
+    of its ``results.json``. That file (once ``self_bias.json``) never had the common keys
+    (schema version, protocol, tool), so :meth:`to_dict` leaves them out."""
 
     protocol: str = "self-bias"
     systems: list[str]
@@ -494,23 +493,6 @@ def format_matrix(result: Mapping[str, Any]) -> str:
                      + (["", *marks[:-1]] if marks else [])) + "\n"
 
 
-#: the report folder of ``blindspot run --protocol self-bias``: the result's JSON, the table
-REPORT_FILES = (RESULTS_FILE, MARKDOWN_FILE)
-#: the same files as ``blindspot self-bias --out`` names them
-COMMAND_FILES = ("self_bias.json", "self_bias.md")
-
-
-def write_outputs(result: Mapping[str, Any], out: Path,
-                  files: tuple[str, str] = REPORT_FILES) -> list[Path]:
-    """``out/<files[0]>`` (the result) and ``out/<files[1]>`` (:func:`format_matrix`)."""
-    out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / files[0], out / files[1]
-    json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                         encoding="utf-8")
-    md_path.write_text(format_matrix(result), encoding="utf-8")
-    return [json_path, md_path]
-
-
 # -- the protocol --------------------------------------------------------------------------------
 
 class SelfBiasProtocol(Protocol[SelfBiasResult]):
@@ -518,8 +500,8 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
     ``--data`` are (system, hypothesis[, references][, source]) with the columns of
     ``--hypothesis-column`` (default ``hypothesis``), ``--references-column``, ``--source-column``
     and the ``system_column`` option; ``--metrics`` holds the evaluator specs
-    (:func:`parse_evaluators`). The report folder gets ``results.json`` and ``report.md`` (what
-    ``blindspot self-bias --out`` writes as ``self_bias.json`` and ``self_bias.md``)."""
+    (:func:`parse_evaluators`). The report folder gets ``results.json`` and ``report.md`` (the
+    table), as ``blindspot self-bias --out`` writes it."""
     declaration = SELF_BIAS
 
     def execute(self, request: ProtocolRequest) -> SelfBiasResult:
@@ -540,11 +522,10 @@ class SelfBiasProtocol(Protocol[SelfBiasResult]):
             raise error.in_file(data) if isinstance(data, (str, Path)) else error from None
         return matrix_for_systems(systems, evaluators, request.progress)
 
-    def report(self, result: SelfBiasResult, out: Path,
-               files: tuple[str, str] = REPORT_FILES) -> list[Path]:
-        """The result's JSON and its table, named ``files`` (the ``self-bias`` command names
-        them :data:`COMMAND_FILES`)."""
-        return write_outputs(result.to_dict(), out, files)
+    def render(self, result: SelfBiasResult) -> ReportFiles:
+        """results.json and report.md (:func:`format_matrix`)."""
+        results = result.to_dict()
+        return ReportFiles(results, {MARKDOWN_FILE: format_matrix(results)})
 
     def summarise(self, result: SelfBiasResult, console: Console) -> None:
         console.print(format_matrix(result.to_dict()), markup=False, highlight=False,

@@ -1,11 +1,11 @@
 """The report of a deviation run (perturbation checklists): results.json, a heatmap of the
 deviations (templates x metrics, diverging colours centred on 0, as the paper's Figure 4) and
-report.md. Written atomically; the same results give the same bytes (PNG without metadata)."""
+report.md, rendered as one :class:`~blindspot.report.files.ReportFiles`; the same results give
+the same bytes (PNG without metadata)."""
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from matplotlib.colors import TwoSlopeNorm
@@ -13,9 +13,8 @@ from matplotlib.figure import Figure
 
 from blindspot.report import markdown as md
 from blindspot.report import views
-from blindspot.report.files import atomic_write_bytes, atomic_write_text
+from blindspot.report.files import MARKDOWN_FILE, ReportFiles
 from blindspot.report.plots import render_png
-from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 
 HEATMAP_FILE = "deviation_heatmap.png"
 #: the colour scale's limit: |s| <= 2 by construction, +-1 already means "off by the whole range"
@@ -105,13 +104,7 @@ def render_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_deviation_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
-    """Write results.json, report.md and the heatmap into ``out``; returns the paths."""
-    text = results_json(results)
-    markdown = render_markdown(results)
-    png = render_png(build_heatmap(results))
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    return {"results": atomic_write_text(out / RESULTS_FILE, text),
-            "markdown": atomic_write_text(out / MARKDOWN_FILE, markdown),
-            "heatmap": atomic_write_bytes(out / HEATMAP_FILE, png)}
+def render_deviation_report(results: dict[str, Any]) -> ReportFiles:
+    """The report folder: results.json, report.md and the heatmap."""
+    return ReportFiles(results, {MARKDOWN_FILE: render_markdown(results),
+                                 HEATMAP_FILE: render_png(build_heatmap(results))})

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import html
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from blindspot.report import views
@@ -117,18 +116,17 @@ def problems(data: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-def data_uri(path: Path) -> str:
-    """The PNG at ``path`` as a ``data:`` URI, so the page needs no file beside it."""
-    return "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")
+def data_uri(png: bytes) -> str:
+    """The PNG ``png`` as a ``data:`` URI, so the page needs no file beside it."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def plot_image(key: str, plots: Mapping[str, str | Path], base: Path | None) -> str:
+def plot_image(key: str, images: Mapping[str, bytes]) -> str:
     """The embedded plot of ``"<dataset>/<test>"``, when there is one."""
-    name = plots.get(key)
-    if name is None:
+    png = images.get(key)
+    if png is None:
         return ""
-    path = Path(base) / name if base is not None else Path(name)
-    return f'<p><img alt="{esc(key)}" src="{data_uri(path)}"></p>'
+    return f'<p><img alt="{esc(key)}" src="{data_uri(png)}"></p>'
 
 
 def metric_details(metric: str, entry: Mapping[str, Any], result: Mapping[str, Any]) -> str:
@@ -150,37 +148,35 @@ def metric_details(metric: str, entry: Mapping[str, Any], result: Mapping[str, A
 
 
 def test_details(name: str, data: Mapping[str, Any], test: str,
-                 plots: Mapping[str, str | Path], base: Path | None) -> str:
+                 images: Mapping[str, bytes]) -> str:
     """One test: its plot, then each metric's details, folded under a summary line."""
     title = f"{test} ({views.test_category(data, test)})"
-    body = plot_image(f"{name}/{test}", plots, base) + "".join(
+    body = plot_image(f"{name}/{test}", images) + "".join(
         metric_details(metric, entry, entry["tests"][test])
         for metric, entry in views.test_entries(data, test))
     return f"<details open><summary><b>{esc(title)}</b></summary>{body}</details>"
 
 
 def dataset_section(results: Mapping[str, Any], name: str, data: Mapping[str, Any],
-                    plots: Mapping[str, str | Path], base: Path | None) -> str:
+                    images: Mapping[str, bytes]) -> str:
     """Everything about one dataset."""
-    details = "".join(test_details(name, data, test, plots, base)
+    details = "".join(test_details(name, data, test, images)
                       for test in views.dataset_tests(data))
     return (f"<section><h2>Dataset {esc(name)}</h2>{items(views.dataset_items(data))}"
             f"{summary(results, data)}{expectations(data)}{problems(data)}"
             f"<h3>Details</h3>{details}</section>")
 
 
-def render_html(results: dict, plots: Mapping[str, str | Path] | None,
-                base: Path | None = None) -> str:
+def render_html(results: dict, images: Mapping[str, bytes] | None) -> str:
     """The self-contained HTML report of ``results``.
 
     Args:
         results: a run's results, as documented in :mod:`blindspot.report.schema`.
-        plots: ``"<dataset>/<test>"`` -> path of its PNG (as :func:`write_plots` returns); the
-            files are read and embedded. None: no images.
-        base: the folder the plot paths are relative to (e.g. the report folder); None: as given.
+        images: ``"<dataset>/<test>"`` -> its PNG (as
+            :func:`blindspot.report.plots.render_plots` returns), embedded. None: no images.
     """
-    plots = plots or {}
-    sections = "".join(dataset_section(results, name, data, plots, base)
+    images = images or {}
+    sections = "".join(dataset_section(results, name, data, images)
                        for name, data in results.get("datasets", {}).items())
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Blind-spot report</title><style>{STYLE}</style></head><body>"

@@ -161,7 +161,7 @@ def render_markdown(results: dict, plots: dict[str, str] | None = None) -> str:
     Args:
         results: a run's results, as documented in :mod:`blindspot.report.schema`.
         plots: ``"<dataset>/<test>"`` -> the plot's file name relative to the report, as
-            :func:`blindspot.report.plots.write_plots` returns; without it, no images.
+            :func:`blindspot.report.plots.plot_names` returns; without it, no images.
     """
     lines = ["# Blind-spot report", "", escape(views.tool_line(results)), "", "## Run", "",
              *table(views.RUN_HEADER, views.config_items(results)), ""]

@@ -13,13 +13,12 @@ import math
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from blindspot.report.files import atomic_write_bytes, slugify
+from blindspot.report.files import PLOT_FOLDER, slugify
 from blindspot.report.views import NOISE_MARK, WITHIN_NOISE, dataset_tests, shorten
 
 COLORS = {"pass": "#2ca02c", "fail": "#d62728", WITHIN_NOISE: "#d89b00", "undecided": "#7f7f7f",
@@ -55,7 +54,6 @@ class Margins:
 
 MARGINS = Margins()
 DPI = 100
-PLOT_FOLDER = "plots"
 
 
 def _grid(n_panels: int) -> tuple[int, int]:
@@ -155,11 +153,6 @@ def render_png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def plot_test(results: dict, dataset: str, test: str, path: Path) -> Path:
-    """Write the PNG of one test on one dataset to ``path`` (atomically) and return the path."""
-    return atomic_write_bytes(Path(path), render_png(build_figure(results, dataset, test)))
-
-
 def _file_name(dataset: str, test: str, taken: set[str]) -> str:
     """``<dataset>--<test>.png`` as slugs; a hash of the names keeps colliding slugs apart."""
     stem = f"{slugify(dataset)}--{slugify(test)}"
@@ -179,10 +172,8 @@ def plot_names(results: dict) -> dict[str, str]:
     return names
 
 
-def write_plots(results: dict, folder: Path) -> dict[str, str]:
-    """Write every test's plot under ``folder/plots`` and return :func:`plot_names`."""
-    names = plot_names(results)
-    for dataset, data in results.get("datasets", {}).items():
-        for test in dataset_tests(data):
-            plot_test(results, dataset, test, Path(folder) / names[f"{dataset}/{test}"])
-    return names
+def render_plots(results: dict) -> dict[str, bytes]:
+    """``"<dataset>/<test>"`` -> the PNG of that test (saved under :func:`plot_names`' name)."""
+    return {f"{dataset}/{test}": render_png(build_figure(results, dataset, test))
+            for dataset, data in results.get("datasets", {}).items()
+            for test in dataset_tests(data)}

@@ -1,46 +1,35 @@
-"""Writing a run's report folder: results.json, report.md, the plots and report.html.
+"""The report folder of a rank run: results.json, report.md, the plots and report.html.
 
-results.json and the markdown are rendered before the first file is written (so invalid results,
-e.g. with a NaN, write nothing), and every file is written atomically, so a killed run never
-leaves a half-written one.
+:func:`render_report` renders every file (the plots included) before anything is written, as
+:class:`~blindspot.report.files.ReportFiles`; :func:`blindspot.report.files.write_folder` writes
+it, atomically, results.json first.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import Any
 
-from blindspot.report.files import atomic_write_text
+from blindspot.report.files import (
+    HTML_FILE,
+    MARKDOWN_FILE,
+    RESULTS_FILE,
+    ReportFiles,
+    results_json,
+)
 from blindspot.report.html import render_html
 from blindspot.report.markdown import render_markdown
-from blindspot.report.plots import PLOT_FOLDER, plot_names, write_plots
-
-RESULTS_FILE = "results.json"
-MARKDOWN_FILE = "report.md"
-HTML_FILE = "report.html"
+from blindspot.report.plots import plot_names, render_plots
 
 
-def results_json(results: dict) -> str:
-    """The canonical text of ``results.json``; raises ValueError on NaN or infinity."""
-    return json.dumps(results, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def render_report(results: dict[str, Any]) -> ReportFiles:
+    """The whole report of ``results``: report.md, report.html (the plots embedded) and one
+    ``plots/<dataset>--<test>.png`` per test of every dataset."""
+    names = plot_names(results)
+    images = render_plots(results)
+    return ReportFiles(results, {MARKDOWN_FILE: render_markdown(results, names),
+                                 HTML_FILE: render_html(results, images),
+                                 **{names[key]: png for key, png in images.items()}})
 
 
-def write_report(results: dict, out: Path) -> dict[str, Path]:
-    """Write the whole report of ``results`` into the folder ``out`` and return the paths.
-
-    Returns:
-        ``results``, ``markdown``, ``html`` (the files), ``plots`` (their folder) and one entry
-        ``"<dataset>/<test>"`` per plot.
-    """
-    out = Path(out)
-    text = results_json(results)
-    markdown = render_markdown(results, plot_names(results))
-    out.mkdir(parents=True, exist_ok=True)
-    plots = write_plots(results, out)
-    page = render_html(results, plots, base=out)
-    paths = {"results": atomic_write_text(out / RESULTS_FILE, text),
-             "markdown": atomic_write_text(out / MARKDOWN_FILE, markdown),
-             "html": atomic_write_text(out / HTML_FILE, page),
-             "plots": out / PLOT_FOLDER}
-    paths.update({key: out / name for key, name in plots.items()})
-    return paths
+# the file names and the JSON text, for the modules that read a rank report folder
+__all__ = ["HTML_FILE", "MARKDOWN_FILE", "RESULTS_FILE", "render_report", "results_json"]

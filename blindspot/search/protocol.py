@@ -5,7 +5,6 @@ returns."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -13,6 +12,7 @@ from rich.table import Table
 
 from blindspot.protocols.declarations import SEARCH
 from blindspot.protocols.registry import Protocol, ProtocolRequest, single_data
+from blindspot.report.files import ReportFiles
 from blindspot.runner.summary import print_signatures
 from blindspot.search.run import SearchResult, generalisation_state, search_result
 
@@ -32,8 +32,8 @@ class SearchProtocol(Protocol[SearchResult]):
                              progress=request.progress, generalise_seeds=request.seeds,
                              **options)
 
-    def report(self, result: SearchResult, out: Path) -> list[Path]:
-        return result.write(out)
+    def render(self, result: SearchResult) -> ReportFiles:
+        return result.render()
 
     def summarise(self, result: SearchResult, console: Console) -> None:
         """Each metric's mean relative change on the perturbed texts, and the top patterns."""

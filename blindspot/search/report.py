@@ -40,16 +40,14 @@ Summary means are over the examples whose search reached the target noise ratio.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
-from blindspot.report.files import atomic_write_bytes, atomic_write_text
+from blindspot.report.files import MARKDOWN_FILE, ReportFiles
 from blindspot.report.markdown import escape, signature_lines, table
 from blindspot.report.plots import render_png
 from blindspot.report.views import signatures
-from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE, results_json
 
 PLOT_FILE = "search.png"
 TARGET_COLOR, PANEL_COLOR = "#d62728", "#1f77b4"
@@ -156,11 +154,10 @@ def build_figure(results: Mapping[str, Any]) -> Figure:
     return figure
 
 
-def write_search_report(results: Mapping[str, Any], folder: Path) -> list[Path]:
-    """Write results.json, report.md and the plot into ``folder``; return their paths."""
-    folder = Path(folder)
-    written = [atomic_write_text(folder / RESULTS_FILE, results_json(dict(results))),
-               atomic_write_text(folder / MARKDOWN_FILE,
-                                 "# blindspot search report\n\n" + search_markdown(results))]
-    written.append(atomic_write_bytes(folder / PLOT_FILE, render_png(build_figure(results))))
-    return written
+def render_search_report(results: Mapping[str, Any],
+                         folders: Mapping[str, ReportFiles] | None = None) -> ReportFiles:
+    """The report folder: results.json, report.md, the plot and any nested report ``folders``
+    (the generalisation's rank report)."""
+    return ReportFiles(results, {
+        MARKDOWN_FILE: "# blindspot search report\n\n" + search_markdown(results),
+        PLOT_FILE: render_png(build_figure(results))}, folders or {})

@@ -23,6 +23,7 @@ from blindspot import __version__
 from blindspot.perturbations.base import canonical_task
 from blindspot.protocols.rank import RankResult
 from blindspot.protocols.registry import ProtocolResult, get_protocol
+from blindspot.report.files import ReportFiles, write_folder
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.entries import signature
 from blindspot.runner.metric_spec import resolve_metrics
@@ -31,7 +32,7 @@ from blindspot.search.generalise import generalisation
 from blindspot.search.greedy import Budget, Hypothesis, greedy_search
 from blindspot.search.panel import DEFAULT_PANEL, MetricScores, judge_texts, mean, panel_specs
 from blindspot.search.patterns import rank_patterns
-from blindspot.search.report import write_search_report
+from blindspot.search.report import render_search_report
 
 SCHEMA_VERSION = 1
 DEFAULT_EMBEDDING_MODEL = "minilm"
@@ -58,14 +59,12 @@ class SearchResult(ProtocolResult):
 
     UNSAVED: ClassVar[tuple[str, ...]] = ("generalisation_run",)
 
-    def write(self, out: Path) -> list[Path]:
-        """results.json, report.md and search.png in ``out``; the generalisation's rank report
-        in ``out/generalisation``."""
-        written = []
-        if self.generalisation_run is not None:
-            written = get_protocol("rank").report(self.generalisation_run,
-                                                  Path(out) / GENERALISATION_FOLDER)
-        return written + write_search_report(self.to_dict(), Path(out))
+    def render(self) -> ReportFiles:
+        """results.json, report.md and search.png; the generalisation's rank report as the
+        folder ``generalisation``."""
+        run = self.generalisation_run
+        folders = {} if run is None else {GENERALISATION_FOLDER: get_protocol("rank").render(run)}
+        return render_search_report(self.to_dict(), folders)
 
 
 def generalisation_state(out: str | Path | None) -> Path | None:
@@ -281,10 +280,10 @@ def search_result(data: Any, metric: Any, *, noise_ratio: float = 0.1,
 def run_search(data: Any, metric: Any, *, out: str | Path | None = None,
                **settings: Any) -> dict[str, Any]:
     """:func:`search_result` (its ``settings``) as the results dict; with ``out``, its report
-    folder written there (:meth:`SearchResult.write`: results.json, report.md and the plot)."""
+    folder written there (:meth:`SearchResult.render`: results.json, report.md and the plot)."""
     result = search_result(data, metric, state_dir=generalisation_state(out), **settings)
     if out is not None:
-        result.write(Path(out))
+        write_folder(result.render(), out)
     return result.to_dict()
 
 

@@ -5,7 +5,7 @@ seeds; the deviation protocol perturbs gold data with its own checklist template
 tests); the preference protocol reads a MENLI-style set (columns by MENLI's names, no mapping,
 no tests); the correlation protocol reads human judgments and a references file. The form says
 which data choices, fields and extra file a protocol takes, so the tab shows only those and the
-request carries only those. A protocol with its own tab (search), or one the Space does not run
+request carries only those. A protocol with its own tab (search, checkup), or one the Space does not run
 (self-bias, :data:`NOT_IN_SPACE`), is not offered there; a protocol registered later without a
 form gets the rank protocol's form.
 """
@@ -49,7 +49,7 @@ FORMS: dict[str, ProtocolForm] = {
              "joined on id (e.g. a jsonl with gold/references columns)."),
 }
 #: protocols that have a tab of their own
-OWN_TABS = {"search": "Adversarial search"}
+OWN_TABS = {"search": "Adversarial search", "checkup": "Check up a metric"}
 #: protocols the Space does not run, and why (the command line does)
 NOT_IN_SPACE = {"self-bias": "its evaluators name generator systems (metric=base_system); run "
                              "`blindspot self-bias` or `blindspot run --protocol self-bias`"}

@@ -1,7 +1,8 @@
 """The child process of one Space run: ``python -m blindspot.space.worker request.json``.
 
-The request's ``job`` names what runs (:data:`JOBS`): a registered protocol (the default; the
-stress and search tabs) or a metric check-up (the check-up tab, :mod:`blindspot.checkup.run`).
+The request names a registered protocol (``protocol``; default rank) and its
+:class:`~blindspot.protocols.registry.ProtocolRequest` fields: the stress, search and check-up
+tabs all send one.
 
 A run goes through the protocol registry in its own process, so the Stop button ends it for good
 (the process is terminated; the report folder's ``.state`` keeps the cells already finished) and
@@ -22,7 +23,6 @@ from typing import Any, TextIO
 
 from tqdm.std import tqdm as _StdTqdm
 
-from blindspot.checkup.run import run_checkup
 from blindspot.progress import report_progress_with
 from blindspot.protocols.registry import ProtocolRequest, get_protocol
 
@@ -81,23 +81,12 @@ def run_protocol(payload: dict[str, Any]) -> None:
     protocol.run(request_from_json(payload))
 
 
-def run_checkup_request(payload: dict[str, Any]) -> None:
-    """A check-up request (``metric``, ``data``, ``task``, ``columns``, ``rows``, ``out``)."""
-    emit("start", protocol="checkup")
-    run_checkup(payload["metric"], payload["data"], task=payload["task"],
-                columns=payload.get("columns"), rows=payload["rows"], out=payload["out"])
-
-
-#: what a request's ``job`` runs
-JOBS = {"protocol": run_protocol, "checkup": run_checkup_request}
-
-
 def run_file(path: Path) -> int:
     """Run the request in ``path``; 0 when the report folder was written, else 1."""
 
     payload = json.loads(path.read_text(encoding="utf-8"))
     try:
-        JOBS[payload.pop("job", "protocol")](payload)
+        run_protocol(payload)
     except Exception as error:  # reported to the page; the log has the traceback
 
         traceback.print_exc()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.checkup.checks import anchors_table
-from blindspot.checkup.run import DEFAULT_ROWS
+from blindspot.protocols.declarations import CHECKUP
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.space.controls import run_controls, wire_run
 from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
@@ -30,8 +30,9 @@ VERDICT_HEADER = ["check", "verdict", "summary"]
 
 def checkup_request(metric: str, data: str, task: str, columns: dict[str, str | None] | None,
                     rows: float, limits: SpaceLimits = DEFAULT_LIMITS) -> dict[str, Any]:
-    """The worker's check-up request, checked before any process starts: one metric a visitor
-    may run, and 2 to ``limits.max_rows`` rows."""
+    """The worker's request of the ``checkup`` protocol, checked before any process starts: one
+    metric a visitor may run, and 2 to ``limits.max_rows`` rows (the declared, visitor-safe
+    ``rows`` option)."""
     text = (metric or "").strip()
     if not text:
         raise ValueError("pick the metric to check up")
@@ -41,8 +42,9 @@ def checkup_request(metric: str, data: str, task: str, columns: dict[str, str | 
     if rows is None or int(rows) != rows or not 2 <= int(rows) <= limits.max_rows:
         raise ValueError(f"rows must be a whole number from 2 to {limits.max_rows:,} (the "
                          f"limit of this Space), got {rows!r}")
-    return {"job": "checkup", "metric": text, "data": data, "task": task, "columns": columns,
-            "rows": int(rows), "out": None}
+    options = CHECKUP.check_options({"rows": int(rows)}, visitor=True)
+    return {"protocol": CHECKUP.name, "metrics": text, "data": data, "task": task,
+            "columns": columns, "options": options, "out": None}
 
 
 @dataclass
@@ -100,7 +102,8 @@ def build(context: Any) -> None:
             metric = gr.Dropdown(metric_choices(), value="rouge", allow_custom_value=True,
                                  label="Metric (or a spec such as rouge.rouge2)",
                                  elem_id="checkup-metric")
-            rows = gr.Number(value=min(DEFAULT_ROWS, limits.max_rows), precision=0,
+            rows = gr.Number(value=min(CHECKUP.option("rows").default, limits.max_rows),
+                             precision=0,
                              minimum=2, maximum=limits.max_rows,
                              label=f"Rows to check (2 to {limits.max_rows:,})",
                              elem_id="checkup-rows")
