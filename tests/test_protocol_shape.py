@@ -5,7 +5,10 @@ from the result's dataclass."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import csv
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import fields, replace
@@ -13,6 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from judge_support import Behaviour, chat_server
 
 from blindspot.protocols.registry import (
     PROTOCOLS,
@@ -71,6 +75,22 @@ def _judgments(folder: Path) -> str:
     return str(path)
 
 
+def _grade(body: dict) -> int:
+    """A judge with a known bias: a pairwise prompt prefers the first answer, a graded one
+    grades by the prompt's length (1-3)."""
+    text = body["messages"][-1]["content"]
+    return 1 if "Summary 2:" in text else len(text) % 3 + 1
+
+
+@functools.cache
+def _judge_url() -> str:
+    """A judge server on 127.0.0.1 for this test process (closed when it ends)."""
+    stack = contextlib.ExitStack()
+    url, _ = stack.enter_context(chat_server(Behaviour(grader=_grade)))
+    atexit.register(stack.close)
+    return url
+
+
 #: one small real request per registered protocol (its data made in the given folder)
 REQUESTS: dict[str, Callable[[Path], ProtocolRequest]] = {
     "rank": lambda folder: ProtocolRequest(
@@ -91,6 +111,10 @@ REQUESTS: dict[str, Callable[[Path], ProtocolRequest]] = {
     "self-bias": lambda folder: ProtocolRequest(
         data=_self_bias_table(folder), metrics="chrf=Facebook-AI,ter=Nemo", progress=False,
         columns={"references": "ref"}),
+    "judge-audit": lambda folder: ProtocolRequest(
+        data="demo", metrics="llm_judge@judge-model", progress=False,
+        metric_options={"llm_judge": {"backend": "openai", "url": _judge_url(), "retries": 0}},
+        options={"audits": "position,rubric", "rows": 2, "mode": "greedy"}),
 }
 
 

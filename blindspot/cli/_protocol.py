@@ -1,9 +1,10 @@
-"""The one path of every protocol command (``blindspot run``, ``stream``, ``search``): read the
-seeds, run a protocol on a :class:`~blindspot.protocols.registry.ProtocolRequest` (its result,
-then its report folder), print its summary and where its report is, and exit with the run's exit
-code under ``--fail-on``.
+"""The one path of every protocol command (``blindspot run``, ``stream``, ``search``,
+``judge-audit``): read the seeds, run a protocol on a
+:class:`~blindspot.protocols.registry.ProtocolRequest` (its result, then its report folder),
+print its summary and where its report is, and exit with the run's exit code under
+``--fail-on``.
 
-The ``run``, ``stream`` and ``search`` command modules import it.
+The ``run``, ``stream``, ``search`` and ``judge-audit`` command modules import it.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ def seeds_option(text: str) -> list[int]:
         fail(str(error))
 
 
-def run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:
-    """Run a protocol on a request, print its summary and where the report is, and exit with
-    the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
+def run_job(protocol: str, out: Path | None, fail_on: FailOn = FailOn.error, **request: Any) -> None:
+    """Run a protocol on a request, print its summary and where the report is (with an ``out``),
+    and exit with the run's exit code under ``--fail-on`` (:func:`blindspot.exit_codes.run_exit_code`)."""
     try:
         chosen = get_protocol(protocol)
         result = chosen.run(ProtocolRequest(out=out, **request))
@@ -42,7 +43,8 @@ def run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request:
         fail(str(error).strip("'\""))
     chosen.summarise(result, console)
     results = result.to_dict()
-    console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
+    if out is not None:
+        console.print(f"[bold]report:[/] {(out / 'report.md').resolve()}")
     code = run_exit_code(results, fail_on)
     stopped = failed_tests(results, fail_on)
     if stopped:
