@@ -301,3 +301,26 @@ def test_position_in_process_weighs_smollm2s_own_probabilities_of_1_and_2() -> N
     gold_first, gold_second = replies[0].grade == 1, replies[1].grade == 2
     assert result.figures["flip_rate"] == float(gold_first != gold_second)
     assert result.figures["gold_both"] == float(gold_first and gold_second)
+
+
+def test_the_protocol_writes_a_figure_it_cannot_compute_as_null(tmp_path) -> None:
+    """A sampled judge whose replies hold no grade leaves the flakiness audit no grade to
+    compare: results.json says null (strict JSON, not NaN); compute()'s view is built from the
+    same result."""
+    from blindspot.protocols.registry import ProtocolRequest, get_protocol
+
+    protocol = get_protocol("judge-audit")
+    with chat_server(Behaviour(no_grade=True)) as (url, behaviour):
+        result = protocol.run(ProtocolRequest(
+            data="demo", metrics="llm_judge@judge-model", progress=False, out=tmp_path,
+            metric_options={"llm_judge": options(url)},
+            options={"audits": "flakiness", "rows": 2, "repeats": 2}))
+    assert behaviour.requests  # each repeat stops at its first reply with no grade
+    saved = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert saved == result.to_dict()
+    flaky = saved["audits"]["flakiness"]
+    assert flaky["grade_stability"] is None and flaky["verdicts"] == [None, None]
+    assert not flaky["passed"] and flaky["no_grade_repeats"] == 2
+    view = protocol.view(result)
+    assert view["passed"] == {"flakiness": False} and view["results"] == saved
+    assert view["explanations"]["flakiness"] == flaky["explanation"]
