@@ -158,28 +158,111 @@ def test_judge_audit_command_writes_each_audits_verdict_and_figures(tmp_path, mo
             "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "position   FAIL  order_invariant: 100% of 3 pairs flip" in result.output
-    written = (tmp_path / "judge_audit.json").read_text(encoding="utf-8")
+    assert f"report: {(tmp_path / 'report.md').resolve()}" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md", "results.json"]
+    written = (tmp_path / "results.json").read_text(encoding="utf-8")
     report = json.loads(written)
+    assert (report["schema_version"], report["protocol"]) == (1, "judge-audit")
+    assert report["judge"]["server"] is True and "url" not in report["judge"]
+    assert report["judge"]["max_tokens"] == 4 and report["judge"]["mode"] == "greedy"
     assert report["audits"]["position"]["flip_rate"] == 1.0
     assert report["audits"]["panel"]["judges"] == ["rubric=as_written", "rubric=reworded"]
     assert report["audits"]["panel"]["tolerance"] == 1 and report["audits"]["panel"]["passed"]
     assert len(report["audits"]["panel"]["panel"]["mean"]) == 3
     assert len(behaviour.requests) == 2 * 3 + 2 * 3  # both orders, then two judges
     assert {r["body"]["max_tokens"] for r in behaviour.requests} == {4}
-    assert key not in written and url not in written and key not in result.output
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "## position: FAIL\n\n`order_invariant` (tolerance 0.1): 100% of 3 pairs" in markdown
+    assert "## panel: pass" in markdown
+    for text in (written, markdown, result.output):
+        assert key not in text and url not in text
     assert {r["headers"]["authorization"] for r in behaviour.requests} == {f"Bearer {key}"}
 
 
-def test_judge_audit_names_a_misspelt_audit() -> None:
+@pytest.mark.quick
+def test_the_commands_audit_flags_are_the_protocols_declared_options() -> None:
+    """Each declared option of the judge-audit protocol is a flag of `blindspot judge-audit`
+    with its declared default, except the two the command takes repeatable (--judge for
+    judges, --tolerance AUDIT=VALUE for AUDIT_tolerance)."""
+    import typer.main
+
+    from blindspot.cli import judge_audit_command
+    from blindspot.cli._declared import flag
+    from blindspot.protocols.declarations import JUDGE_AUDIT
+
+    command = typer.main.get_command_from_info(
+        typer.models.CommandInfo(callback=judge_audit_command.judge_audit),
+        pretty_exceptions_short=True, rich_markup_mode=None)
+    flags = {opt: param.default for param in command.params for opt in param.opts}
+    repeated = {"judges"} | {f"{name}_tolerance" for name in judge_audit_command.TOLERANT}
+    for spec in JUDGE_AUDIT.options:
+        if spec.name in repeated:
+            assert flag(spec) not in flags, spec.name
+        else:
+            assert flags[flag(spec)] == spec.default, spec.name
+    assert judge_audit_command.TOLERANT == ("position", "rubric", "panel")
+    assert {"--judge", "--tolerance", "--model", "--judge-url", "--max-calls", "--out"} <= set(flags)
+
+
+@pytest.mark.quick
+def test_the_declared_audits_and_tolerances_are_the_audits_own() -> None:
+    from blindspot.protocols.declarations import JUDGE_AUDIT
+
+    assert JUDGE_AUDIT.option("audits").choices == tuple(audit.AUDITS)
+    for name, spec in audit.AUDITS.items():
+        if name != "flakiness":  # its rule has no tolerance to set: every repeat must agree
+            assert JUDGE_AUDIT.option(f"{name}_tolerance").default == spec.tolerance, name
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--audits", "positon"], "protocol option audits='positon' is not accepted by the "
+     "judge-audit protocol: audits must be comma-separated names from position, rubric, "
+     "panel, flakiness"),
+    (["--rows", "0"], "protocol option rows=0 is not accepted by the judge-audit protocol: "
+     "rows must be a whole number >= 1"),
+    (["--mode", "sample"], "mode must be one of weighted, greedy"),
+    (["--tolerance", "position=2"], "protocol option position_tolerance='2' is not accepted by "
+     "the judge-audit protocol: position_tolerance must be a number >= 0 and <= 1"),
+    (["--tolerance", "flakiness=0.5"], "--tolerance 'flakiness=0.5' must look like audit=value "
+     "for an audit with a tolerance (position, rubric, panel)"),
+    (["--judge-options", "max_tokens"], "--judge-options 'max_tokens': 'max_tokens' must look "
+     "like key=value"),
+    (["--judge", "rubric"], "judge 'rubric': 'rubric' must look like key=value"),
+])
+def test_a_bad_audit_setting_is_one_line_before_any_work(argv, message) -> None:
+    """A bad value gets the protocol's one message (the same as from --protocol-option or
+    compute()), exit 1, no traceback, before any data is read or judge called (a judge's
+    option: before the data is read)."""
     from typer.testing import CliRunner
 
     from blindspot.cli import app
 
-    result = CliRunner().invoke(app, ["judge-audit", "--audits", "positon"])
-    assert result.exit_code == 1
-    assert "unknown judge audit 'positon'" in result.output
-    assert "did you mean 'position'" in result.output
-    assert "Traceback" not in result.output
+    result = CliRunner().invoke(app, ["judge-audit", "--data", "no-such-file.jsonl", *argv])
+    assert result.exit_code == 1, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert "no-such-file" not in result.output  # refused before the data is read
+
+
+def test_run_protocol_judge_audit_is_the_same_protocol(tmp_path) -> None:
+    """`blindspot run --protocol judge-audit --metrics llm_judge@MODEL` runs it too: --judge-url
+    and --max-calls reach the judge as in any run, the audits' settings as protocol options."""
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    with chat_server(Behaviour(grader=always_first)) as (url, behaviour):
+        result = CliRunner().invoke(app, [
+            "run", "--protocol", "judge-audit", "--data", "demo", "--metrics",
+            "llm_judge@judge-model", "--judge-url", url, "--max-calls", "4",
+            "--protocol-option", "audits=position", "--protocol-option", "rows=2",
+            "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "position   FAIL  order_invariant: 100% of 2 pairs flip" in result.output
+    saved = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert saved["judge"]["model"] == "judge-model" and saved["judge"]["max_calls"] == 4
+    assert list(saved["audits"]) == ["position"] and len(behaviour.requests) == 4
+    assert url not in (tmp_path / "results.json").read_text(encoding="utf-8")
 
 
 def test_flakiness_a_repeat_whose_reply_holds_no_grade_gives_no_verdict() -> None:
@@ -218,3 +301,26 @@ def test_position_in_process_weighs_smollm2s_own_probabilities_of_1_and_2() -> N
     gold_first, gold_second = replies[0].grade == 1, replies[1].grade == 2
     assert result.figures["flip_rate"] == float(gold_first != gold_second)
     assert result.figures["gold_both"] == float(gold_first and gold_second)
+
+
+def test_the_protocol_writes_a_figure_it_cannot_compute_as_null(tmp_path) -> None:
+    """A sampled judge whose replies hold no grade leaves the flakiness audit no grade to
+    compare: results.json says null (strict JSON, not NaN); compute()'s view is built from the
+    same result."""
+    from blindspot.protocols.registry import ProtocolRequest, get_protocol
+
+    protocol = get_protocol("judge-audit")
+    with chat_server(Behaviour(no_grade=True)) as (url, behaviour):
+        result = protocol.run(ProtocolRequest(
+            data="demo", metrics="llm_judge@judge-model", progress=False, out=tmp_path,
+            metric_options={"llm_judge": options(url)},
+            options={"audits": "flakiness", "rows": 2, "repeats": 2}))
+    assert behaviour.requests  # each repeat stops at its first reply with no grade
+    saved = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert saved == result.to_dict()
+    flaky = saved["audits"]["flakiness"]
+    assert flaky["grade_stability"] is None and flaky["verdicts"] == [None, None]
+    assert not flaky["passed"] and flaky["no_grade_repeats"] == 2
+    view = protocol.view(result)
+    assert view["passed"] == {"flakiness": False} and view["results"] == saved
+    assert view["explanations"]["flakiness"] == flaky["explanation"]

@@ -6,7 +6,10 @@ JSON Schema generated from the result's dataclass."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import csv
+import functools
 import json
 import math
 from collections.abc import Callable
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from judge_support import Behaviour, chat_server
 
 from blindspot.protocols.registry import (
     PROTOCOLS,
@@ -73,6 +77,22 @@ def _judgments(folder: Path) -> str:
     return str(path)
 
 
+def _grade(body: dict) -> int:
+    """A judge with a known bias: a pairwise prompt prefers the first answer, a graded one
+    grades by the prompt's length (1-3)."""
+    text = body["messages"][-1]["content"]
+    return 1 if "Summary 2:" in text else len(text) % 3 + 1
+
+
+@functools.cache
+def _judge_url() -> str:
+    """A judge server on 127.0.0.1 for this test process (closed when it ends)."""
+    stack = contextlib.ExitStack()
+    url, _ = stack.enter_context(chat_server(Behaviour(grader=_grade)))
+    atexit.register(stack.close)
+    return url
+
+
 #: one small real request per registered protocol (its data made in the given folder)
 REQUESTS: dict[str, Callable[[Path], ProtocolRequest]] = {
     "rank": lambda folder: ProtocolRequest(
@@ -96,6 +116,10 @@ REQUESTS: dict[str, Callable[[Path], ProtocolRequest]] = {
     "checkup": lambda folder: ProtocolRequest(
         data="demo", metrics="chrf", task="translation", progress=False,
         options={"rows": 4, "max_words": 64}),
+    "judge-audit": lambda folder: ProtocolRequest(
+        data="demo", metrics="llm_judge@judge-model", progress=False,
+        metric_options={"llm_judge": {"backend": "openai", "url": _judge_url(), "retries": 0}},
+        options={"audits": "position,rubric", "rows": 2, "mode": "greedy"}),
 }
 
 

@@ -1,9 +1,10 @@
-"""The one path of every protocol command (``blindspot run``, ``stream``, ``search``): read the
-seeds, run a protocol on a :class:`~blindspot.protocols.registry.ProtocolRequest` (its result,
-then its report folder), print its summary and where its report is, and exit with the run's exit
-code under ``--fail-on``.
+"""The one path of every protocol command (``blindspot run``, ``stream``, ``search``,
+``judge-audit``): read the seeds, run a protocol on a
+:class:`~blindspot.protocols.registry.ProtocolRequest` (its result, then its report folder),
+print its summary and where its report is, and exit with the run's exit code under
+``--fail-on``.
 
-The ``run``, ``stream`` and ``search`` command modules import it.
+The ``run``, ``stream``, ``search`` and ``judge-audit`` command modules import it.
 """
 
 from __future__ import annotations
@@ -33,17 +34,20 @@ def seeds_option(text: str) -> list[int]:
         fail(str(error))
 
 
-def run_job(protocol: str, out: Path, fail_on: FailOn = FailOn.error, **request: Any) -> None:
-    """Run a protocol on a request, print its summary and where the report is, and exit with
-    the run's exit code: 3 when ``--fail-on`` stops on a failed test, 2 when something ended in
-    error (:meth:`~blindspot.protocols.registry.Protocol.ended_in_error`), else 0."""
+def run_job(protocol: str, out: Path | None, fail_on: FailOn = FailOn.error,
+            **request: Any) -> None:
+    """Run a protocol on a request, print its summary and where the report is (with an ``out``),
+    and exit with the run's exit code: 3 when ``--fail-on`` stops on a failed test, 2 when
+    something ended in error (:meth:`~blindspot.protocols.registry.Protocol.ended_in_error`),
+    else 0."""
     try:
         chosen = get_protocol(protocol)
         result = chosen.run(ProtocolRequest(out=out, **request))
     except (ValueError, KeyError, FileNotFoundError, ScorerUnavailable) as error:
         fail(str(error).strip("'\""))
     chosen.summarise(result, console)
-    console.print(f"[bold]report:[/] {(out / MARKDOWN_FILE).resolve()}")
+    if out is not None:
+        console.print(f"[bold]report:[/] {(out / MARKDOWN_FILE).resolve()}")
     stopped = failed_tests(result.to_dict(), fail_on)
     errored = chosen.ended_in_error(result)
     if stopped:

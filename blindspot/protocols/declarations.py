@@ -187,5 +187,44 @@ CHECKUP = register_protocol(ProtocolDeclaration(
                    "before reporting no limit", default=2048, minimum=32),
     )))
 
-__all__ = ["BATCH_SIZE", "CHECKUP", "CORRELATION", "DEVIATION", "ENGINE_OPTIONS", "NORMALISE",
-           "PREFERENCE", "RANK", "SEARCH", "SELF_BIAS"]
+#: the judge audits (:data:`blindspot.judge_audit.AUDITS`, whose tolerances are the defaults here)
+JUDGE_AUDITS = ("position", "rubric", "panel", "flakiness")
+
+JUDGE_AUDIT = register_protocol(ProtocolDeclaration(
+    "judge-audit",
+    "the LLM judge's own blind spots (--metrics llm_judge@MODEL): position (pairwise order), "
+    "rubric order and wording, flakiness of a sampled judge, panels of judges, on the first rows",
+    implementation="blindspot.protocols.judge_audit_run:JudgeAuditProtocol",
+    options=(
+        OptionSpec("audits", "names", "the audits to run", default="position,rubric,flakiness",
+                   choices=JUDGE_AUDITS, visitor_safe=True),
+        OptionSpec("rows", "int", "judge the data's first ROWS rows", default=4, minimum=1,
+                   visitor_safe=True),
+        OptionSpec("test", "text", "the text test whose perturbed gold the position audit pairs "
+                   "with the gold, and whose verdict the flakiness audit repeats",
+                   default="truncation", visitor_safe=True),
+        OptionSpec("level", "text", "the test's level (default: its first for the task)",
+                   visitor_safe=True),
+        OptionSpec("repeats", "int", "flakiness: sampled repeats (one seed each)", default=3,
+                   minimum=2, maximum=100, visitor_safe=True),
+        OptionSpec("mode", "choice", "how the position, rubric and panel judges answer",
+                   default="weighted", choices=("weighted", "greedy"), visitor_safe=True),
+        OptionSpec("template", "text", "the template graded by the rubric, panel and flakiness "
+                   "audits (a shipped name or your .toml file)", default="fluency"),
+        OptionSpec("pairwise", "text", "the pairwise template of the position audit (a shipped "
+                   "name or your .toml file)", default="pairwise"),
+        OptionSpec("judges", "names", "panel: each judge as options over the base judge, e.g. "
+                   "rubric=reworded or model=./other (a list, e.g. JSON [\"rubric=reworded\", "
+                   "\"mode=sample,seed=1\"]; default: the rubric as written, reversed, reworded)"),
+        OptionSpec("position_tolerance", "float", "position: the share of pairs that may flip "
+                   "with the order", default=0.1, minimum=0, maximum=1, visitor_safe=True),
+        OptionSpec("rubric_tolerance", "float", "rubric: the mean absolute score change (grade "
+                   "points) a rubric variant may cause", default=0.25, minimum=0,
+                   visitor_safe=True),
+        OptionSpec("panel_tolerance", "float", "panel: the share of rows on which a judge may "
+                   "give another grade than the first", default=0.2, minimum=0, maximum=1,
+                   visitor_safe=True),
+    )))
+
+__all__ = ["BATCH_SIZE", "CHECKUP", "CORRELATION", "DEVIATION", "ENGINE_OPTIONS", "JUDGE_AUDIT",
+           "JUDGE_AUDITS", "NORMALISE", "PREFERENCE", "RANK", "SEARCH", "SELF_BIAS"]

@@ -5,9 +5,9 @@ seeds; the deviation protocol perturbs gold data with its own checklist template
 tests); the preference protocol reads a MENLI-style set (columns by MENLI's names, no mapping,
 no tests); the correlation protocol reads human judgments and a references file. The form says
 which data choices, fields and extra file a protocol takes, so the tab shows only those and the
-request carries only those. A protocol with its own tab (search, checkup), or one the Space does not run
-(self-bias, :data:`NOT_IN_SPACE`), is not offered there; a protocol registered later without a
-form gets the rank protocol's form.
+request carries only those. A protocol with its own tab (search, checkup), or one the Space does
+not run (self-bias, judge-audit: :data:`NOT_IN_SPACE`), is not offered there; a protocol
+registered later without a form gets the rank protocol's form.
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ FORMS: dict[str, ProtocolForm] = {
 OWN_TABS = {"search": "Adversarial search", "checkup": "Check up a metric"}
 #: protocols the Space does not run, and why (the command line does)
 NOT_IN_SPACE = {"self-bias": "its evaluators name generator systems (metric=base_system); run "
-                             "`blindspot self-bias` or `blindspot run --protocol self-bias`"}
+                             "`blindspot self-bias` or `blindspot run --protocol self-bias`",
+                "judge-audit": "it audits an LLM judge with many calls per row; run "
+                               "`blindspot judge-audit` or `blindspot run --protocol judge-audit`"}
 
 
 def form_for(protocol: str) -> ProtocolForm:
