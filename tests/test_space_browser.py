@@ -363,7 +363,7 @@ def _fill(page, elem_id: str, value: str) -> None:
 def test_search_on_the_demo_shows_examples_patterns_and_plot(page) -> None:
     from playwright.sync_api import expect
 
-    from blindspot.search.run import run_search
+    from blindspot.search.protocol import run_search
 
     direct = run_search("demo", "chrf", panel=["bleu", "rouge"], task="translation", limit=3,
                         max_calls=5000, max_seconds=600, progress=False)

@@ -723,7 +723,7 @@ def test_trail_text_lists_the_edits_in_order() -> None:
 
 
 def test_a_search_run_in_the_worker_matches_the_library_and_its_views(tmp_path: Path) -> None:
-    from blindspot.search.run import run_search
+    from blindspot.search.protocol import run_search
     from blindspot.space.tabs.search import (
         example_rows,
         examples_html,

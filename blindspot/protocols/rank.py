@@ -9,7 +9,7 @@ import its names from there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -101,12 +101,6 @@ class RankProtocol(Protocol[RankResult]):
         return module_view(result.to_dict())
 
 
-#: the fields of a :class:`ProtocolRequest` that :func:`run_blindspot` takes as keywords; every
-#: other keyword is a rank option (``RANK.options``: levels, tolerance, engine, chunk_size...)
-REQUEST_FIELDS = frozenset(f.name for f in fields(ProtocolRequest)) - {"data", "metrics", "out",
-                                                                        "options"}
-
-
 def run_blindspot(data: Any, metrics: Any, *, out: str | Path | None = None,
                   **settings: Any) -> dict[str, Any]:
     """The rank protocol from Python: ``get_protocol("rank").run(...)`` as the results dict
@@ -117,12 +111,8 @@ def run_blindspot(data: Any, metrics: Any, *, out: str | Path | None = None,
     the rank protocol's options (``levels``, ``tolerance``, ``state_dir`` -- default
     ``<out>/.state``, else the cache --, ``engine``, ``chunk_size``...), checked as
     ``--protocol-option`` is."""
-    request = {k: v for k, v in settings.items() if k in REQUEST_FIELDS}
-    options = {k: v for k, v in settings.items() if k not in REQUEST_FIELDS}
-    protocol = RankProtocol()
-    return protocol.run(ProtocolRequest(data, metrics, out=out, options=options,
-                                        **request)).to_dict()
+    return RankProtocol().run(ProtocolRequest.of(data, metrics, out=out, **settings)).to_dict()
 
 
-__all__ = ["REQUEST_FIELDS", "RankProtocol", "RankResult", "module_view", "run_blindspot",
+__all__ = ["RankProtocol", "RankResult", "module_view", "run_blindspot",
            "state_folder"]

@@ -75,6 +75,16 @@ class ProtocolRequest:
     def __post_init__(self) -> None:  # one meaning of seeds for every protocol and caller
         self.seeds = parse_seeds(self.seeds, "seeds")
 
+    @classmethod
+    def of(cls, data: Any, metrics: Any, **settings: Any) -> ProtocolRequest:
+        """A request from Python keywords (``run_blindspot``, ``run_search``): those named as
+        a field of the request set it (``task``, ``seeds``, ``out``...), every other one is a
+        protocol option, checked by the protocol's declaration as ``--protocol-option`` is."""
+        names = {f.name for f in fields(cls)} - {"data", "metrics", "options"}
+        request = {k: v for k, v in settings.items() if k in names}
+        options = {k: v for k, v in settings.items() if k not in names}
+        return cls(data, metrics, **request, options=options)
+
 
 @dataclass(kw_only=True)
 class ProtocolResult:

@@ -5,6 +5,8 @@ returns."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -73,3 +75,19 @@ class SearchProtocol(Protocol[SearchResult]):
                 "perturbed": [e["perturbed"] for e in results["examples"]],
                 "generalises": (results.get("generalisation") or {}).get("generalises"),
                 "results": results}
+
+
+def run_search(data: Any, metric: Any, *, out: str | Path | None = None,
+               generalise_seeds: Sequence[int] | None = None, **settings: Any) -> dict[str, Any]:
+    """The search protocol from Python (``SearchProtocol().run``) as the results dict; with
+    ``out``, its report folder written there (results.json, report.md, the plot and, with
+    ``generalise``, the rank run's folder). ``settings`` are the request's fields (``task``,
+    ``columns``, ``split``, ``metric_options``, ``progress``) and the search's declared options
+    (``noise_ratio``, ``panel``, ``max_calls``...), checked as ``--protocol-option`` is;
+    ``generalise_seeds`` are the seeds of the generalisation run."""
+    if generalise_seeds is not None:
+        settings["seeds"] = generalise_seeds
+    return SearchProtocol().run(ProtocolRequest.of(data, metric, out=out, **settings)).to_dict()
+
+
+__all__ = ["SearchProtocol", "run_search"]

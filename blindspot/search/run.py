@@ -4,7 +4,7 @@ generalise; :class:`SearchResult` writes the report.
 
 :func:`search_result` is the one search (the ``search`` protocol of ``blindspot search``,
 ``blindspot run``, ``evaluate.load("blindspot/blindspot")`` and the Space calls it;
-:func:`run_search` is it with the report, as a dict, for Python callers). Its
+:func:`blindspot.search.protocol.run_search` runs the protocol from Python). Its
 results dict is plain JSON with no timings or paths, so two runs with the same inputs and seed give identical
 files (with a call budget; a time budget depends on the machine, see
 :mod:`blindspot.search.greedy`).
@@ -23,7 +23,7 @@ from blindspot import __version__
 from blindspot.perturbations.base import canonical_task
 from blindspot.protocols.rank import RankResult
 from blindspot.protocols.registry import ProtocolResult, get_protocol
-from blindspot.report.files import ReportFiles, write_folder
+from blindspot.report.files import ReportFiles
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.entries import signature
 from blindspot.runner.metric_spec import resolve_metrics
@@ -277,15 +277,5 @@ def search_result(data: Any, metric: Any, *, noise_ratio: float = 0.1,
     return result
 
 
-def run_search(data: Any, metric: Any, *, out: str | Path | None = None,
-               **settings: Any) -> dict[str, Any]:
-    """:func:`search_result` (its ``settings``) as the results dict; with ``out``, its report
-    folder written there (:meth:`SearchResult.render`: results.json, report.md and the plot)."""
-    result = search_result(data, metric, state_dir=generalisation_state(out), **settings)
-    if out is not None:
-        write_folder(result.render(), out)
-    return result.to_dict()
-
-
 __all__ = ["GENERALISATION_FOLDER", "SearchResult", "SearchSettings", "generalisation_state",
-           "run_search", "search_result"]
+           "search_result"]
