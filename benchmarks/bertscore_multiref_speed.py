@@ -128,7 +128,7 @@ def largest_difference(a: list[dict], b: list[dict]) -> float:
 def run(data: Path, docs: int, levels: dict[str, Sequence[Any]], seeds: Sequence[int],
         repeats: int, idf: bool) -> None:
     from blindspot.scorers.bertscore import BertScore
-    from blindspot.scoring.base import get_scorer
+    from blindspot.scoring.scorer import get_scorer
 
     hypotheses, references = cells(data, docs, levels, seeds)
     rows = sum(len(c) for c in hypotheses)

@@ -78,7 +78,7 @@ def _previous(types: Sequence[str], cells: Sequence[tuple[str, Cell]]) -> list[A
 
 
 def _blindspot(types: Sequence[str], cells: Sequence[tuple[str, Cell]]) -> list[Any]:
-    from blindspot.scoring.base import get_scorer
+    from blindspot.scoring.scorer import get_scorer
 
     scorer = get_scorer("rouge", rouge_types=list(types))
     return [scorer.best_scores(refs, hyp) for _, cell in cells for hyp, refs in cell]

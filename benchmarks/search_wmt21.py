@@ -26,9 +26,9 @@ import argparse
 import time
 from pathlib import Path
 
-import blindspot.runner.run  # noqa: F401  (everything imported up front: a long run is
+import blindspot.report.search  # noqa: F401
+import blindspot.runner.pipeline  # noqa: F401  (everything imported up front: a long run is
 import blindspot.search.generalise  # noqa: F401  not broken by edits to the sources meanwhile)
-import blindspot.search.report  # noqa: F401
 from blindspot.search import run_search
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / \

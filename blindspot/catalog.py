@@ -6,26 +6,26 @@ effects" lines). A provider package lends all its public modules: adding a test 
 one new module in its package, found here without an edit; adding a protocol is one declaration
 in ``blindspot.protocols.declarations`` and the module it names.
 
-==========  =============================================  ========================================
-kind        registry                                       providers
-==========  =============================================  ========================================
-test        ``blindspot.perturbations.base.REGISTRY``      every public module of
-                                                           ``blindspot.perturbations``
-metric      ``blindspot.scoring.base.SCORERS``             every public module of
-                                                           ``blindspot.scorers``
-protocol    ``blindspot.protocols.registry.PROTOCOLS``     ``blindspot.protocols.declarations``
-                                                           (declarations only: each names the
-                                                           module that runs it, imported when
-                                                           it runs)
-task        ``blindspot.perturbations.base.TASKS``         (declared where it is defined)
-checklist   ``blindspot.checklists.templates.TASKS``       (declared where it is defined)
+==========  ==================================================  ======================================
+kind        registry                                            providers
+==========  ==================================================  ======================================
+test        ``blindspot.perturbations.perturbation.REGISTRY``   every public module of
+                                                                ``blindspot.perturbations``
+metric      ``blindspot.scoring.scorer.SCORERS``                every public module of
+                                                                ``blindspot.scorers``
+protocol    ``blindspot.protocols.interface.PROTOCOLS``         ``blindspot.protocols.declarations``
+                                                                (declarations only: each names the
+                                                                module that runs it, imported when
+                                                                it runs)
+task        ``blindspot.perturbations.perturbation.TASKS``      (declared where it is defined)
+checklist   ``blindspot.checklists.templates.TASKS``            (declared where it is defined)
 task
-Space tab   ``blindspot.space.registry.TABS``              every public module of
-                                                           ``blindspot.space.tabs``
-verdict     ``blindspot.judging.RULES``,                   (declared where they are defined)
+Space tab   ``blindspot.space.tab.TABS``                        every public module of
+                                                                ``blindspot.space.tabs``
+verdict     ``blindspot.judging.RULES``,                        (declared where they are defined)
 rule,       ``blindspot.runner.engines.ENGINES``
 engine
-==========  =============================================  ========================================
+==========  ==================================================  ======================================
 
 Providers are named as module paths and imported on first need, so listing the tests loads no
 metric and no model code, and listing the protocols loads none of their execution code.

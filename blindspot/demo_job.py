@@ -126,7 +126,7 @@ class DemoReports:
     def write(self, console: Console) -> None:
         """Write each report not already there (a second ``make demo`` rewrites none), through
         the rank protocol's report."""
-        from blindspot.protocols.registry import get_protocol
+        from blindspot.protocols.interface import get_protocol
 
         stale = [(result, folder) for result, folder in self.pending
                  if not report_is_current(result.to_dict(), folder)]
@@ -145,7 +145,7 @@ def _judge(console: Console, title: str | None, folder: Path, data: Any,
     """The rank protocol's run, its table printed under ``title`` (None: judged quietly, no
     bars, no table); its result. The run state is ``folder``'s, the report is written later
     (:class:`DemoReports`)."""
-    from blindspot.protocols.registry import ProtocolRequest, get_protocol
+    from blindspot.protocols.interface import ProtocolRequest, get_protocol
 
     if title is not None:
         console.rule(title)

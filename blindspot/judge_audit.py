@@ -90,7 +90,7 @@ class AuditResult:
 
 
 def _judge(options: JudgeOptions, **overrides: Any) -> Any:
-    from blindspot.scoring.base import get_scorer
+    from blindspot.scoring.scorer import get_scorer
 
     return get_scorer("llm_judge", **{**options, **overrides})
 
@@ -195,7 +195,7 @@ def flakiness(options: JudgeOptions, golds: Sequence[str], test: str, level: Any
               task: str = "summarization") -> AuditResult:
     """The flakiness audit: ``test`` at ``level`` judged once per sampled repeat."""
     from blindspot.judging import judge_curve
-    from blindspot.perturbations.base import REGISTRY
+    from blindspot.perturbations.perturbation import REGISTRY
     from blindspot.scoring.engine import score_rows
 
     if repeats < 2:

@@ -56,7 +56,7 @@ from blindspot.io import read_table
 from blindspot.paths import datasets_dir
 from blindspot.perturbations import REGISTRY, canonical_name, canonical_task, level_str
 from blindspot.perturbations.dataset import run_suite
-from blindspot.perturbations.summary import summarise_suite
+from blindspot.perturbations.suite_summary import summarise_suite
 from blindspot.runner.data import ROLE_CANDIDATES
 from blindspot.seeding import parse_seeds
 

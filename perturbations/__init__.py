@@ -11,7 +11,7 @@ reading the catalogue stays fast.
 
 from __future__ import annotations
 
-from blindspot.perturbations.base import (
+from blindspot.perturbations.perturbation import (
     OUTPUT_COLUMNS,
     REGISTRY,
     TASKS,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from blindspot.perturbations._fluency_edits import every_task
-from blindspot.perturbations.base import LevelKind, Perturbation, Ratio
+from blindspot.perturbations.perturbation import LevelKind, Perturbation, Ratio
 
 EXAMINATION_PAPER = ("Examination of BERTScore, BLEURT, NUBIA, MoverScore and Mark-Evaluate "
                      "with synthetic impairments (seed paper 4)")

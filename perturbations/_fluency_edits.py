@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from blindspot.parsing import ParsedText, Token
-from blindspot.perturbations.base import TASKS, Level
+from blindspot.perturbations.perturbation import TASKS, Level
 from blindspot.perturbations.text_utils import capitalise_first, replace_spans
 
 T = TypeVar("T")

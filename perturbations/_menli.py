@@ -17,7 +17,7 @@ from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._fluency_edits import every_task, parse_of
 from blindspot.perturbations._word_lists import random_word
 from blindspot.perturbations._word_lists import word_list as load_word_list
-from blindspot.perturbations.base import REGISTRY, Level, LevelKind, NoLevel, Perturbation, Row
+from blindspot.perturbations.perturbation import REGISTRY, Level, LevelKind, NoLevel, Perturbation, Row
 from blindspot.perturbations.text_utils import replace_spans
 
 MENLI_PAPER = ("Chen & Eger 2023, MENLI: Robust Evaluation Metrics from Natural Language "

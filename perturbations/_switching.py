@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from blindspot.parsing import ParsedText, Token
-from blindspot.perturbations.base import Count, Perturbation, Row
+from blindspot.perturbations.perturbation import Count, Perturbation, Row
 from blindspot.perturbations.text_utils import capitalise_first, lowercase_first, replace_spans
 
 #: accept(position_a, unit_moving_to_a, position_b, unit_moving_to_b) -> whether the swap is ok

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from blindspot.parsing import Token
 from blindspot.perturbations._menli import RandomWordAttack
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 
 
 @register

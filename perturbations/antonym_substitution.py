@@ -19,7 +19,7 @@ from blindspot.perturbations._checklist import (
     replace_one_word,
     wordnet,
 )
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 
 @register

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._fluency_edits import Words, every_task, pick_each
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 
 ARTICLES = frozenset({"a", "an", "the"})
 

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 
 from blindspot.forking import single_thread_after_fork
 from blindspot.models import load_masked_lm
-from blindspot.perturbations.base import LevelKind, Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import LevelKind, Perturbation, Ratio, Row, register
 
 TOP_K = 10
 DEFAULT_MAX_TOKENS = 512

@@ -15,8 +15,8 @@ import random
 from blindspot.parsing import get_parser
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._dialogue import same_speaker_previous
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.negation import checklist_negator, negate_sentences
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 
 def negate_text(text: str) -> str | None:

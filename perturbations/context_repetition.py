@@ -12,7 +12,7 @@ import random
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._dialogue import same_speaker_previous
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 
 @register

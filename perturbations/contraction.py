@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER, checklist_perturb
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 
 def contract(text: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, is_usable_text, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, is_usable_text, register
 
 
 @register

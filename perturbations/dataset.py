@@ -20,7 +20,7 @@ from datasets.table import InMemoryTable
 from blindspot import defaults
 from blindspot.forking import check_num_proc, single_thread_after_fork, worker_context
 from blindspot.parsing import ParsedText, get_parser
-from blindspot.perturbations.base import (
+from blindspot.perturbations.perturbation import (
     OUTPUT_COLUMNS,
     REGISTRY,
     Level,

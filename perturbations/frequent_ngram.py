@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blindspot.perturbations.base import Level, LevelKind, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Level, LevelKind, Perturbation, Row, register
 
 TARGET_WORDS = 256
 _JSON_FIELDS = ("text", "reference", "gold")

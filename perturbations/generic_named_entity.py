@@ -32,7 +32,7 @@ import random
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._switching import starts_sentence
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 from blindspot.perturbations.text_utils import char_span, replace_spans, trimmed_token_range
 
 GENERIC_WORDS = {"FAC": "place", "GPE": "place", "LOC": "place", "ORG": "organization",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
-from blindspot.perturbations.base import Choice, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Choice, Perturbation, Row, register
 
 RESPONSES = {"repeat": "I'm sorry, can you repeat?", "ok": "Ok.", "thanks": "Thanks.",
              "yes": "Yes.", "bye": "Bye."}

@@ -37,7 +37,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from blindspot.perturbations.base import Choice, Perturbation, Row, is_usable_text, register
+from blindspot.perturbations.perturbation import Choice, Perturbation, Row, is_usable_text, register
 
 #: Table 14 of the paper, in its order
 INJECTIONS: dict[str, str] = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import re
 
-from blindspot.perturbations.base import Count, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Count, Perturbation, Row, register
 
 #: lead-ins that say nothing of their own; the n-th restatement uses the n-th (wrapping round)
 LEAD_INS = ("In other words,", "To put it another way,", "That is to say,", "Put simply,",

@@ -15,7 +15,7 @@ import random
 
 from blindspot.perturbations._fluency_edits import Words
 from blindspot.perturbations._menli import MenliAttack
-from blindspot.perturbations.base import Row, register
+from blindspot.perturbations.perturbation import Row, register
 
 _DRAWS = 10
 

@@ -16,7 +16,7 @@ import re
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._fluency_edits import count_of, every_task
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 from blindspot.perturbations.text_utils import lowercase_first
 
 _END = re.compile(r"\s*([.!?]+[\"'\u201d\u2019)\]]*)\s*$")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._fluency_edits import every_task, words_and_count
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 
 
 def swap_neighbours(text: str, p: float, rng: random.Random) -> str | None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._menli import MenliAttack
-from blindspot.perturbations.base import Row, register
 from blindspot.perturbations.negation import Negation
+from blindspot.perturbations.perturbation import Row, register
 
 
 @register

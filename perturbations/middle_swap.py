@@ -37,7 +37,7 @@ from functools import lru_cache
 from typing import Any
 
 from blindspot.perturbations._fluency_edits import parse_of
-from blindspot.perturbations.base import Count, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Count, Perturbation, Row, register
 from blindspot.perturbations.text_utils import replace_spans, sentence_char_spans
 
 #: first words the release lower-cases when they move into the sentence

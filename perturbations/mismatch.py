@@ -13,7 +13,7 @@ without such a word is not changed. The level is "-"; each attack changes exactl
 from __future__ import annotations
 
 from blindspot.perturbations._menli import RandomWordAttack
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 from blindspot.perturbations.verb_switching import VERB_TAGS
 
 

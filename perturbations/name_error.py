@@ -19,7 +19,7 @@ import random
 from functools import lru_cache
 
 from blindspot.perturbations._menli import MenliAttack, row_parse
-from blindspot.perturbations.base import Row, register
+from blindspot.perturbations.perturbation import Row, register
 from blindspot.perturbations.text_utils import match_case, replace_spans
 from blindspot.pkgpath import package_dir
 

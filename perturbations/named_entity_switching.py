@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from blindspot.parsing import ParsedText
 from blindspot.perturbations._switching import Unit, UnitSwitching, starts_sentence
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 from blindspot.perturbations.text_utils import char_span, trimmed_token_range
 
 

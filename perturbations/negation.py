@@ -27,7 +27,7 @@ from typing import Any
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations._checklist import checklist_perturb
 from blindspot.perturbations._switching import is_title_word
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 from blindspot.perturbations.text_utils import char_span, join_tokens, replace_spans, sentence_token_ranges
 
 _CONTRACTIONS = frozenset({"n't", "n’t"})

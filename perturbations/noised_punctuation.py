@@ -13,7 +13,7 @@ import random
 import re
 
 from blindspot.perturbations._fluency_edits import every_task, pick_each
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 from blindspot.perturbations.text_utils import replace_spans
 
 SWAPS = {".": ",", ",": ".", "!": ",", "?": ",", ":": "."}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from blindspot.parsing import ParsedText
 from blindspot.perturbations._switching import Unit, UnitSwitching, is_title_word, starts_sentence
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 
 
 def noun_units(parsed: ParsedText) -> list[Unit]:

@@ -20,7 +20,7 @@ import random
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.text_utils import capitalise_first, replace_spans, sentence_token_ranges
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})

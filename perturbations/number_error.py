@@ -20,7 +20,7 @@ import re
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._menli import TokenEditAttack
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 
 DATE_LABELS = frozenset({"DATE", "TIME"})
 #: a clock time or a written date ("21:30", "12/05/2020")

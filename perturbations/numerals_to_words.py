@@ -15,7 +15,7 @@ import re
 from num2words import num2words
 
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 _NUMBER = re.compile(r"(?<![\w.,:/$£€-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/%-]|[.,]\d)")
 

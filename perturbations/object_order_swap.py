@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.text_utils import match_case, replace_spans
 
 

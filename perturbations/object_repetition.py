@@ -12,7 +12,7 @@ import random
 import re
 
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.text_utils import lowercase_first
 
 _LEFT = frozenset({"det", "amod", "compound", "nummod"})

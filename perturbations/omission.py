@@ -15,7 +15,7 @@ import random
 
 from blindspot.perturbations._fluency_edits import every_task, words_and_count
 from blindspot.perturbations._menli import MenliAttack
-from blindspot.perturbations.base import Ratio, Row, register
+from blindspot.perturbations.perturbation import Ratio, Row, register
 
 
 def drop_span(text: str, p: float, rng: random.Random) -> str | None:

@@ -26,7 +26,7 @@ import re
 
 from blindspot.perturbations._examination import ExaminationTest
 from blindspot.perturbations._fluency_edits import floor_count_of
-from blindspot.perturbations.base import Row, register
+from blindspot.perturbations.perturbation import Row, register
 from blindspot.perturbations.repetition import TAIL_WORDS, repeat_tail
 
 #: the text's closing punctuation (". ! ?", an ellipsis, then closing quotes or brackets)

@@ -20,7 +20,7 @@ import random
 
 from blindspot.perturbations._examination import ExaminationTest
 from blindspot.perturbations._fluency_edits import every_task, parse_of, remove_tokens
-from blindspot.perturbations.base import Choice, Row, register
+from blindspot.perturbations.perturbation import Choice, Row, register
 
 #: the paper's tags; DET is the one expected to hurt least
 POS_TAGS = ("DET", "NOUN", "VERB", "ADJ")

@@ -26,7 +26,7 @@ import random
 from typing import Any
 
 from blindspot.models import load_tokenizer
-from blindspot.perturbations.base import Choice, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Choice, Perturbation, Row, register
 
 WINDOW = 10
 POSITIONS = ("start", "middle", "end")

@@ -12,7 +12,7 @@ import random
 
 from blindspot.parsing import Token
 from blindspot.perturbations._fluency_edits import every_task, remove_random_tokens
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 
 
 def is_preposition(token: Token) -> bool:

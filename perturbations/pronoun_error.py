@@ -20,7 +20,7 @@ import random
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._menli import TokenEditAttack
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 from blindspot.perturbations.text_utils import match_case
 
 _PAIRS = (("he", "she"), ("we", "they"), ("us", "them"), ("our", "their"), ("ours", "theirs"),

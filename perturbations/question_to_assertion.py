@@ -17,8 +17,8 @@ import re
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._questions import QUESTION_WORDS, first_question_word
-from blindspot.perturbations.base import Level, NoLevel, Row, register
 from blindspot.perturbations.bert_diverge import BertDiverge, Predictor, mask_single_subword, sample_index
+from blindspot.perturbations.perturbation import Level, NoLevel, Row, register
 from blindspot.perturbations.text_utils import match_case
 
 _QUESTION_MARK = re.compile(r"\?(?=[\"'\u201d\u2019)\]]*\s*$)")

@@ -12,7 +12,7 @@ import random
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._questions import QUESTION_WORDS, first_question_word
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.text_utils import match_case
 
 

@@ -11,7 +11,7 @@ import random
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER
 from blindspot.perturbations._questions import first_question_word
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.text_utils import capitalise_first
 
 

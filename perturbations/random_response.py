@@ -11,8 +11,8 @@ import random
 from typing import Any
 
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.injection import clean_pool, pick_other
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 
 @register

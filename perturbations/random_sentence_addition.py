@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 from blindspot.perturbations.sentence_replacement import build_candidates, draw_sentence
 
 

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 
 from blindspot.perturbations._fluency_edits import RATIOS_5_TO_50, Words, every_task, words_and_count
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 
 
 def doubled(words: Words, chosen: set[int]) -> Words:

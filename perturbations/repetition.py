@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from blindspot.perturbations.base import Count, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Count, Perturbation, Row, register
 
 #: words of the repeated tail (the paper's 4-gram)
 TAIL_WORDS = 4

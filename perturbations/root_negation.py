@@ -17,8 +17,8 @@ import random
 
 from blindspot.perturbations._examination import ExaminationTest
 from blindspot.perturbations._fluency_edits import every_task, parse_of
-from blindspot.perturbations.base import NoLevel, Row, register
 from blindspot.perturbations.negation import checklist_negation, checklist_negator, negate_sentences
+from blindspot.perturbations.perturbation import NoLevel, Row, register
 
 
 def negate_roots(row: Row) -> str | None:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from blindspot.parsing import ParsedText, get_parser
-from blindspot.perturbations.base import Count, Perturbation, Row, is_usable_text, register
+from blindspot.perturbations.perturbation import Count, Perturbation, Row, is_usable_text, register
 from blindspot.perturbations.text_utils import replace_spans, sentence_char_spans
 
 MIN_WORDS = 3

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._switching import swap_items
-from blindspot.perturbations.base import Count, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Count, Perturbation, Row, register
 from blindspot.perturbations.text_utils import replace_spans, sentence_char_spans
 
 

@@ -15,7 +15,7 @@ import random
 
 from blindspot.perturbations._checklist import CATEGORY, PAPER, replace_one_word, siblings, wordnet
 from blindspot.perturbations._fluency_edits import every_task
-from blindspot.perturbations.base import Choice, Perturbation, Row, register
+from blindspot.perturbations.perturbation import Choice, Perturbation, Row, register
 
 _POS = {"noun": "NOUN", "verb": "VERB", "adj": "ADJ"}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._checklist import CATEGORY, NO_LEVEL, PAPER, drop_tokens
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 
 @register

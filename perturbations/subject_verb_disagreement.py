@@ -14,7 +14,7 @@ import random
 
 from blindspot.parsing import ParsedText, Token
 from blindspot.perturbations._menli import TokenEditAttack
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 from blindspot.perturbations.text_utils import match_case
 
 AGREEMENT_PAIRS = {"was": "were", "were": "was", "is": "are", "are": "is", "has": "have",

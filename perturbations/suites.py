@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from blindspot.perturbations.base import REGISTRY, canonical_name, canonical_task
+from blindspot.perturbations.perturbation import REGISTRY, canonical_name, canonical_task
 
 #: The blind-spots paper's categories, in report order; ``all`` selects these.
 CATEGORIES = ("fluency", "consistency", "targeted")

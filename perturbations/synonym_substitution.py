@@ -20,7 +20,7 @@ from blindspot.perturbations._checklist import (
     synonyms,
     wordnet,
 )
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, register
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, register
 
 
 @register

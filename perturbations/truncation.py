@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 
 _FLUENCY_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5)
 

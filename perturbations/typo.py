@@ -15,7 +15,7 @@ import random
 
 from blindspot.perturbations._fluency_edits import Words, every_task
 from blindspot.perturbations._menli import MenliAttack
-from blindspot.perturbations.base import Count, Row, register
+from blindspot.perturbations.perturbation import Count, Row, register
 
 
 def typo_positions(word: str) -> list[int]:

@@ -13,7 +13,7 @@ import random
 
 from blindspot.parsing import Token
 from blindspot.perturbations._fluency_edits import every_task, parse_of, pick_each
-from blindspot.perturbations.base import Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import Perturbation, Ratio, Row, register
 from blindspot.perturbations.text_utils import match_case, replace_spans
 
 _APOSTROPHES = frozenset("'\u2019")

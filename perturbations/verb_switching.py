@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from blindspot.parsing import ParsedText
 from blindspot.perturbations._switching import Unit, UnitSwitching, fit_case, starts_sentence
-from blindspot.perturbations.base import register
+from blindspot.perturbations.perturbation import register
 
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 
 from blindspot.perturbations._examination import ExaminationTest
-from blindspot.perturbations.base import Row, register
+from blindspot.perturbations.perturbation import Row, register
 from blindspot.perturbations.token_drop import drop_words
 
 

@@ -27,7 +27,7 @@ import re
 
 from blindspot.perturbations._examination import ExaminationTest
 from blindspot.perturbations._fluency_edits import Words, floor_count_of
-from blindspot.perturbations.base import Row, register
+from blindspot.perturbations.perturbation import Row, register
 
 _WORDLIKE = re.compile(r"\w")
 _MIN_CANDIDATES = 3

@@ -16,7 +16,7 @@ import sacrebleu
 from typer.testing import CliRunner
 
 from blindspot.checkup.checks import find_blind_point
-from blindspot.checkup.run import run_checkup
+from blindspot.checkup.protocol import run_checkup
 from blindspot.cli import app
 from blindspot.demo import load_demo
 from blindspot.scoring.probe import compatibility_forms, random_characters, shuffled_words

@@ -14,8 +14,8 @@ from blindspot.cli import app
 from blindspot.cli._declared import declared_options, flag
 from blindspot.exit_codes import BlindspotGroup
 from blindspot.protocols.declarations import ENGINE_OPTIONS, RANK, SEARCH
+from blindspot.protocols.interface import ProtocolDeclaration
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import ProtocolDeclaration
 
 pytestmark = pytest.mark.quick
 

@@ -15,8 +15,8 @@ from blindspot.noise import noise_ratio
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations import get_perturbation
 from blindspot.perturbations._switching import fit_case, swap_items
-from blindspot.perturbations.base import Row
 from blindspot.perturbations.negation import repair_joins
+from blindspot.perturbations.perturbation import Row
 
 TESTS = ("sentence_switching", "sentence_replacement", "negation", "generic_named_entity",
          "named_entity_switching", "verb_switching", "noun_switching")

@@ -29,7 +29,7 @@ from blindspot.perturbations.suites import CATEGORIES
 from blindspot.runner import resolve_metrics
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_run import MetricRun
-from blindspot.runner.run import RunSettings
+from blindspot.runner.pipeline import RunSettings
 from blindspot.runner.state import RunState
 
 

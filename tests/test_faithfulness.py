@@ -181,7 +181,7 @@ def test_release_comparison_uses_the_wider_seed_range() -> None:
 
 
 def test_release_figures_cover_the_aligned_tests_at_their_paper_levels() -> None:
-    from blindspot.perturbations.base import level_str
+    from blindspot.perturbations.perturbation import level_str
 
     for name in ("local_swap", "middle_swap", "sentence_replacement", "generic_named_entity"):
         levels = {level_str(x) for x in REGISTRY[name].levels["summarization"]}

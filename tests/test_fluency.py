@@ -18,7 +18,7 @@ from blindspot.noise import noise_ratio
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.perturbations import REGISTRY, TASKS, get_perturbation
 from blindspot.perturbations._fluency_edits import Words, count_of, remove_tokens
-from blindspot.perturbations.base import Row
+from blindspot.perturbations.perturbation import Row
 
 RATIOS_05_50 = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 #: name -> (levels on every task but middle swap's WMT, swap-type, needs a parse)

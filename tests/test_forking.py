@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from blindspot.forking import single_thread_after_fork, worker_context
-from blindspot.perturbations.base import REGISTRY, Perturbation, Ratio, Row
 from blindspot.perturbations.dataset import perturb_local
+from blindspot.perturbations.perturbation import REGISTRY, Perturbation, Ratio, Row
 
 
 def _matmul_in_child() -> tuple[int, float]:

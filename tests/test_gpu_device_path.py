@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from blindspot.scorers import _device
-from blindspot.scoring.base import ScoreInput, get_scorer
 from blindspot.scoring.cache import MemoryScoreCache
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import ScoreInput, get_scorer
 from blindspot.tiny_models import tiny_comet
 
 TEXTS = ["The cat sat on the mat.", "Mat the on sat cat the.", "",
@@ -101,7 +101,7 @@ _UNDER_A_LIMIT = textwrap.dedent("""
     import json, resource, sys, warnings
     import torch
     import blindspot.catalog
-    from blindspot.scoring.base import get_scorer
+    from blindspot.scoring.scorer import get_scorer
     from blindspot.scoring.engine import score_rows
 
     name, options, columns = sys.argv[1], json.loads(sys.argv[2]), json.load(sys.stdin)

@@ -17,8 +17,8 @@ from blindspot.cli import app
 from blindspot.errors import BlindspotInputError
 from blindspot.judges.grades import NoGradeError, parse_grade, weighted_grade
 from blindspot.judges.template import load_template, shipped_templates
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 DEMO = Path(__file__).resolve().parents[1] / "blindspot" / "demo" / "summarization.jsonl"
 ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()][:4]

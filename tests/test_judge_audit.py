@@ -15,8 +15,8 @@ from judge_support import Behaviour, chat_server
 from blindspot import judge_audit as audit
 from blindspot.errors import BlindspotInputError
 from blindspot.judges.template import load_template, parse_template
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 DEMO = Path(__file__).resolve().parents[1] / "blindspot" / "demo" / "summarization.jsonl"
 ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()][:4]
@@ -307,7 +307,7 @@ def test_the_protocol_writes_a_figure_it_cannot_compute_as_null(tmp_path) -> Non
     """A sampled judge whose replies hold no grade leaves the flakiness audit no grade to
     compare: results.json says null (strict JSON, not NaN); compute()'s view is built from the
     same result."""
-    from blindspot.protocols.registry import ProtocolRequest, get_protocol
+    from blindspot.protocols.interface import ProtocolRequest, get_protocol
 
     protocol = get_protocol("judge-audit")
     with chat_server(Behaviour(no_grade=True)) as (url, behaviour):

@@ -20,8 +20,8 @@ import pytest
 from blindspot.judges.backends import prompt_ids
 from blindspot.judges.template import load_template
 from blindspot.models import load_causal_lm
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 DEMO = Path(__file__).resolve().parents[1] / "blindspot" / "demo" / "summarization.jsonl"
 ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()][:2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from blindspot.judging import judge_curve
-from blindspot.perturbations.base import REGISTRY
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.perturbations.suites import suite_tests
 
 pytestmark = pytest.mark.quick

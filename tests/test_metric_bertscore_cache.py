@@ -12,8 +12,8 @@ import torch
 from engine_support import cnndm_rows
 
 from blindspot.models import resolve_model
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 TOLERANCE = 1e-6
 KEYS = ("precision", "recall", "f1")

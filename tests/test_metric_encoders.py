@@ -19,8 +19,8 @@ from blindspot.models import ModelNotAvailableError, load_bertscore_encoder, res
 from blindspot.scorers._encoders import declared_layer_count, layer_count
 from blindspot.scorers.bertscore import default_layer, tuned_layers
 from blindspot.scorers.moverscore import idf_table
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 TOLERANCE = 1e-6
 KEYS = ("precision", "recall", "f1")
@@ -267,7 +267,7 @@ def test_damaged_config_falls_to_transformers_clear_error(tmp_path, minilm):
 
 
 def test_a_cached_bertscore_scorer_imports_no_torch():
-    code = ("import sys; from blindspot.scoring.base import get_scorer; "
+    code = ("import sys; from blindspot.scoring.scorer import get_scorer; "
             "get_scorer('bertscore', model_type='minilm').identity(); "
             "print(sorted(m for m in ('torch', 'transformers', 'bert_score') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

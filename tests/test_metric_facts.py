@@ -18,8 +18,8 @@ from blindspot.models import folder_revision, model_revision, resolve_model
 from blindspot.protocols.deviation import natural_range
 from blindspot.runner.metric_spec import lower_is_better, parse_metric_spec
 from blindspot.runner.scorers import _idf_on
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.facts import lexical_metrics, registered_metrics, scorer_facts
+from blindspot.scoring.scorer import get_scorer
 from blindspot.search.panel import DEFAULT_PANEL
 from blindspot.space.tabs.stress import metric_choices
 
@@ -82,7 +82,7 @@ def test_lexical_scorers_load_no_model() -> None:
     transformers (a fresh interpreter: other tests may have imported them)."""
     script = (
         "import json, sys\n"
-        "from blindspot.scoring.base import ScoreInput, get_scorer\n"
+        "from blindspot.scoring.scorer import ScoreInput, get_scorer\n"
         "from blindspot.scoring.facts import lexical_metrics\n"
         "row = ScoreInput('the cat sat on the mat', ('the cat sat on a mat',))\n"
         "scores = {m: get_scorer(m).score_batch([row])[0] for m in lexical_metrics()}\n"

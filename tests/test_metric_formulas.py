@@ -20,7 +20,7 @@ from blindspot.scorers.cider import cider_d
 from blindspot.scorers.parent import Record, parent, parse_table
 from blindspot.scorers.qbleu import answerability, question_parts
 from blindspot.scorers.rouge_lin import rouge_s, rouge_w
-from blindspot.scoring.base import ScoreInput, get_scorer
+from blindspot.scoring.scorer import ScoreInput, get_scorer
 
 # Lin (2004), section 5: S1 is the reference of the three candidates
 S1 = "police killed the gunman"

@@ -10,8 +10,8 @@ from blindspot.models import resolve_model
 from blindspot.scorers.baryscore import bary_distance, barycenter
 from blindspot.scorers.discoscore import focus_difference
 from blindspot.scorers.mark_evaluate import knn_radii, me_petersen, petersen_estimate
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 # -- Mark-Evaluate Petersen, by hand ---------------------------------------------------------
 

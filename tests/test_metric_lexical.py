@@ -18,7 +18,7 @@ from rouge_score import rouge_scorer
 
 from blindspot.scorers.rouge import MEASURES
 from blindspot.scoring import ScoreCache, ScoreInput, score_corpus, score_rows
-from blindspot.scoring.base import Scorer, get_scorer
+from blindspot.scoring.scorer import Scorer, get_scorer
 
 ROUGE_KEYS = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 

@@ -22,8 +22,8 @@ from conftest import SHARED_DATA
 from engine_support import cnndm_rows
 
 from blindspot.models import ModelNotAvailableError, load_causal_lm, resolve_model
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 REL = 1e-4
 PROMPT_AFTER = "\nIn other words:\n"

@@ -29,7 +29,7 @@ from blindspot.scorers import sentsim as ss
 from blindspot.scorers import summac as sc
 from blindspot.scorers import xmoverscore as xm
 from blindspot.scoring import score_rows
-from blindspot.scoring.base import get_scorer
+from blindspot.scoring.scorer import get_scorer
 from blindspot.tiny_models import (
     tiny_causal_lm,
     tiny_masked_lm,

@@ -28,7 +28,7 @@ from blindspot.scorers import menli as nli
 from blindspot.scorers.comet_score import import_comet, model_modes
 from blindspot.scorers.unieval import split_sentences, unieval_question
 from blindspot.scoring import score_rows
-from blindspot.scoring.base import ScoreInput, get_scorer
+from blindspot.scoring.scorer import ScoreInput, get_scorer
 from blindspot.tiny_models import tiny_bleurt, tiny_comet, tiny_nli, tiny_t5
 
 

@@ -19,8 +19,8 @@ from blindspot.scorers.embedding_similarity import (
 )
 from blindspot.scorers.sms import mixed_bag, sentence_bag
 from blindspot.scorers.wmd import bag, earth_movers_distance
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 # -- the formulas, by hand -------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import evaluate
 import pytest
 
-from blindspot.perturbations.base import REGISTRY
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.runner.curves import Cell, Gold, JudgeSettings, judge_test
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ import pytest
 from engine_support import SHARED_DATA
 
 from blindspot.protocols.rank import run_blindspot
-from blindspot.scoring.base import SCORERS
+from blindspot.scoring.scorer import SCORERS
 
 ROWS = 10
 # WMT21 de-en: short sentences (TER is slow on long texts); local_swap and negation parse, and

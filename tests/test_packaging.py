@@ -116,7 +116,7 @@ def test_the_wheel_installs_with_models_and_the_quick_start_runs_outside_the_che
     wheels, sdists = sorted(dist.glob("*.whl")), sorted(dist.glob("*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1
     names = set(zipfile.ZipFile(wheels[0]).namelist())
-    assert {"blindspot/checkup/run.py", "blindspot/perturbations/truncation.py",
+    assert {"blindspot/checkup/protocol.py", "blindspot/perturbations/truncation.py",
             "blindspot/metrics/blindspot/blindspot.py", "blindspot/demo/summarization.jsonl",
             "blindspot/checklists/human_scores.csv"} <= names
 

@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blindspot.perturbations import REGISTRY
-from blindspot.perturbations.base import Perturbation, can_segment, is_usable_text, level_str
 from blindspot.perturbations.dataset import build_perturbation
+from blindspot.perturbations.perturbation import Perturbation, can_segment, is_usable_text, level_str
 from blindspot.tiny_models import tiny_masked_lm
 
 NAMES = sorted(REGISTRY)

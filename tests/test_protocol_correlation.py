@@ -15,7 +15,7 @@ from sacrebleu.metrics import CHRF
 from scipy import stats
 
 from blindspot.protocols.correlation import correlations, summary_level, system_level
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from tests.conftest import SHARED_DATA
 
 JUDGMENTS = SHARED_DATA / "summeval_expert_judgments.jsonl"

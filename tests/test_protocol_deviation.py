@@ -15,10 +15,10 @@ from blindspot.checklists import TASKS, TEMPLATES, canonical_checklist_task, loa
 from blindspot.cli import app
 from blindspot.perturbations import REGISTRY, get_perturbation
 from blindspot.protocols.deviation import deviation, normalise, normaliser
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.runner.metric_spec import parse_metric_spec
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 from tests.conftest import SHARED_DATA
 
 runner = CliRunner()

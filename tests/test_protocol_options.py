@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from blindspot.cli import app
+from blindspot.protocols.interface import PROTOCOLS
 from blindspot.protocols.options import KINDS, OptionError
-from blindspot.protocols.registry import PROTOCOLS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,8 +54,8 @@ def test_server_settings_are_never_visitor_safe() -> None:
 
 def test_declared_defaults_are_the_ones_the_code_runs_with() -> None:
     from blindspot.runner.engines import ENGINES
-    from blindspot.runner.run import RunSettings
-    from blindspot.search.run import search_result
+    from blindspot.runner.pipeline import RunSettings
+    from blindspot.search.job import search_result
 
     settings = {f.name: f.default for f in fields(RunSettings)}
     for spec in PROTOCOLS.get("rank").options:

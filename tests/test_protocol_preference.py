@@ -15,6 +15,7 @@ from conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from blindspot.cli import app
+from blindspot.protocols.interface import get_protocol
 from blindspot.protocols.preference import (
     ADEQUACY_TYPES,
     ERROR_TYPES,
@@ -33,7 +34,6 @@ from blindspot.protocols.preference import (
 )
 from blindspot.protocols.preference_data import check_columns, load_preference_set
 from blindspot.protocols.preference_run import anchor_inputs, parse_options, run_preference
-from blindspot.protocols.registry import get_protocol
 
 MENLI_SET = SHARED_DATA / "menli_wmt20_de_adversarial.csv"
 ROOT = Path(__file__).resolve().parents[1]

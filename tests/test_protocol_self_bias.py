@@ -184,8 +184,8 @@ def test_rows_form_matches_the_mapping_form() -> None:
 def test_model_in_a_spec_reaches_the_scorers_own_model_option() -> None:
     """``bertscore.f1@minilm`` means BERTScore's ``model_type``: the matrix scores with MiniLM
     exactly as the scoring layer does when asked directly."""
-    from blindspot.scoring.base import get_scorer
     from blindspot.scoring.engine import score_rows
+    from blindspot.scoring.scorer import get_scorer
 
     short = [h[:25] for h in HUMAN]
     result = self_bias_matrix({"copy": HUMAN, "short": short},

@@ -20,7 +20,7 @@ import jsonschema
 import pytest
 from judge_support import Behaviour, chat_server
 
-from blindspot.protocols.registry import (
+from blindspot.protocols.interface import (
     PROTOCOLS,
     Protocol,
     ProtocolDeclaration,
@@ -29,7 +29,7 @@ from blindspot.protocols.registry import (
     get_protocol,
 )
 from blindspot.protocols.self_bias import SelfBiasResult
-from blindspot.search.run import SearchResult
+from blindspot.search.job import SearchResult
 from tests.conftest import SHARED_DATA
 
 WMT = SHARED_DATA / "wmt21_de_en_translation.jsonl"

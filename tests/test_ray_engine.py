@@ -60,7 +60,7 @@ def driver_must_not(*_: Any, **__: Any) -> Any:
 def _driver_must_not_compute(monkeypatch: pytest.MonkeyPatch, metrics: tuple[str, ...]) -> None:
     """From here on, perturbing or scoring in this (driver) process fails: Ray does the work."""
     import blindspot.perturbations.dataset as dataset
-    from blindspot.scoring.base import SCORERS
+    from blindspot.scoring.scorer import SCORERS
 
     monkeypatch.setattr(dataset, "apply_item", driver_must_not)
     for name in metrics:
@@ -165,7 +165,7 @@ def test_planned_batches_are_the_batches_of_cell_by_cell_scoring(
     """Computing ahead (what the Ray engine is handed) scores the very batches, in the very
     order, that scoring cell by cell does: why any engine gets the same numbers."""
     from blindspot.runner.engines import LocalEngine
-    from blindspot.scoring.base import SCORERS
+    from blindspot.scoring.scorer import SCORERS
 
     batches: list[tuple[str, ...]] = []
     score_batch = SCORERS["chrf"].score_batch

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from blindspot.perturbations.base import REGISTRY, TASKS, Perturbation, Ratio, canonical_task
-from blindspot.protocols.registry import PROTOCOLS, get_protocol
+from blindspot.perturbations.perturbation import REGISTRY, TASKS, Perturbation, Ratio, canonical_task
+from blindspot.protocols.interface import PROTOCOLS, get_protocol
 from blindspot.registry import Registry, UnknownNameError, snake
-from blindspot.scoring.base import SCORERS
+from blindspot.scoring.scorer import SCORERS
 
 
 def test_register_as_decorator_and_as_call_and_read_like_a_dict() -> None:
@@ -83,9 +83,9 @@ def test_aliases_resolve_to_the_canonical_entry() -> None:
 
 FRESH = """
 import json, sys
-from blindspot.scoring.base import SCORERS
-from blindspot.perturbations.base import REGISTRY
-from blindspot.protocols.registry import PROTOCOLS
+from blindspot.scoring.scorer import SCORERS
+from blindspot.perturbations.perturbation import REGISTRY
+from blindspot.protocols.interface import PROTOCOLS
 before = sorted(m for m in sys.modules if m.startswith(("blindspot.scorers.", "blindspot.perturbations.")))
 print(json.dumps({"before": before, "metrics": sorted(SCORERS), "tests": len(REGISTRY),
                   "protocols": list(PROTOCOLS),
@@ -135,7 +135,7 @@ def test_the_order_is_the_catalogues_whatever_was_imported_first() -> None:
     lists the order declared in blindspot.protocols.declarations, as `blindspot protocols`
     shows it."""
     script = ("import blindspot.protocols.self_bias, blindspot.protocols.deviation\n"
-              "from blindspot.protocols.registry import PROTOCOLS\nprint(','.join(PROTOCOLS))")
+              "from blindspot.protocols.interface import PROTOCOLS\nprint(','.join(PROTOCOLS))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "rank,preference,deviation,correlation,search,self-bias,checkup,judge-audit"

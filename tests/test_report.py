@@ -23,8 +23,8 @@ from blindspot.report.files import write_folder
 from blindspot.report.html import render_html
 from blindspot.report.markdown import render_markdown
 from blindspot.report.plots import COLORS, build_figure, plot_names, render_plots
+from blindspot.report.terminal import summary_table
 from blindspot.report.writer import render_report
-from blindspot.runner.summary import summary_table
 
 pytestmark = pytest.mark.quick  # make check: no model load
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from blindspot.perturbations import get_perturbation
-from blindspot.perturbations.base import REGISTRY
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.search.candidates import (
     is_trivial,
     keep_candidates,

@@ -13,7 +13,7 @@ from conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from blindspot.cli import app
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.search import run_search
 from blindspot.search.candidates import MaskedLMCandidates, keep_candidates, masked_input
 
@@ -186,7 +186,7 @@ def test_search_protocol(wmt_file: Path, chrf_run: dict) -> None:
 
 def test_generalisation_runs_the_rules_through_the_rank_protocol(wmt_file: Path,
                                                                  tmp_path: Path) -> None:
-    from blindspot.perturbations.base import REGISTRY
+    from blindspot.perturbations.perturbation import REGISTRY
 
     results = run_search(str(wmt_file), "chrf", panel="bleu", task="translation",
                          generalise=True, generalise_seeds=(1,), top_patterns=2, out=tmp_path,

@@ -15,8 +15,8 @@ from rich.console import Console
 
 from blindspot.models import resolve_model
 from blindspot.protocols.rank import run_blindspot
+from blindspot.report.terminal import print_summary
 from blindspot.runner.scorers import make_scorer
-from blindspot.runner.summary import print_summary
 from blindspot.scoring.signature import KEYS, metric_signature, option_text, parse_signature
 from blindspot.tiny_models import tiny_masked_lm
 

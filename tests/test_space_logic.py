@@ -452,7 +452,7 @@ def test_a_failing_run_reports_its_error(tmp_path: Path) -> None:
 # -- registry, app and command --------------------------------------------------------------------
 
 def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
-    from blindspot.space.registry import TABS, SpaceTab, register_tab, tabs_in_order
+    from blindspot.space.tab import TABS, SpaceTab, register_tab, tabs_in_order
 
     assert [t.name for t in tabs_in_order()][:6] == ["perturb", "stress", "search", "compare",
                                                      "checkup", "browse"]
@@ -550,7 +550,7 @@ def test_space_entry_point_builds_the_app_without_launching(monkeypatch: pytest.
 # -- the stress tab's protocol forms --------------------------------------------------------------
 
 def test_the_stress_tab_offers_every_protocol_but_search() -> None:
-    from blindspot.protocols.registry import PROTOCOLS
+    from blindspot.protocols.interface import PROTOCOLS
     from blindspot.space.forms import NOT_IN_SPACE, OWN_TABS, stress_protocols
     from blindspot.space.tabs.stress import test_choices
 

@@ -294,7 +294,7 @@ def test_the_page_states_the_operators_limits(space: Space) -> None:
 
 
 def test_the_page_lists_only_the_options_a_visitor_may_set(space: Space, client: Client) -> None:
-    from blindspot.protocols.registry import PROTOCOLS
+    from blindspot.protocols.interface import PROTOCOLS
 
     for protocol in ("rank", "deviation", "correlation", "preference"):
         hint = str(client.predict(protocol, None, "", api_name="/on_protocol")[0])

@@ -14,7 +14,7 @@ from blindspot.perturbations.dataset import plan_suite
 from blindspot.protocols.rank import run_blindspot
 from blindspot.runner.state import SavedSuite
 from blindspot.runner.stream import iter_chunks
-from blindspot.scoring.base import SCORERS
+from blindspot.scoring.scorer import SCORERS
 
 # truncation is deterministic (one seed); the others are random and three of them parse;
 # repetition is judged by its own rule (every level below gold, with a bootstrap over rows)

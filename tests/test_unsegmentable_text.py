@@ -1,6 +1,6 @@
 """Text a test cannot work on comes back unchanged, not applied, for every test alike.
 
-The rules live in the base class (``perturbations/base.py``): a gold without a letter or digit is
+The rules live in the base class (``perturbations/perturbation.py``): a gold without a letter or digit is
 never perturbed; a whitespace-word test leaves text in a script written without spaces alone; an
 output with no letter or digit left is not applied.
 """
@@ -13,8 +13,8 @@ import pytest
 from engine_support import all_levels, cnndm_rows, wikitext_references
 
 from blindspot.perturbations import REGISTRY, get_perturbation
-from blindspot.perturbations.base import NoLevel, Perturbation, Row, can_segment, is_usable_text
 from blindspot.perturbations.dataset import build_perturbation
+from blindspot.perturbations.perturbation import NoLevel, Perturbation, Row, can_segment, is_usable_text
 from blindspot.tiny_models import tiny_masked_lm
 
 WORD_TESTS = sorted(name for name, cls in REGISTRY.items() if cls.whitespace_words)

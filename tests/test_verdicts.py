@@ -16,7 +16,7 @@ import pytest
 
 from blindspot.demo import demo_path
 from blindspot.judging import RULES, get_rule, judge_curve
-from blindspot.perturbations.base import REGISTRY
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.protocols.rank import run_blindspot
 from blindspot.report.markdown import render_markdown
 from blindspot.runner.curves import Cell, Gold, JudgeSettings, judge_test

@@ -4,5 +4,5 @@ Batch and order invariance, determinism across processes, the input length past 
 metric is blind (measured by bisection), normalisation invariance, reference handling and
 sanity anchors in score units (:mod:`blindspot.checkup.checks`), for any metric the runner can
 resolve (registered, a module or a plain function), reported like a run
-(:mod:`blindspot.checkup.run`: ``results.json`` and ``report.md``).
+(:mod:`blindspot.checkup.protocol`: ``results.json`` and ``report.md``).
 """

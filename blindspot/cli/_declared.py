@@ -7,7 +7,7 @@ and the one validation (:func:`~blindspot.protocols.options.validate_options`).
 (underscores as dashes; ``--name/--no-name`` for a ``bool``), the declared help and what it
 accepts, the declared default (a command may show another, e.g. ``stream``'s chunk size). The
 command receives the values the user set, and those its own default sets, as one ``options``
-dict, ready for a :class:`~blindspot.protocols.registry.ProtocolRequest`; a value left unset or at
+dict, ready for a :class:`~blindspot.protocols.interface.ProtocolRequest`; a value left unset or at
 the declared default is left out, so the protocol applies its default, as it does for every
 other entry point; an empty model or metric list (``''``) is None, "none", as from Python.
 Values are checked by the protocol when it runs, with its one message.
@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 import typer
 from rich.markup import escape
 
+from blindspot.protocols.interface import ProtocolDeclaration
 from blindspot.protocols.options import OptionSpec
-from blindspot.protocols.registry import ProtocolDeclaration
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -1,6 +1,6 @@
 """The one path of every protocol command (``blindspot run``, ``stream``, ``search``,
 ``judge-audit``): read the seeds, run a protocol on a
-:class:`~blindspot.protocols.registry.ProtocolRequest` (its result, then its report folder),
+:class:`~blindspot.protocols.interface.ProtocolRequest` (its result, then its report folder),
 print its summary and where its report is, and exit with the run's exit code under
 ``--fail-on``.
 
@@ -18,7 +18,7 @@ from rich.console import Console
 
 from blindspot.exit_codes import ExitCode, FailOn, fail, failed_tests
 from blindspot.faults import ScorerUnavailable
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.report.files import MARKDOWN_FILE
 from blindspot.seeding import parse_seeds
 
@@ -38,7 +38,7 @@ def run_job(protocol: str, out: Path | None, fail_on: FailOn = FailOn.error,
             **request: Any) -> None:
     """Run a protocol on a request, print its summary and where the report is (with an ``out``),
     and exit with the run's exit code: 3 when ``--fail-on`` stops on a failed test, 2 when
-    something ended in error (:meth:`~blindspot.protocols.registry.Protocol.ended_in_error`),
+    something ended in error (:meth:`~blindspot.protocols.interface.Protocol.ended_in_error`),
     else 0."""
     try:
         chosen = get_protocol(protocol)

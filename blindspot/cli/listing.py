@@ -9,7 +9,7 @@ from rich.table import Table
 
 from blindspot.cli._protocol import console
 from blindspot.exit_codes import fail
-from blindspot.protocols.registry import PROTOCOLS
+from blindspot.protocols.interface import PROTOCOLS
 
 
 def list_tests(task: str | None = typer.Option(None, help="only tests the paper runs on this task"),

@@ -20,7 +20,7 @@ import typer
 from blindspot.cli._declared import declared_options
 from blindspot.exit_codes import fail
 from blindspot.protocols.declarations import SELF_BIAS
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.report.files import MARKDOWN_FILE
 
 # no "[@...]" here: typer renders help as rich markup, where it would be read as a tag

@@ -14,7 +14,7 @@ Both take the rendered messages of a batch and give one :class:`Reply` per row. 
 The server is called through the ``openai`` client (``stream=True``: some servers, such as
 ``transformers serve``, only stream), with its retries and back-off on 429, 5xx, time-outs and
 lost connections, at most ``concurrency`` calls at once. A server that is still down after the
-retries stops the run (:class:`~blindspot.scoring.base.ScorerUnavailable`); the key is read from
+retries stops the run (:class:`~blindspot.faults.ScorerUnavailable`); the key is read from
 an environment variable when the client is made and is never stored, logged or reported.
 """
 

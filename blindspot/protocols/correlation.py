@@ -53,7 +53,7 @@ from rich.table import Table
 from scipy import stats
 
 from blindspot.protocols.declarations import CORRELATION
-from blindspot.protocols.registry import (
+from blindspot.protocols.interface import (
     Protocol,
     ProtocolRequest,
     ProtocolResult,
@@ -62,13 +62,13 @@ from blindspot.protocols.registry import (
 from blindspot.report import markdown as md
 from blindspot.report import views
 from blindspot.report.files import MARKDOWN_FILE, ReportFiles
+from blindspot.report.terminal import print_signatures
 from blindspot.runner.data import load_source
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
 from blindspot.runner.state import content_key
-from blindspot.runner.summary import print_signatures
 from blindspot.suggest import did_you_mean
 
 COEFFICIENTS = ("kendall", "pearson", "spearman")

@@ -1,11 +1,11 @@
 """Every protocol's declaration: its name, what it judges, its options and where its code lives.
 
 This is what ``blindspot protocols`` lists, what every entry point checks a protocol's options
-against (:meth:`~blindspot.protocols.registry.ProtocolDeclaration.check_options`) and what the
+against (:meth:`~blindspot.protocols.interface.ProtocolDeclaration.check_options`) and what the
 Space's forms read, and it imports no execution code: the runner (``datasets``), the judge
 (``scipy``) and the report writer (matplotlib) load only when a protocol runs
-(:func:`~blindspot.protocols.registry.get_protocol`). :mod:`blindspot.catalog` fills
-:data:`~blindspot.protocols.registry.PROTOCOLS` from this module, in the order declared here,
+(:func:`~blindspot.protocols.interface.get_protocol`). :mod:`blindspot.catalog` fills
+:data:`~blindspot.protocols.interface.PROTOCOLS` from this module, in the order declared here,
 which is the order ``blindspot protocols`` lists them.
 
 Each option's ``visitor_safe``: a visitor of the public Space may set it; engine settings, models
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from blindspot import defaults
 from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
+from blindspot.protocols.interface import ProtocolDeclaration, register_protocol
 from blindspot.protocols.options import MAX_SEED, OptionSpec
 from blindspot.protocols.preference import ERROR_TYPES, MODES
-from blindspot.protocols.registry import ProtocolDeclaration, register_protocol
 
 # -- options several protocols share -------------------------------------------------------------
 
@@ -177,7 +177,7 @@ CHECKUP = register_protocol(ProtocolDeclaration(
     "a metric's check-up: batch and order invariance, determinism across processes, the input "
     "length it is blind past, normalisation, reference handling and sanity anchors in score "
     "units (one metric at a time)",
-    implementation="blindspot.checkup.run:CheckupProtocol",
+    implementation="blindspot.checkup.protocol:CheckupProtocol",
     options=(
         OptionSpec("rows", "int", "check the first N rows (an unrelated gold comes from another "
                    "row, so at least 2)", default=64, minimum=2, visitor_safe=True),

@@ -75,10 +75,10 @@ from blindspot.checklists import (
     templates_for,
 )
 from blindspot.minmax import Range
-from blindspot.perturbations.base import REGISTRY, TASKS, canonical_name
+from blindspot.perturbations.perturbation import REGISTRY, TASKS, canonical_name
 from blindspot.progress import progress_bar
 from blindspot.protocols.declarations import DEVIATION, NORMALISE
-from blindspot.protocols.registry import (
+from blindspot.protocols.interface import (
     Protocol,
     ProtocolRequest,
     ProtocolResult,
@@ -86,12 +86,12 @@ from blindspot.protocols.registry import (
 )
 from blindspot.report.deviation import render_deviation_report
 from blindspot.report.files import ReportFiles
+from blindspot.report.terminal import print_signatures
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
-from blindspot.runner.summary import print_signatures
 from blindspot.scoring.facts import registered_metrics, scorer_facts
 
 

@@ -26,10 +26,10 @@ from typing import Any
 from rich.console import Console
 
 from blindspot import judge_audit as audit
-from blindspot.checkup.run import load_rows
-from blindspot.perturbations.base import REGISTRY
+from blindspot.checkup.protocol import load_rows
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.protocols.declarations import JUDGE_AUDIT
-from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult, single_data
+from blindspot.protocols.interface import Protocol, ProtocolRequest, ProtocolResult, single_data
 from blindspot.report.files import MARKDOWN_FILE, RESULTS_FILE, ReportFiles
 from blindspot.runner.entries import tool
 from blindspot.runner.metric_spec import resolve_metrics

@@ -1,6 +1,6 @@
 """A protocol's own settings, declared once and checked by one function for every entry point.
 
-Each registered protocol (:mod:`blindspot.protocols.registry`) lists its options as
+Each registered protocol (:mod:`blindspot.protocols.interface`) lists its options as
 :class:`OptionSpec` entries: name, kind (how a value is read), range or choices, default, help,
 whether a visitor of the public Space may set it (``visitor_safe``) and whether it names a file
 (``file``: in the Space such a file comes only from the upload box, never from typed text).

@@ -58,14 +58,14 @@ from matplotlib.figure import Figure
 from rich.console import Console
 from rich.table import Table
 
-from blindspot.challenge_sets.report import print_summary as challenge_summary
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report import html, views
 from blindspot.report import markdown as md
+from blindspot.report.challenge import print_summary as challenge_summary
 from blindspot.report.files import HTML_FILE, MARKDOWN_FILE, PLOT_FOLDER, ReportFiles, slugify
 from blindspot.report.plots import render_png
+from blindspot.report.terminal import print_signatures
 from blindspot.report.views import MISSING, number, shorten
-from blindspot.runner.summary import print_signatures
 
 SUMMARY_ROWS = ("mean", "adequacy", "fluency", "kendall_like")
 DECIMALS = 3

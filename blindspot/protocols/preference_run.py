@@ -38,9 +38,10 @@ from typing import Any
 
 from rich.console import Console
 
-from blindspot.challenge_sets.run import ChallengeResult, run_challenge
+from blindspot.challenge_sets.figures import ChallengeResult, run_challenge
 from blindspot.progress import progress_bar
 from blindspot.protocols.declarations import PREFERENCE
+from blindspot.protocols.interface import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.protocols.preference import (
     ADEQUACY_TYPES,
     ERROR_TYPES,
@@ -59,7 +60,6 @@ from blindspot.protocols.preference_data import (
     row_ids,
 )
 from blindspot.protocols.preference_report import print_summary, render_preference_report
-from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.report.files import ReportFiles
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool

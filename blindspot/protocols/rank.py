@@ -1,7 +1,7 @@
 """The rank and monotonicity protocol (PROTOCOLS.md §1): ``blindspot run``'s default protocol.
 
 Its declaration (options included) is :data:`blindspot.protocols.declarations.RANK`; its run is
-:func:`blindspot.runner.run.judge_run` (perturb, score, judge), its result a
+:func:`blindspot.runner.pipeline.judge_run` (perturb, score, judge), its result a
 :class:`RankResult`, its report :func:`blindspot.report.writer.render_report`; its judge is
 :mod:`blindspot.judging` (the verdict rules, the curve judgement, the per-sample view, the NaN policy):
 import its names from there.
@@ -17,12 +17,12 @@ from rich.console import Console
 
 from blindspot.exit_codes import gate
 from blindspot.protocols.declarations import RANK
-from blindspot.protocols.registry import Protocol, ProtocolRequest, ProtocolResult
+from blindspot.protocols.interface import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.report.files import ReportFiles
 from blindspot.report.schema import SCHEMA_VERSION, DatasetResult, RunResult, results_schema
+from blindspot.report.terminal import print_summary
 from blindspot.report.writer import render_report
-from blindspot.runner.run import default_state_folder, judge_run
-from blindspot.runner.summary import print_summary
+from blindspot.runner.pipeline import default_state_folder, judge_run
 
 
 @dataclass(kw_only=True)

@@ -48,7 +48,7 @@ from rich.console import Console
 from blindspot.errors import BlindspotInputError
 from blindspot.io import read_table
 from blindspot.protocols.declarations import SELF_BIAS
-from blindspot.protocols.registry import (
+from blindspot.protocols.interface import (
     Protocol,
     ProtocolRequest,
     ProtocolResult,
@@ -59,8 +59,8 @@ from blindspot.report.markdown import signature_lines
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import lower_is_better
 from blindspot.runner.scorers import make_scorer
-from blindspot.scoring.base import SCORERS
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import SCORERS
 from blindspot.scoring.signature import metric_signature
 from blindspot.suggest import did_you_mean
 

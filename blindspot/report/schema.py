@@ -13,7 +13,7 @@ Layout (dict keys keep the run's order: datasets and metrics as given, tests in 
 
     {
       "schema_version": 2,
-      "protocol": "rank",                  # the registry name (blindspot.protocols.registry)
+      "protocol": "rank",                  # the registry name (blindspot.protocols.interface)
       "tool": {"name": "blindspot", "version": "0.1.0"},
       "config": {"tests": [...], "seeds": [1, 2, 3, 4, 5], "noise_cap": 0.6,
                  "tolerance": 1e-05, "worst_examples": 3, "metrics": [<metric spec>, ...]},

@@ -3,7 +3,7 @@
 Every run reads a dataset as a :class:`DataSource`: its planned suite, its column roles, and its
 rows as :class:`Chunk` s. A run on data loaded whole reads one chunk (every row);
 ``--chunk-size N`` reads a file ``N`` rows at a time (:mod:`blindspot.runner.stream`). The same
-code (:func:`blindspot.runner.run.run_dataset`) perturbs and scores each chunk and keeps, per
+code (:func:`blindspot.runner.pipeline.run_dataset`) perturbs and scores each chunk and keeps, per
 (metric, cell), a :class:`Tally` in memory and the per-row values in a :class:`Spill` on disk,
 from which every test is judged at the end: that is why a chunked run and a whole one write
 the same ``results.json``.

@@ -21,8 +21,8 @@ from blindspot.demo import load_demo
 from blindspot.errors import check_text_list
 from blindspot.io import FORMATS, read_table
 from blindspot.models import available_models
-from blindspot.perturbations.base import canonical_task
 from blindspot.perturbations.dataset import column_values
+from blindspot.perturbations.perturbation import canonical_task
 from blindspot.runner.scorers import reference_corpus
 from blindspot.runner.state import content_key
 from blindspot.seeding import text_row_id

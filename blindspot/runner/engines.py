@@ -1,7 +1,7 @@
 """Where a run's perturbation and scoring happen: in this process (``local``) or on Ray (``ray``).
 
 An engine decides only *where* work runs. What runs is planned once, by the runner, for every
-engine: each chunk's suite cells (:func:`blindspot.runner.run.perturbed_cells`) and the score
+engine: each chunk's suite cells (:func:`blindspot.runner.pipeline.perturbed_cells`) and the score
 batches (:func:`blindspot.scoring.engine.pending_batches`, after the score cache and the run
 state were consulted, so nothing is computed twice). Results come back to the driver, which alone
 writes the caches and the run state, assembles the results and judges them: that single code path

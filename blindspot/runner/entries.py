@@ -1,6 +1,6 @@
 """A metric's entry in ``results.json``: built, failed or judged here, for every kind of run.
 
-Every run (:func:`blindspot.runner.run.run_dataset`, whether its data is one chunk or many) and
+Every run (:func:`blindspot.runner.pipeline.run_dataset`, whether its data is one chunk or many) and
 the protocols that report a metric's entry make it here.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from blindspot import __version__
 from blindspot.expectations import applied_drops, check_expectations
-from blindspot.perturbations.base import REGISTRY
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.report.schema import GoldSummary, MetricResult, TestResult
 from blindspot.runner.curves import Cell, Gold, JudgeSettings, gold_value, judge_test
 from blindspot.runner.metric_spec import MetricSpec

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blindspot.runner.scorers import scorer_for
-from blindspot.scoring.base import ScoreInput, Scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer
 
 #: One unit of scoring work: ``("rows", batch)`` (per-row scores of a batch of distinct inputs,
 #: exactly as the local engine batches them) or ``("corpus", inputs)`` (one corpus-level score).

@@ -20,7 +20,6 @@ from blindspot.runner.engines import Engine, ScoreJob, ScoreJobError, ScorerReci
 from blindspot.runner.metric_spec import MetricSpec
 from blindspot.runner.state import RunState, content_key
 from blindspot.scoring.anchors import ANCHOR_ROWS, sanity_anchors
-from blindspot.scoring.base import ScoreInput, Scorer
 from blindspot.scoring.cache import MemoryScoreCache, default_score_cache
 from blindspot.scoring.engine import (
     build_inputs,
@@ -30,6 +29,7 @@ from blindspot.scoring.engine import (
     score_corpus,
     score_rows,
 )
+from blindspot.scoring.scorer import ScoreInput, Scorer
 
 #: a chunk's references and sources as the metric reads them (None where it uses neither)
 Inputs = dict[str, Any]
@@ -84,7 +84,7 @@ class MetricRun:
     def reserve(self, cell_texts: Iterable[list[str]], inputs: Inputs, anchors: int = 0) -> None:
         """Tell the scorer how many distinct inputs the cells still need scored, plus
         ``anchors`` (at most that many sanity-anchor inputs to come), before any is scored
-        (:meth:`~blindspot.scoring.base.Scorer.reserve`: a judge's call budget)."""
+        (:meth:`~blindspot.scoring.scorer.Scorer.reserve`: a judge's call budget)."""
         if type(self.scorer).reserve is Scorer.reserve:
             return  # it takes any number: nothing to count
         if self.cache is None:  # no score cache: what is computed waits in memory (see _keep)

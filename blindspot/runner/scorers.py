@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from blindspot.scorers._encoders import reference_corpus
-from blindspot.scoring.base import Scorer, get_scorer
 from blindspot.scoring.custom import custom_scorer
 from blindspot.scoring.engine import score_rows
 from blindspot.scoring.facts import registered_metrics, scorer_facts
+from blindspot.scoring.scorer import Scorer, get_scorer
 
 __all__ = ["make_scorer", "reference_corpus", "scorer_for", "signed_scores"]
 

@@ -4,7 +4,7 @@
 ``chunk_size`` option) reads a local JSON-lines or Parquet file ``N`` rows at a time. This module
 only reads the file (:func:`streamed_source`: the chunks, checked as they come, and the
 fingerprint of the whole file made as they pass) and declares what a chunked run cannot do; the
-run itself is the one of data loaded whole (:func:`blindspot.runner.run.run_dataset`, which reads
+run itself is the one of data loaded whole (:func:`blindspot.runner.pipeline.run_dataset`, which reads
 such data as one chunk): each chunk is perturbed for every cell, scored with every metric through
 the run state and the score cache, its per-row values spilled to disk, and each metric judged one
 test at a time at the end. Every test draws its randomness per row (seed, test, level, row id),
@@ -56,13 +56,13 @@ import pyarrow.parquet as pq
 
 from blindspot import defaults
 from blindspot.io import check_readable, json_rows, unreadable
-from blindspot.perturbations.base import REGISTRY
 from blindspot.perturbations.dataset import SuitePlan, plan_suite
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.perturbations.suites import suite_tests
 from blindspot.runner.chunks import Chunk, DataSource
 from blindspot.runner.data import check_role_texts, machine_resources, resolve_columns
 from blindspot.runner.scorers import _idf_on, _named_model
-from blindspot.scoring.base import SCORERS
+from blindspot.scoring.scorer import SCORERS
 from blindspot.seeding import text_row_id
 
 DEFAULT_CHUNK_SIZE = defaults.CHUNK_SIZE

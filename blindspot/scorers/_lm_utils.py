@@ -14,7 +14,7 @@ from typing import Any
 
 from blindspot.models import model_revision
 from blindspot.scorers import _device
-from blindspot.scoring.base import Scorer
+from blindspot.scoring.scorer import Scorer
 
 #: tokenizers report a huge ``model_max_length`` when they have no limit of their own
 _NO_LIMIT = 1_000_000

@@ -15,7 +15,7 @@ from typing import Any
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
 from blindspot.scorers._encoders import Truncation, encoder_on_device, layer_count, truncation_of
 from blindspot.scorers.moverscore import max_input_length
-from blindspot.scoring.base import Scorer
+from blindspot.scoring.scorer import Scorer
 
 
 class LayerVectorScorer(Scorer):

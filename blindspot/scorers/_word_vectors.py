@@ -31,7 +31,7 @@ from typing import Any
 
 from blindspot.models import load_bertscore_encoder, load_bertscore_tokenizer, model_revision, resolve_model
 from blindspot.scorers._encoders import layer_count, unavailable
-from blindspot.scoring.base import ScoreInput, Scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer
 
 #: GloVe 6B 300d in sentence-transformers' word-table layout (nlg-eval's table)
 DEFAULT_MODEL = "sentence-transformers/average_word_embeddings_glove.6B.300d"

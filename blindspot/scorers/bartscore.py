@@ -41,7 +41,7 @@ from typing import Any
 from blindspot.models import load_causal_lm, load_seq2seq_lm
 from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODELS = {"seq2seq": "facebook/bart-large-cnn", "causal": "gpt2-large"}
 DEFAULT_PROMPT = "{context}\nIn other words:\n"

@@ -26,7 +26,7 @@ from typing import Any
 from blindspot.scorers._encoders import corpus_digest, idf_corpus
 from blindspot.scorers._token_vectors import LayerVectorScorer
 from blindspot.scorers.moverscore import IdfTable, idf_table
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "bert-base-uncased"
 

@@ -69,7 +69,7 @@ from blindspot.scorers._encoders import (
     layer_count,
     truncation_of,
 )
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 #: bert_score's default model for English, the paper's (RoBERTa-large, layer 17)
 DEFAULT_MODEL = "roberta-large"

@@ -45,7 +45,7 @@ from blindspot.models import load_masked_lm
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.mlm_ppl import head_on_positions
 from blindspot.scorers.unieval import split_sentences
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 BLANC_CITATION = """@inproceedings{vasilyev-etal-2020-fill,
     title = "Fill in the {BLANC}: Human-free quality estimation of document summaries",

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from blindspot.scorers.ngram_overlap import _reference_streams
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 ORDERS = (1, 2, 3, 4)
 

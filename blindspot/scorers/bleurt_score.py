@@ -21,7 +21,7 @@ from blindspot.models import load_bleurt
 from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers._lm_utils import length_chunks
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 #: the citation of both BLEURT evaluate modules (bleurt_score, bleurt)
 CITATION = """\

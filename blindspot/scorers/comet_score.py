@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from blindspot.models import comet_checkpoint, load_comet, model_revision
 from blindspot.scorers import _device
 from blindspot.scorers._lm_utils import ModelScorer, place
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 #: paper defaults (blind-spots paper: COMET / COMET-QE of WMT20/21); newer: Unbabel/wmt22-comet-da,
 #: Unbabel/wmt22-cometkiwi-da

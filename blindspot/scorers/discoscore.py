@@ -31,7 +31,7 @@ from typing import Any
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.scorers._encoders import checked_layer, encoder_on_device, layer_count
 from blindspot.scorers._token_vectors import LayerVectorScorer
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "bert-base-uncased"
 #: the authors' cut of BERT: its first 8 layers

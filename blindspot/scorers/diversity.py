@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from blindspot.models import load_tokenizer, model_revision
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 WHITESPACE = "whitespace"
 

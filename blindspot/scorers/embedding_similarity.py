@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from blindspot.scorers._word_vectors import Words, WordVectorScorer, cosine
-from blindspot.scoring.base import register_scorer
+from blindspot.scoring.scorer import register_scorer
 
 COSINE_RANGE: dict[str | None, tuple[float, float]] = {None: (-1.0, 1.0)}
 

@@ -32,7 +32,7 @@ from blindspot.errors import BlindspotInputError
 from blindspot.judges.backends import Endpoint, RemoteJudge, Reply, Sampling, check_url, local_replies
 from blindspot.judges.template import JudgeTemplate, load_template
 from blindspot.models import ModelNotAvailableError, load_causal_lm, model_revision, resolve_model
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 BACKENDS = ("transformers", "openai")
 #: how a judge's rubric is shown: as written, its lines in reverse order, or reworded (the

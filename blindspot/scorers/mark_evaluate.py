@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from blindspot.scorers._token_vectors import LayerVectorScorer
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "textattack/bert-base-uncased-MNLI"
 

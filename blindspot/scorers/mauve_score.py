@@ -58,8 +58,8 @@ from blindspot.models import load_causal_lm, load_config, load_encoder, model_re
 from blindspot.paths import cache_dir
 from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
-from blindspot.scoring.base import ScoreInput, register_scorer
 from blindspot.scoring.cache import default_score_cache
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 from blindspot.sqlite_utils import KeyValueStore
 
 DEFAULT_FEATURE_MODEL = "gpt2-large"

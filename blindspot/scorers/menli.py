@@ -33,7 +33,7 @@ from blindspot.minmax import combine as combine_minmax
 from blindspot.models import load_sequence_classifier
 from blindspot.scorers import _device
 from blindspot.scorers._lm_utils import ModelScorer, length_chunks, max_positions, pad_id, place
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 #: the MENLI paper (also cited by the MENLI adversarial-set builder's cards)
 MENLI_CITATION = """@article{chen-eger-2023-menli,

@@ -31,7 +31,7 @@ from typing import Any
 from blindspot.models import load_masked_lm
 from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "roberta-large"
 

@@ -50,7 +50,7 @@ from blindspot.scorers._encoders import (
     truncation_of,
 )
 from blindspot.scorers._lm_utils import ModelScorer
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "distilbert-base-uncased"
 DISTANCES = ("euclidean", "cosine")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from blindspot.scoring.base import ScoreInput, Scorer, declared_options, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, declared_options, register_scorer
 
 
 def _reference_streams(inputs: Sequence[ScoreInput]) -> list[list[str]]:

@@ -26,8 +26,8 @@ from importlib import metadata
 from types import MappingProxyType
 from typing import Any
 
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
 from blindspot.scoring.canonical import tokenize_13a
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 
 class _NltkScorer(Scorer):

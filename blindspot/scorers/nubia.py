@@ -46,7 +46,7 @@ from typing import Any
 from blindspot.models import load_causal_lm, load_sequence_classifier, model_revision
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.menli import label_indices, nli_probabilities
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 NUBIA_CITATION = """@inproceedings{kane-etal-2020-nubia,
     title = "{NUBIA}: {N}e{U}ral Based Interchangeability Assessor for Text Generation",

@@ -38,7 +38,7 @@ from types import MappingProxyType
 
 from rapidfuzz.distance import LCSseq
 
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 _WORD = re.compile(r"\w+")
 _ORDER = 4

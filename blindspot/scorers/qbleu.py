@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 QUESTION_WORDS = frozenset({"what", "which", "why", "who", "whom", "whose", "where", "when", "how"})
 #: the function words of the authors' script (NLTK's English stop words of 2018)

@@ -33,7 +33,7 @@ from rapidfuzz.distance import LCSseq
 from rouge_score import scoring, tokenize
 
 from blindspot.scorers.rouge_lin import lin_score, lin_type
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 MEASURES = ("fmeasure", "precision", "recall")

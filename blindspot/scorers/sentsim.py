@@ -34,7 +34,7 @@ from blindspot.models import load_encoder, model_revision
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.bertscore import BertScore
 from blindspot.scorers.moverscore import MoverScore
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 SENTSIM_CITATION = """@inproceedings{song-etal-2021-sentsim,
     title = "{S}ent{S}im: Crosslingual Semantic Evaluation of Machine Translation",

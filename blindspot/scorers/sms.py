@@ -21,7 +21,7 @@ from typing import Any
 from blindspot.parsing import get_parser
 from blindspot.scorers._word_vectors import Words, WordVectorScorer
 from blindspot.scorers.wmd import bag, earth_movers_distance
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 
 def sentence_bag(sentences: Sequence[Words]) -> tuple[Any, Any]:

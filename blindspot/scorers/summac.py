@@ -35,7 +35,7 @@ from typing import Any
 from blindspot.models import load_sequence_classifier, model_revision
 from blindspot.scorers.menli import NLI_R, Probabilities, label_indices, nli_probabilities
 from blindspot.scorers.unieval import split_sentences
-from blindspot.scoring.base import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 SUMMAC_CITATION = """@article{laban-etal-2022-summac,
     title = "{S}umma{C}: Re-Visiting {NLI}-based Models for Inconsistency Detection in Summarization",

@@ -29,7 +29,7 @@ from typing import Any
 from blindspot.models import load_encoder
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.unieval import split_sentences
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 SUPERT_CITATION = """@inproceedings{gao-etal-2020-supert,
     title = "{SUPERT}: Towards New Frontiers in Unsupervised Evaluation Metrics for Multi-Document Summarization",

@@ -34,7 +34,7 @@ from blindspot.parsing import get_parser
 from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers._lm_utils import length_chunks
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "MingZhong/unieval-sum"
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from blindspot.scorers._word_vectors import Words, WordVectorScorer
-from blindspot.scoring.base import register_scorer
+from blindspot.scoring.scorer import register_scorer
 
 
 def bag(items: Sequence[tuple[str, Any]]) -> tuple[Any, Any]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from blindspot.models import load_causal_lm, load_encoder, model_revision
 from blindspot.scorers import _lm_utils as lm
-from blindspot.scoring.base import ScoreInput, register_scorer
+from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 XMOVERSCORE_CITATION = """@inproceedings{zhao-etal-2020-limitations,
     title = "On the Limitations of Cross-lingual Encoders as Exposed by Reference-Free Machine Translation Evaluation",

@@ -1,4 +1,4 @@
-"""A user's own metric as a :class:`~blindspot.scoring.base.Scorer`, so it is judged exactly like
+"""A user's own metric as a :class:`~blindspot.scoring.scorer.Scorer`, so it is judged exactly like
 ours (deduplicated, batched, cached): a loaded ``evaluate`` module (:class:`ModuleScorer`) or a
 plain function ``f(predictions, references=None, sources=None) -> list[float]``
 (:class:`FunctionScorer`); :func:`custom_scorer` picks the one that fits.
@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from blindspot.scoring.base import ScoreInput, Scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer
 
 
 def code_hash(code: Any) -> str:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from blindspot.progress import progress_bar
-from blindspot.scoring.base import ScoreInput, Scorer
 from blindspot.scoring.cache import ScoreCache, default_score_cache
+from blindspot.scoring.scorer import ScoreInput, Scorer
 
 _USE_DEFAULT = object()
 

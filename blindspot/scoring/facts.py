@@ -1,12 +1,12 @@
 """What the runner, the protocols and the Space know about a registered metric: its scorer
-class's declared facts (:class:`~blindspot.scoring.base.Scorer`: ``kind``, ``outputs``,
+class's declared facts (:class:`~blindspot.scoring.scorer.Scorer`: ``kind``, ``outputs``,
 ``default_output``, ``lower_is_better``, ``natural_ranges``, ``corpus_level``, ``supports_idf``,
 ``output_selector``, ``search_panel``), read through one accessor, :func:`scorer_facts`.
 """
 
 from __future__ import annotations
 
-from blindspot.scoring.base import SCORERS, Scorer
+from blindspot.scoring.scorer import SCORERS, Scorer
 
 
 def scorer_facts(metric: str) -> type[Scorer]:

@@ -14,15 +14,15 @@ from typing import Any, ClassVar
 import datasets
 import evaluate
 
-from blindspot.scoring.base import Scorer, get_scorer
 from blindspot.scoring.engine import build_inputs, score_corpus, score_rows
 from blindspot.scoring.facts import scorer_facts
+from blindspot.scoring.scorer import Scorer, get_scorer
 
 _MISSING_KEY = "_blindspot_missing_inputs"
 
 
 class ScorerMetric(evaluate.Metric):
-    """An evaluate metric backed by a registered :class:`~blindspot.scoring.base.Scorer`."""
+    """An evaluate metric backed by a registered :class:`~blindspot.scoring.scorer.Scorer`."""
 
     scorer_name: ClassVar[str]
     module_description: ClassVar[str] = ""

@@ -50,7 +50,7 @@ from typing import Any
 
 from blindspot import __version__
 from blindspot.models import offline_name, portable_revision
-from blindspot.scoring.base import Scorer
+from blindspot.scoring.scorer import Scorer
 
 #: a value that does not apply
 NONE = "-"

@@ -6,9 +6,9 @@ classified into patterns (article swaps, number shifts, pronoun swaps...), and t
 can become a rule-based perturbation (:func:`register_rules`) run through the rank protocol.
 """
 
+from blindspot.search.job import SearchResult, SearchSettings, search_result
 from blindspot.search.protocol import run_search
 from blindspot.search.rules import PatternRules, register_patterns, register_rules, rules_from_results
-from blindspot.search.run import SearchResult, SearchSettings, search_result
 
 __all__ = ["PatternRules", "SearchResult", "SearchSettings", "register_patterns", "register_rules",
            "rules_from_results", "run_search", "search_result"]

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from blindspot.protocols.interface import ProtocolRequest
 from blindspot.protocols.rank import RankProtocol, RankResult
-from blindspot.protocols.registry import ProtocolRequest
 from blindspot.search.rules import register_rules, rules_from_results
 
 

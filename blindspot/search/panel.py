@@ -19,8 +19,8 @@ from typing import Any
 
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.scorers import scorer_for, signed_scores
-from blindspot.scoring.base import Scorer
 from blindspot.scoring.facts import default_panel
+from blindspot.scoring.scorer import Scorer
 
 #: the panel when none is given (the scorers' declared ``search_panel`` places); the targeted
 #: metric's own family is left out of it

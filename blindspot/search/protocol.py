@@ -1,4 +1,4 @@
-"""The ``search`` protocol (:mod:`blindspot.protocols.registry`): its declared options, a
+"""The ``search`` protocol (:mod:`blindspot.protocols.interface`): its declared options, a
 :class:`ProtocolRequest` to :func:`blindspot.search.search_result`, its report, its terminal
 summary, and what ``evaluate.load("blindspot/blindspot").compute(..., protocol="search")``
 returns."""
@@ -13,10 +13,10 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.protocols.declarations import SEARCH
-from blindspot.protocols.registry import Protocol, ProtocolRequest, single_data
+from blindspot.protocols.interface import Protocol, ProtocolRequest, single_data
 from blindspot.report.files import ReportFiles
-from blindspot.runner.summary import print_signatures
-from blindspot.search.run import SearchResult, generalisation_state, search_result
+from blindspot.report.terminal import print_signatures
+from blindspot.search.job import SearchResult, generalisation_state, search_result
 
 
 class SearchProtocol(Protocol[SearchResult]):

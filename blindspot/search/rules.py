@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from blindspot.perturbations.base import REGISTRY, TASKS, Perturbation, Ratio, Row, register
+from blindspot.perturbations.perturbation import REGISTRY, TASKS, Perturbation, Ratio, Row, register
 from blindspot.search.candidates import match_case, split_word
 from blindspot.search.patterns import NUMBER_WORDS, ORDINAL_WORDS, core, is_number
 

@@ -18,8 +18,8 @@ import gradio as gr
 
 from blindspot import paths  # noqa: E402
 from blindspot.space.limits import SpaceLimits, limits_from_env  # noqa: E402
-from blindspot.space.registry import SpaceContext, tabs_in_order
 from blindspot.space.session import Workspace
+from blindspot.space.tab import SpaceContext, tabs_in_order
 
 TITLE = "blindspot: find the blind spots of text-generation metrics"
 INTRO = ("Perturb gold texts in controlled ways and check that a metric's score drops, and drops "

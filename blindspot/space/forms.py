@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from blindspot.protocols.registry import PROTOCOLS
+from blindspot.protocols.interface import PROTOCOLS
 
 DATA_KINDS = ("demo", "built dataset", "upload")
 

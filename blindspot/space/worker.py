@@ -1,7 +1,7 @@
 """The child process of one Space run: ``python -m blindspot.space.worker request.json``.
 
 The request names a registered protocol (``protocol``; default rank) and its
-:class:`~blindspot.protocols.registry.ProtocolRequest` fields: the stress, search and check-up
+:class:`~blindspot.protocols.interface.ProtocolRequest` fields: the stress, search and check-up
 tabs all send one.
 
 A run goes through the protocol registry in its own process, so the Stop button ends it for good
@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from tqdm.std import tqdm as _StdTqdm
 
 from blindspot.progress import report_progress_with
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 
 EVENT_PREFIX = "@@blindspot-event "
 #: Seconds between two progress events of one bar (the last update is always sent).

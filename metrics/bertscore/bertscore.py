@@ -42,8 +42,8 @@ from bert_score.utils import get_hash, lang2model
 
 import blindspot.scoring.module as base
 from blindspot.scorers._encoders import with_idf_corpus
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 _CITATION = """\
 @inproceedings{bert-score,

@@ -51,7 +51,7 @@ import datasets
 import evaluate
 
 from blindspot.errors import check_text_list
-from blindspot.protocols.registry import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,
@@ -87,7 +87,7 @@ Args:
         read their own columns (``protocol="preference"``: a MENLI-style set); then give no
         predictions or references.
     protocol (str): the meta-evaluation protocol, "rank" (default) or another registered one
-        (``blindspot.protocols.registry``); its own settings go in ``protocol_options`` (dict)
+        (``blindspot.protocols.interface``); its own settings go in ``protocol_options`` (dict)
         or as further keywords, checked against the protocol's declared options (a clear
         ValueError names a bad one and lists the valid ones; ``blindspot protocols`` shows them).
     Further keywords (rank): noise_cap (0.6), tolerance (1e-5), worst_examples (3), levels,

@@ -41,7 +41,7 @@ import datasets
 import evaluate
 
 from blindspot.judging import DEFAULT_RULE, NOISE_CAP, TOLERANCE, judge_rows
-from blindspot.perturbations.base import REGISTRY, canonical_name
+from blindspot.perturbations.perturbation import REGISTRY, canonical_name
 
 _CITATION = """\
 @inproceedings{he-etal-2023-blind,

@@ -43,7 +43,7 @@ from mauve import compute_mauve
 
 import blindspot.scoring.module as base
 from blindspot.scorers import mauve_score
-from blindspot.scoring.base import get_scorer
+from blindspot.scoring.scorer import get_scorer
 
 _CITATION = """\
 @inproceedings{pillutla-etal:mauve:neurips2021,

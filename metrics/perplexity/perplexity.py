@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 import blindspot.scoring.module as base
-from blindspot.scoring.base import get_scorer
 from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import get_scorer
 
 _CITATION = """\
 @article{jelinek1977perplexity,

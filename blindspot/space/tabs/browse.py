@@ -12,7 +12,7 @@ from typing import Any
 import gradio as gr
 
 from blindspot.space import adversarial
-from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.tab import SpaceTab, register_tab
 from blindspot.space.worddiff import diff_html
 
 ROW_LIMIT = 50

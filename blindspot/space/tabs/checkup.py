@@ -21,7 +21,7 @@ from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.space.controls import run_controls, wire_run
 from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
-from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.tab import SpaceTab, register_tab
 from blindspot.space.tabs.stress import metric_choices, report_outputs, report_text
 
 #: the columns of the verdict table

@@ -16,7 +16,7 @@ import gradio as gr
 
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, matrix_csv_rows, matrix_html
-from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.tab import SpaceTab, register_tab
 from blindspot.space.uploads import UploadError, read_results
 
 

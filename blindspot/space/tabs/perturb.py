@@ -13,10 +13,10 @@ import gradio as gr
 from blindspot.demo import DEMO_TASKS, read_demo
 from blindspot.models import available_models
 from blindspot.perturbations import list_perturbations
-from blindspot.perturbations.base import REGISTRY, canonical_name, level_str
-from blindspot.perturbations.base import TASKS as TASK_DATA
 from blindspot.perturbations.dataset import build_perturbation
-from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.perturbations.perturbation import REGISTRY, canonical_name, level_str
+from blindspot.perturbations.perturbation import TASKS as TASK_DATA
+from blindspot.space.tab import SpaceTab, register_tab
 from blindspot.space.worddiff import COLORS, changed_words, diff_html, word_diff
 
 #: the tasks with paper levels, as the perturbation registry names them

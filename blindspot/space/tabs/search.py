@@ -16,14 +16,14 @@ from typing import Any
 
 import gradio as gr
 
-from blindspot.protocols.registry import PROTOCOLS
+from blindspot.protocols.interface import PROTOCOLS
+from blindspot.report.search import PLOT_FILE, metric_table, pattern_table
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
-from blindspot.search.report import PLOT_FILE, metric_table, pattern_table
-from blindspot.search.run import SearchSettings
+from blindspot.search.job import SearchSettings
 from blindspot.space.controls import run_controls, wire_run
 from blindspot.space.datapick import build_picker, data_source, mapping_of, show_upload
-from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.tab import SpaceTab, register_tab
 from blindspot.space.tabs.stress import metric_choices
 from blindspot.space.worddiff import diff_html
 

@@ -5,7 +5,7 @@ The data is the embedded demo corpus of a task, the gold config of a built adver
 or an uploaded jsonl/csv/parquet file with a column mapping (:mod:`blindspot.space.datapick`).
 Each protocol gets the inputs its form names (:mod:`blindspot.space.forms`: tests and seeds for
 rank, a MENLI-style upload for preference, judgments plus a references file for correlation...).
-The run goes through :func:`blindspot.protocols.registry.get_protocol` in its own process
+The run goes through :func:`blindspot.protocols.interface.get_protocol` in its own process
 (``blindspot.space.worker``; Stop terminates it) and writes the protocol's report folder into the
 session's folder; the page shows the verdict table of a rank run or the protocol's own report
 tables, every plot the protocol drew, and the files to download. Only rank runs are offered to
@@ -26,7 +26,7 @@ from typing import Any
 
 from blindspot import seeding
 from blindspot.models import available_models
-from blindspot.protocols.registry import PROTOCOLS
+from blindspot.protocols.interface import PROTOCOLS
 from blindspot.report import views
 from blindspot.report.html import esc, legend_list, lines_list
 from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE
@@ -37,7 +37,7 @@ from blindspot.space.datapick import build_picker, data_source, keep_upload, map
 from blindspot.space.forms import form_for, stress_protocols
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits, judge_options
 from blindspot.space.matrix import cells_html
-from blindspot.space.registry import SpaceTab, register_tab
+from blindspot.space.tab import SpaceTab, register_tab
 from blindspot.space.uploads import check_file
 
 #: the model metrics the Space offers, with the offline model each needs (the lexical ones, which

@@ -22,7 +22,7 @@ run a protocol through :func:`get_protocol`; adding one is a declaration in
 with a :class:`Protocol` subclass whose ``declaration`` is it (rank: :mod:`blindspot.protocols.rank`;
 preference: :mod:`~blindspot.protocols.preference_run`; deviation, correlation, self-bias: their
 modules; search: :mod:`blindspot.search.protocol`; the check-up:
-:mod:`blindspot.checkup.run`).
+:mod:`blindspot.checkup.protocol`).
 """
 
 from __future__ import annotations

@@ -42,7 +42,6 @@ from blindspot.forking import check_num_proc, fit_threads_to_load
 from blindspot.judging import gold_problem
 from blindspot.parsing import get_parser
 from blindspot.paths import cache_dir
-from blindspot.perturbations.base import REGISTRY, Perturbation, canonical_task
 from blindspot.perturbations.dataset import (
     SuiteItem,
     SuiteJob,
@@ -51,6 +50,7 @@ from blindspot.perturbations.dataset import (
     plan_suite,
     suite_state,
 )
+from blindspot.perturbations.perturbation import REGISTRY, Perturbation, canonical_task
 from blindspot.perturbations.suites import suite_tests
 from blindspot.progress import progress_bar
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult

@@ -9,7 +9,7 @@ from rich.table import Table
 from blindspot.report import markdown as md
 from blindspot.report import views
 from blindspot.report.files import MARKDOWN_FILE, ReportFiles
-from blindspot.runner.summary import print_signatures
+from blindspot.report.terminal import print_signatures
 
 
 def _cell(value: float | None) -> str:

@@ -23,10 +23,10 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.checkup.checks import CHECKS, TOLERANCE, CheckContext, run_check
-from blindspot.perturbations.base import canonical_task
+from blindspot.perturbations.perturbation import canonical_task
 from blindspot.progress import progress_bar
 from blindspot.protocols.declarations import CHECKUP
-from blindspot.protocols.registry import (
+from blindspot.protocols.interface import (
     Protocol,
     ProtocolRequest,
     ProtocolResult,
@@ -35,12 +35,12 @@ from blindspot.protocols.registry import (
 )
 from blindspot.report import markdown as md
 from blindspot.report.files import MARKDOWN_FILE, ReportFiles
+from blindspot.report.terminal import print_signatures
 from blindspot.report.views import signatures
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.entries import signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
-from blindspot.runner.summary import print_signatures
 from blindspot.scoring.probe import CheckRows, as_reference_lists
 
 SCHEMA_VERSION = 1
