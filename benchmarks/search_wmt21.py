@@ -26,7 +26,7 @@ import argparse
 import time
 from pathlib import Path
 
-import blindspot.report.search  # noqa: F401
+import blindspot.report.search_report  # noqa: F401
 import blindspot.runner.pipeline  # noqa: F401  (everything imported up front: a long run is
 import blindspot.search.generalise  # noqa: F401  not broken by edits to the sources meanwhile)
 from blindspot.search import run_search

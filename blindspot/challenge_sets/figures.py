@@ -28,7 +28,7 @@ from typing import Any
 from blindspot.challenge_sets.formats import ChallengeFormat, ChallengeSet, get_format, read_challenge_set
 from blindspot.protocols.interface import ProtocolResult
 from blindspot.protocols.preference import Mode, kendall_like, tally
-from blindspot.report.challenge import render_challenge_report
+from blindspot.report.challenge_report import render_challenge_report
 from blindspot.report.files import ReportFiles
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
@@ -154,7 +154,7 @@ def check_settings(settings: dict[str, Any]) -> None:
 @dataclass(kw_only=True)
 class ChallengeResult(ProtocolResult):
     """results.json of a preference run on challenge sets (layout:
-    :mod:`blindspot.report.challenge`): the set's format, the run's config and, per set,
+    :mod:`blindspot.report.challenge_report`): the set's format, the run's config and, per set,
     each metric's figures per phenomenon."""
 
     schema_version: int = SCHEMA_VERSION

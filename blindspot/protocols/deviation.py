@@ -84,7 +84,7 @@ from blindspot.protocols.interface import (
     ProtocolResult,
     single_data,
 )
-from blindspot.report.deviation import render_deviation_report
+from blindspot.report.deviation_report import render_deviation_report
 from blindspot.report.files import ReportFiles
 from blindspot.report.terminal import print_signatures
 from blindspot.runner.data import load_gold_data

@@ -61,7 +61,7 @@ from rich.table import Table
 from blindspot.protocols.preference import ADEQUACY_TYPES, FLUENCY_TYPES
 from blindspot.report import html, views
 from blindspot.report import markdown as md
-from blindspot.report.challenge import print_summary as challenge_summary
+from blindspot.report.challenge_report import print_summary as challenge_summary
 from blindspot.report.files import HTML_FILE, MARKDOWN_FILE, PLOT_FOLDER, ReportFiles, slugify
 from blindspot.report.plots import render_png
 from blindspot.report.terminal import print_signatures

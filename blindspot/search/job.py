@@ -24,7 +24,7 @@ from blindspot.perturbations.perturbation import canonical_task
 from blindspot.protocols.interface import ProtocolResult, get_protocol
 from blindspot.protocols.rank import RankResult
 from blindspot.report.files import ReportFiles
-from blindspot.report.search import render_search_report
+from blindspot.report.search_report import render_search_report
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.entries import signature
 from blindspot.runner.metric_spec import resolve_metrics
@@ -42,7 +42,7 @@ GENERALISATION_FOLDER = "generalisation"
 
 @dataclass(kw_only=True)
 class SearchResult(ProtocolResult):
-    """results.json of a search (layout: :mod:`blindspot.report.search`): the config, the
+    """results.json of a search (layout: :mod:`blindspot.report.search_report`): the config, the
     budget spent, the panel's summary, the ranked edit patterns, every example, and whether the
     patterns generalise; with ``generalise``, also the rank run behind that verdict (written as
     the report's ``generalisation/`` folder, not into results.json)."""
@@ -230,7 +230,7 @@ def search_result(data: Any, metric: Any, *, noise_ratio: float = 0.1,
             protocol with it on the *whole* dataset (``generalise_seeds``), target and panel;
             ``state_dir`` keeps that run's finished work (default: the cache).
     Returns:
-        the typed result (see :mod:`blindspot.report.search` for the layout of its dict).
+        the typed result (see :mod:`blindspot.report.search_report` for the layout of its dict).
     """
 
     settings = SearchSettings(noise_ratio, k, mlm, embedding_model, max_calls, max_seconds, seed,

@@ -17,7 +17,7 @@ from typing import Any
 import gradio as gr
 
 from blindspot.protocols.interface import PROTOCOLS
-from blindspot.report.search import PLOT_FILE, metric_table, pattern_table
+from blindspot.report.search_report import PLOT_FILE, metric_table, pattern_table
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.search.job import SearchSettings
