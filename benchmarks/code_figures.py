@@ -1,6 +1,8 @@
 """Figures of the code's shape: lines, function-local imports and import circles per layer.
 
-Issue 17 (one orchestration layer) asks for before/after figures. Run it on any checkout:
+Issues 17 (one orchestration layer) and 29 (one door, one name per thing) ask for before/after
+figures: the modules that write a report file, the CLI's modules and parsers, the module names
+used twice and the longest functions are printed too. Run it on any checkout:
 
     python benchmarks/code_figures.py            # this checkout
     python benchmarks/code_figures.py --root DIR # another one (e.g. a worktree of an older commit)
@@ -14,7 +16,8 @@ from __future__ import annotations
 
 import argparse
 import ast
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,6 +154,40 @@ def cycles(modules: dict[str, ModuleFacts], attr: str) -> list[list[str]]:
     return found
 
 
+#: the folders of our own module names (metrics/ follows evaluate's layout, name/name.py + app.py)
+NAMED = ("blindspot", "perturbations", "datasets_scripts")
+#: a module that writes a file of a report folder: a write call beside the report's file names
+REPORT_NAMES = re.compile(r"RESULTS_FILE|MARKDOWN_FILE|HTML_FILE|\"results\.json\"|\"report\.md\"")
+WRITE_CALL = re.compile(r"atomic_write_(?:text|bytes)\(|\.write_(?:text|bytes)\(|os\.replace\(")
+
+
+def shape_figures(root: Path) -> dict[str, list[str]]:
+    """Issue 29's figures: report writers, argparse modules, CLI modules, module names used by
+    more than one module (``__init__`` aside), the six longest functions."""
+    paths = sorted(p for top in NAMED for p in (root / top).rglob("*.py")
+                   if "__pycache__" not in p.parts)
+    writers, parsers, functions = [], [], []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        where = str(path.relative_to(root))
+        if REPORT_NAMES.search(text) and WRITE_CALL.search(text):
+            writers.append(where)
+        if re.search(r"^import argparse", text, re.MULTILINE):
+            parsers.append(where)
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append((node.end_lineno - node.lineno + 1, f"{where}::{node.name}"))
+    names = Counter(p.name for p in paths if p.name != "__init__.py")
+    return {"modules writing a report file": writers, "argparse modules": parsers,
+            "CLI modules": [str(p.relative_to(root)) for p in paths
+                            if p.parent.name == "cli" or p.name.endswith("_cli.py")
+                            or p.name == "cli.py"],
+            "module names used more than once": [f"{n} x{c}" for n, c in sorted(names.items())
+                                                 if c > 1],
+            "longest functions": [f"{where} {lines}" for lines, where in
+                                  sorted(functions, reverse=True)[:6]]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
@@ -178,6 +215,8 @@ def main() -> None:
             print("  circle:", ", ".join(component))
     worst = sorted(modules.values(), key=lambda m: -m.local_imports)[:10]
     print("most function-local imports:", ", ".join(f"{m.name} {m.local_imports}" for m in worst))
+    for what, found in shape_figures(root).items():
+        print(f"{what} ({len(found)}): {', '.join(found) or 'none'}")
 
 
 if __name__ == "__main__":
