@@ -124,9 +124,11 @@ def test_single_reference_equals_bert_score_score_with_idf_and_rescaling(tmp_pat
                         baseline_path=baseline)
     score_rows(scorer, [variant(g) for g in golds], refs, cache=None)  # references now cached
     got = score_rows(scorer, golds, refs, cache=None)
+    # nthreads=0: idf counted in this process (bert_score's default pool forks this threaded
+    # process, and a forked child can wait forever on a lock it inherited held)
     p, r, f = bert_score.score(golds, refs, model_type=resolve_model("minilm"), num_layers=LAYER,
                                idf=True, lang="en", rescale_with_baseline=True,
-                               baseline_path=baseline)
+                               baseline_path=baseline, nthreads=0)
     assert_close(got, {"precision": p.tolist(), "recall": r.tolist(), "f1": f.tolist()})
 
 
