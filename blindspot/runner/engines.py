@@ -21,7 +21,14 @@ from typing import Any, Protocol
 
 from blindspot.perturbations.dataset import perturb_local
 from blindspot.registry import Registry, lowercase
-from blindspot.runner.jobs import ScoreJob, ScoreJobError, ScorerRecipe, job_error, run_score_job
+from blindspot.runner.jobs import (
+    ScoreJob,
+    ScoreJobError,
+    ScorerRecipe,
+    job_error,
+    run_score_job,
+    run_score_jobs,
+)
 
 
 class Engine(Protocol):
@@ -56,13 +63,13 @@ class LocalEngine:
         return perturb_local(job, self.num_proc)
 
     def score(self, recipe: ScorerRecipe, jobs: Sequence[ScoreJob]) -> Iterator[list[dict]]:
-        scorer = recipe.build()
-        for job in jobs:
+        scores = run_score_jobs(recipe.build(), jobs)
+        for _ in jobs:
             try:
-                scores = run_score_job(scorer, job)
+                done = next(scores)
             except Exception as error:  # the metric's own error: declared, see ScoreJobError
                 raise job_error(error) from error
-            yield scores
+            yield done
 
     def close(self) -> None:
         return None

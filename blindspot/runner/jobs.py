@@ -7,11 +7,12 @@ Ray engine needs nothing from the module that registers it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from blindspot.runner.scorers import scorer_for
+from blindspot.scoring.engine import checked_scores, scores_in_turn
 from blindspot.scoring.scorer import ScoreInput, Scorer
 
 #: One unit of scoring work: ``("rows", batch)`` (per-row scores of a batch of distinct inputs,
@@ -51,11 +52,18 @@ def run_score_job(scorer: Scorer, job: ScoreJob) -> list[dict[str, float]]:
     kind, inputs = job
     if kind == "corpus":
         return [scorer.score_corpus(inputs)]
-    scores = scorer.score_batch(inputs)
-    if len(scores) != len(inputs):
-        raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
-                           f"{len(inputs)} inputs")
-    return scores
+    return checked_scores(scorer, inputs, scorer.score_batch(inputs))
+
+
+def run_score_jobs(scorer: Scorer, jobs: Sequence[ScoreJob]) -> Iterator[list[dict[str, float]]]:
+    """Each job's scores, in job order, as :func:`run_score_job` gives them; row jobs go through
+    :func:`~blindspot.scoring.engine.scores_in_turn`, so a scorer that prepares ahead tokenizes
+    the next job while the device scores this one. A job's error is raised at its turn."""
+    if any(kind != "rows" for kind, _ in jobs):
+        for job in jobs:
+            yield run_score_job(scorer, job)
+        return
+    yield from scores_in_turn(scorer, [inputs for _, inputs in jobs])
 
 
 def job_error(error: Exception) -> ScoreJobError:

@@ -87,8 +87,6 @@ class MetricRun:
         (:meth:`~blindspot.scoring.scorer.Scorer.reserve`: a judge's call budget)."""
         if type(self.scorer).reserve is Scorer.reserve:
             return  # it takes any number: nothing to count
-        if self.cache is None:  # no score cache: what is computed waits in memory (see _keep)
-            self.cache = MemoryScoreCache()
         jobs = self.pending_jobs(cell_texts, inputs)
         self.scorer.reserve(sum(len(batch) for _, batch in jobs) + anchors)
 
@@ -124,6 +122,8 @@ class MetricRun:
         ``inputs``) still need: those not in the run state nor the score cache, batched exactly
         as :meth:`score` would batch them one cell after the other, so every engine computes the
         very same numbers."""
+        if self.cache is None:  # no score cache: what is computed waits in memory (see _keep)
+            self.cache = MemoryScoreCache()
         known: set[str] = set()
         jobs: list[ScoreJob] = []
         for texts in cell_texts:

@@ -275,6 +275,9 @@ class MetricAccount:
             fit_threads_to_load()
             if self.settings.progress:
                 announce(run.estimate(texts, inputs), bar)
+            if run.scorer.prepares_ahead():  # every job of the chunk in one stream, each next
+                # one tokenized while the device scores this one; cells then read the cache
+                run.compute_ahead(texts, inputs, engine, bar)
         bar.set_postfix_str(f"{self.spec.name} gold", refresh=False)
         gold = self._score(self.gold, None, list(chunk.texts), inputs, chunk, spill)
         bar.update()

@@ -20,7 +20,9 @@ Choices, stated:
 * ``precision`` (fp32, tf32, bf16, fp16, auto) and ``token_budget``: on a GPU, or whenever a
   precision is asked, batches go by tokens and the LM head and the gather of each target's
   log-probability run in chunks on the device (:mod:`blindspot.scorers._device`,
-  ``docs/gpu.md``). A CPU run with no precision asked computes as before.
+  ``docs/gpu.md``), and the next batch is tokenized in a worker thread while the device scores
+  this one (:func:`blindspot.scoring.engine.scores_in_turn`). A CPU run with no precision asked
+  computes as before.
 
 Paper default: ``gpt2-large``. Offline: ``model="smollm2"`` (SmolLM2-135M).
 """
@@ -28,6 +30,7 @@ Paper default: ``gpt2-large``. Offline: ``model="smollm2"`` (SmolLM2-135M).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from blindspot.models import load_causal_lm
@@ -35,6 +38,16 @@ from blindspot.scorers import _lm_utils as lm
 from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODEL = "gpt2-large"
+
+
+@dataclass
+class CausalBatch:
+    """A batch tokenized for a causal LM: the sequences, where scoring starts in each, and the
+    id that pads them (the host part of scoring, made ahead while the device works)."""
+
+    sequences: list[list[int]]
+    starts: list[int]
+    fill: int
 
 
 def causal_sequences(tokenizer: Any, texts: Sequence[str], limit: int,
@@ -67,12 +80,24 @@ class GptPpl(lm.ModelScorer):
         tokenizer, model = load_causal_lm(self.config["model"], self.weight_dtype())
         return tokenizer, lm.place(model, self._device)
 
-    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+    def prepares_ahead(self) -> bool:
+        # on the device path the next batch is tokenized while the device scores this one
+        return self.on_device_path()
+
+    def prepare_batch(self, batch: Sequence[ScoreInput]) -> CausalBatch:
         tokenizer, model = self._model()
         limit = lm.max_positions(tokenizer, model, self.config["max_length"])
         sequences, start = causal_sequences(tokenizer, [item.hypothesis for item in batch], limit,
                                             self.config.get("add_start_token", True))
-        sums = self.causal_sums(model, sequences, [start] * len(sequences), lm.pad_id(tokenizer),
-                                len(sequences))
+        return CausalBatch(sequences, [start] * len(sequences), lm.pad_id(tokenizer))
+
+    def score_prepared(self, batch: Sequence[ScoreInput], prepared: CausalBatch
+                       ) -> list[dict[str, float]]:
+        _, model = self._model()
+        sums = self.causal_sums(model, prepared.sequences, prepared.starts, prepared.fill,
+                                len(prepared.sequences))
         return [{"gpt_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
                 for total, count in sums]
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        return self.score_prepared(batch, self.prepare_batch(batch))

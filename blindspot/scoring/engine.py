@@ -8,7 +8,8 @@ module, the meta-evaluator and the Space go through :func:`score_rows`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from blindspot.progress import progress_bar
@@ -77,6 +78,43 @@ def pending_batches(scorer: Scorer, keys: dict[ScoreInput, str], known: set[str]
     return [todo[start: start + size] for start in range(0, len(todo), size)]
 
 
+def scores_in_turn(scorer: Scorer, batches: Iterable[Sequence[ScoreInput]]
+                   ) -> Iterator[list[dict[str, float]]]:
+    """Each batch's scores, in order, as :meth:`~Scorer.score_batch` gives them.
+
+    For a scorer that :meth:`~Scorer.prepares_ahead`, the host part of the next batch
+    (tokenizing) runs in one worker thread while this batch is scored: the device is not left
+    waiting between batches. The first batch is prepared here (it may load the model, which the
+    worker then finds loaded). A batch whose preparation fails raises when its turn comes, after
+    every batch before it has been yielded.
+    """
+    if not scorer.prepares_ahead():
+        for batch in batches:
+            yield checked_scores(scorer, batch, scorer.score_batch(batch))
+        return
+    todo = iter(batches)
+    current = next(todo, None)
+    if current is None:
+        return
+    prepared = scorer.prepare_batch(current)
+    # leaving the block (the caller stopped early) waits for the one preparation in flight
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"prepare-{scorer.name}") as pool:
+        while current is not None:
+            following = next(todo, None)
+            ahead = None if following is None else pool.submit(scorer.prepare_batch, following)
+            yield checked_scores(scorer, current, scorer.score_prepared(current, prepared))
+            current, prepared = following, None if ahead is None else ahead.result()
+
+
+def checked_scores(scorer: Scorer, batch: Sequence[ScoreInput],
+                   scores: list[dict[str, float]]) -> list[dict[str, float]]:
+    """``scores``, or a RuntimeError when the scorer gave not one per input of ``batch``."""
+    if len(scores) != len(batch):
+        raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
+                           f"{len(batch)} inputs")
+    return scores
+
+
 def corpus_key(scorer: Scorer, inputs: Sequence[ScoreInput]) -> str:
     """The cache key of a corpus-level score of the whole of ``inputs``."""
     return scorer.cache_key(ScoreInput("\x1e".join(i.as_json() for i in inputs)))
@@ -97,11 +135,7 @@ def score_rows(scorer: Scorer, predictions: Sequence[Any], references: Sequence[
         item: found[key] for item, key in keys.items() if key in found}
     batches = pending_batches(scorer, keys, set(found), batch_size)
     bar = _progress(sum(map(len, batches)), scorer.name, progress)
-    for batch in batches:
-        scores = scorer.score_batch(batch)
-        if len(scores) != len(batch):
-            raise RuntimeError(f"{scorer.name}: score_batch returned {len(scores)} scores for "
-                               f"{len(batch)} inputs")
+    for batch, scores in zip(batches, scores_in_turn(scorer, batches), strict=True):
         results.update(zip(batch, scores, strict=True))
         if store is not None:
             store.put_many((keys[item], score) for item, score in zip(batch, scores, strict=True))

@@ -151,6 +151,25 @@ class Scorer(ABC):
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         """Scores of unique inputs, one dict of ``outputs`` per input, in order."""
 
+    def prepares_ahead(self) -> bool:
+        """Whether scoring a batch splits into host work (:meth:`prepare_batch`: tokenizing)
+        and device work (:meth:`score_prepared`), so that the next batch is prepared in a worker
+        thread while the device scores this one (:func:`blindspot.scoring.engine.scores_in_turn`).
+        Most scorers do all of it in :meth:`score_batch`."""
+        return False
+
+    def prepare_batch(self, batch: Sequence[ScoreInput]) -> Any:
+        """The host-side part of scoring ``batch`` (a scorer that :meth:`prepares_ahead`): it
+        runs in a worker thread, so it must touch no device and change nothing the device part
+        reads."""
+        return None
+
+    def score_prepared(self, batch: Sequence[ScoreInput], prepared: Any
+                       ) -> list[dict[str, float]]:
+        """Scores of ``batch`` from what :meth:`prepare_batch` made of it: the same numbers as
+        :meth:`score_batch`."""
+        return self.score_batch(batch)
+
     def model_revision(self) -> str:
         """Identity of the model weights in use ("" for model-free metrics): for weights,
         :func:`blindspot.models.model_revision`, plus the version of a library that computes
