@@ -11,6 +11,8 @@ measured rate, and the ratio to the direct library call on the same texts.
   ``--token-budget`` tokens) through ``score_rows``, against the scorer as it computes without a
   precision (float32, 8 rows a batch, full-vocabulary log-softmax: ``causal_logprob_sums``) and
   a plain transformers float32 loop, both on the first ``--baseline-n`` golds (tokens/s compared);
+  and ``--cells`` cells of a truncation curve over the golds scored in turn (the next cell
+  tokenized while the device scores this one), as a run scores them, against one call a cell;
 * BERTScore, BERT-large-shaped encoder (24 layers, 1024 wide; bert_score cuts it at layer 17)
   with MiniLM's vocabulary, on ``--pairs`` WMT21 system outputs each with its 2 references:
   ours (``precision=bf16``) through ``score_rows`` against ``bert_score.BERTScorer.score``
@@ -313,6 +315,7 @@ def bench_gpt(args, device, shape, rows: list[Row]) -> None:
         rows.append(Row("gpt_ppl", f"ours {precision} ({len(texts)}, {budget // 1024}k tok)",
                         seconds, tokens,
                         flops(sequences), "today's scorer", base_tokens / today_s))
+    cells_in_turn(args, folder, tokenizer, texts, limit, flops, rows, base_tokens / today_s)
     rel = [abs(a - b) / abs(b) for a, b in zip(results["bf16"], results["fp32"], strict=True)
            if not math.isnan(b)]
     mean_today = [t / c for t, c in today]
@@ -348,6 +351,52 @@ def bench_gpt(args, device, shape, rows: list[Row]) -> None:
     from blindspot import models
 
     models._CACHE.clear()
+
+
+def cells_in_turn(args, folder: Path, tokenizer, texts: list[str], limit: int, flops,
+                  rows: list[Row], today_tokens_per_s: float) -> None:
+    """A run's shape: ``--cells`` cells of the golds (the golds, then truncation at 0.1, 0.2...),
+    each one score job sorted as the runner sorts it, scored in turn (the next cell tokenized in
+    a worker while the device scores this one) against one ``score_batch`` call after another
+    (tokenizing between them, as a cell-by-cell run did before). bf16, the same token budget."""
+    import os
+
+    from blindspot.perturbations.truncation import truncate
+    from blindspot.scorers.gpt_ppl import GptPpl, causal_sequences
+    from blindspot.scoring.engine import scores_in_turn
+    from blindspot.scoring.scorer import ScoreInput
+
+    levels = [0.1 * k for k in range(args.cells)]
+    cells = [[t if p == 0 else truncate(t, p) or t for t in texts] for p in levels]
+    jobs = [sorted((ScoreInput(t) for t in dict.fromkeys(cell)), key=ScoreInput.cost,
+                   reverse=True) for cell in cells]
+    start = time.perf_counter()
+    seqs = [s for job in jobs
+            for s in causal_sequences(tokenizer, [i.hypothesis for i in job], limit)[0]]
+    tokenize_s = time.perf_counter() - start
+    scored = sum(len(s) - 1 for s in seqs)
+    log(f"gpt_ppl cells: {len(jobs)} cells, {sum(map(len, jobs)):,} texts, {scored:,} scored "
+        f"tokens; tokenizing them all takes {tokenize_s:.2f} s here (TOKENIZERS_PARALLELISM="
+        f"{os.environ.get('TOKENIZERS_PARALLELISM', 'unset')})")
+    scorer = GptPpl(model=str(folder), precision="bf16", token_budget=args.token_budget)
+    list(scores_in_turn(scorer, jobs[:2]))  # warm-up
+    timings = {}
+    for how, work in (("one after another", lambda: [scorer.score_batch(j) for j in jobs]),
+                      ("in turn", lambda: list(scores_in_turn(scorer, jobs)))):
+        sync(scorer_device(scorer))
+        start = time.perf_counter()
+        timings[how] = work()
+        sync(scorer_device(scorer))
+        rows.append(Row("gpt_ppl", f"ours bf16 {len(jobs)} cells {how}",
+                        time.perf_counter() - start, scored, flops(seqs), "today's scorer",
+                        today_tokens_per_s))
+    assert timings["in turn"] == timings["one after another"], "in turn changed a score"
+
+
+def scorer_device(scorer):
+    from blindspot.scorers import _device
+
+    return _device.target_device(scorer._device)
 
 
 def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:
@@ -855,6 +904,8 @@ def main() -> None:
     parser.add_argument("--baseline-n", type=int, default=250)
     parser.add_argument("--pairs", type=int, default=None, help="WMT21 outputs (4000/40)")
     parser.add_argument("--token-budget", type=int, default=131_072)
+    parser.add_argument("--cells", type=int, default=5,
+                        help="GPT-PPL cells scored in turn, as a run scores a test's curve")
     parser.add_argument("--budgets", type=lambda v: [int(x) for x in v.split(",")], default=[],
                         help="more token budgets to time GPT-PPL bf16 at, e.g. 65536,262144")
     parser.add_argument("--bert-token-budget", type=int, default=65_536)

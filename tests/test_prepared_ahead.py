@@ -1,6 +1,6 @@
 """The next batch prepared while this one is scored (issue 28, item 4), checked on a CPU.
 
-On the device path GPT-PPL tokenizes the next batch in a worker thread while the device scores
+On the device path GPT-PPL and BARTScore tokenize the next batch in a worker thread while the device scores
 the current one (:func:`blindspot.scoring.engine.scores_in_turn`), and a local run streams every
 job of a chunk through it. What must hold: the same numbers as batch by batch, the same order, an
 error raised at its own batch's turn, the preparation really running beside the scoring, and a
@@ -22,8 +22,8 @@ from blindspot.protocols.rank import run_blindspot
 from blindspot.scorers.gpt_ppl import CausalBatch, GptPpl
 from blindspot.scoring.cache import MemoryScoreCache
 from blindspot.scoring.engine import score_rows, scores_in_turn
-from blindspot.scoring.scorer import ScoreInput
-from blindspot.tiny_models import tiny_causal_lm
+from blindspot.scoring.scorer import ScoreInput, get_scorer
+from blindspot.tiny_models import tiny_causal_lm, tiny_t5
 
 TEXTS = [row["gold"] for row in wmt21_rows(12)]
 
@@ -54,6 +54,24 @@ def test_batches_in_turn_score_as_batch_by_batch(causal_folder: str) -> None:
     at_once = score_rows(scorer, TEXTS, cache=None, batch_size=len(TEXTS))["gpt_ppl"]
     assert in_turn == pytest.approx(at_once, rel=1e-5)  # other batches: float rounding apart
     assert list(scores_in_turn(scorer, [])) == []
+
+
+@pytest.mark.parametrize("kind", ["seq2seq", "causal"])
+def test_bartscore_batches_in_turn_score_as_batch_by_batch(kind: str, causal_folder: str,
+                                                           tmp_path: Path) -> None:
+    model = tiny_t5(tmp_path / "t5") if kind == "seq2seq" else causal_folder
+    rows = wmt21_rows(7)
+    items = [ScoreInput(r["gold"], (r["reference"],), r["source"]) for r in rows]
+    batches = [items[:3], items[3:6], items[6:]]
+    plain = get_scorer("bartscore", model=model, model_kind=kind)
+    fast = get_scorer("bartscore", model=model, model_kind=kind, precision="fp32",
+                      token_budget=128)
+    assert not plain.prepares_ahead() and fast.prepares_ahead()
+    in_turn = list(scores_in_turn(fast, batches))
+    assert in_turn == [fast.score_batch(batch) for batch in batches]
+    for new, old in zip((s for b in in_turn for s in b),
+                        (s for b in batches for s in plain.score_batch(b)), strict=True):
+        assert new == pytest.approx(old, rel=1e-5)  # the device path, the row path's numbers
 
 
 class _Watched(GptPpl):

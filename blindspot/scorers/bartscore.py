@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
@@ -56,20 +57,36 @@ def seq2seq_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], lim
     """BARTScore of each (source, target) pair: mean log p(target token | source, prefix).
     ``on_device``: (token budget, precision) of the device path
     (:func:`blindspot.scorers._device.seq2seq_sums_on_device`)."""
-    import torch
+    sources, targets = seq2seq_tokens(tokenizer, pairs, limit)
+    return seq2seq_means(model, sources, targets, lm.pad_id(tokenizer), batch_size, on_device)
 
+
+def seq2seq_tokens(tokenizer: Any, pairs: Sequence[Pair], limit: int
+                   ) -> tuple[list[list[int]], list[list[int]]]:
+    """(sources, targets): each pair's two texts tokenized with the special tokens, cut to
+    ``limit``."""
     if not pairs:
-        return []
+        return [], []
     sources = tokenizer([s for s, _ in pairs], truncation=True, max_length=limit)["input_ids"]
     targets = tokenizer(text_target=[t for _, t in pairs], truncation=True,
                         max_length=limit)["input_ids"]
+    return [list(ids) for ids in sources], [list(ids) for ids in targets]
+
+
+def seq2seq_means(model: Any, sources: Sequence[Sequence[int]],
+                  targets: Sequence[Sequence[int]], fill: int, batch_size: int,
+                  on_device: tuple[int, str] | None = None) -> list[float]:
+    """Mean log p(target token | source, prefix) of each tokenized (source, target) pair."""
+    import torch
+
+    if not sources:
+        return []
     if on_device is not None:
-        sums = _device.seq2seq_sums_on_device(model, sources, targets, lm.pad_id(tokenizer),
-                                              *on_device, "bartscore")
+        sums = _device.seq2seq_sums_on_device(model, sources, targets, fill, *on_device,
+                                              "bartscore")
         return [lm.mean_or_nan(total, len(t)) for total, t in zip(sums, targets, strict=True)]
-    results = [math.nan] * len(pairs)
+    results = [math.nan] * len(sources)
     device = lm.model_device(model)
-    fill = lm.pad_id(tokenizer)
     for rows in lm.length_chunks([len(s) + len(t) for s, t in zip(sources, targets, strict=True)],
                                  batch_size):
         ids, mask = lm.right_pad([sources[i] for i in rows], fill)
@@ -113,8 +130,16 @@ def causal_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], prom
                          sums_of: Any = lm.causal_logprob_sums) -> list[float]:
     """Causal BARTScore of each (context, text) pair: mean log p(text token | prompt, context,
     text before it). ``sums_of``: how the sums are computed (a scorer's ``causal_sums``)."""
+    sequences, starts = causal_tokens(tokenizer, pairs, prompt, limit)
+    return causal_means(model, sequences, starts, lm.pad_id(tokenizer), batch_size, sums_of)
+
+
+def causal_tokens(tokenizer: Any, pairs: Sequence[Pair], prompt: str, limit: int
+                  ) -> tuple[list[list[int]], list[int]]:
+    """(sequences, where scoring starts in each): each (context, text) pair as the causal LM
+    reads it (:func:`causal_sequence`)."""
     if not pairs:
-        return []
+        return [], []
     prefix_id = lm.prefix_token_id(tokenizer)
     prefix = [prefix_id] if prefix_id is not None else []
     before, after = (lm.token_ids(tokenizer, [part])[0] if part else []
@@ -123,8 +148,16 @@ def causal_mean_logprobs(tokenizer: Any, model: Any, pairs: Sequence[Pair], prom
     texts = lm.token_ids(tokenizer, [t for _, t in pairs])
     built = [causal_sequence(prefix, before, c, after, t, limit)
              for c, t in zip(contexts, texts, strict=True)]
-    sums = sums_of(model, [s for s, _ in built], [start for _, start in built],
-                   lm.pad_id(tokenizer), batch_size)
+    return [s for s, _ in built], [start for _, start in built]
+
+
+def causal_means(model: Any, sequences: Sequence[Sequence[int]], starts: Sequence[int],
+                 fill: int, batch_size: int, sums_of: Any = lm.causal_logprob_sums
+                 ) -> list[float]:
+    """Mean log p(token | tokens before it) over ``seq[start:]`` of each sequence."""
+    if not sequences:
+        return []
+    sums = sums_of(model, sequences, starts, fill, batch_size)
     return [lm.mean_or_nan(total, count) for total, count in sums]
 
 
@@ -134,6 +167,18 @@ def pairs_of(item: ScoreInput) -> list[Pair]:
     if item.source is not None:
         pairs.append((item.source, item.hypothesis))
     return pairs
+
+
+@dataclass
+class PairTokens:
+    """A batch's distinct pairs, tokenized: for a seq2seq model ``first`` holds the sources and
+    ``second`` the targets; for a causal LM, the sequences and where scoring starts in each (the
+    host part of scoring, made ahead while the device works)."""
+
+    pairs: list[Pair]
+    first: list[list[int]]
+    second: list[Any]
+    fill: int
 
 
 def variants(item: ScoreInput, score: dict[Pair, float], aggregate: Any) -> dict[str, float]:
@@ -175,25 +220,42 @@ class BartScore(lm.ModelScorer):
             config["prompt"] = prompt
         super().__init__(device, precision, token_budget, **config)
 
-    def _pair_scores(self, pairs: Sequence[Pair]) -> list[float]:
-        causal = self.config["model_kind"] == "causal"
-        tokenizer, model = (load_causal_lm if causal else load_seq2seq_lm)(self.config["model"],
-                                                                           self.weight_dtype())
-        model = lm.place(model, self._device)
-        limit = lm.max_positions(tokenizer, model, self.config["max_length"])
-        if causal:
-            return causal_mean_logprobs(tokenizer, model, pairs, self.config["prompt"], limit,
-                                        self.default_batch_size, self.causal_sums)
-        on_device = (self.token_budget(), self.precision()) if self.on_device_path() else None
-        return seq2seq_mean_logprobs(tokenizer, model, pairs, limit, self.default_batch_size,
-                                     on_device)
+    def _model(self) -> tuple[Any, Any]:
+        load = load_causal_lm if self.config["model_kind"] == "causal" else load_seq2seq_lm
+        tokenizer, model = load(self.config["model"], self.weight_dtype())
+        return tokenizer, lm.place(model, self._device)
 
-    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+    def prepares_ahead(self) -> bool:
+        # on the device path the next batch's pairs are tokenized while the device scores these
+        return self.on_device_path()
+
+    def prepare_batch(self, batch: Sequence[ScoreInput]) -> PairTokens:
         for item in batch:
             if not item.references and item.source is None:
                 raise ValueError("bartscore needs references=[...] (precision, recall, f) or "
                                  "sources=[...] (faithfulness) for every prediction")
         unique = list(dict.fromkeys(p for item in batch for p in pairs_of(item)))
-        score = dict(zip(unique, self._pair_scores(unique), strict=True))
+        tokenizer, model = self._model()
+        limit = lm.max_positions(tokenizer, model, self.config["max_length"])
+        if self.config["model_kind"] == "causal":
+            sequences, starts = causal_tokens(tokenizer, unique, self.config["prompt"], limit)
+            return PairTokens(unique, sequences, starts, lm.pad_id(tokenizer))
+        sources, targets = seq2seq_tokens(tokenizer, unique, limit)
+        return PairTokens(unique, sources, targets, lm.pad_id(tokenizer))
+
+    def score_prepared(self, batch: Sequence[ScoreInput], prepared: PairTokens
+                       ) -> list[dict[str, float]]:
+        _, model = self._model()
+        if self.config["model_kind"] == "causal":
+            means = causal_means(model, prepared.first, prepared.second, prepared.fill,
+                                 self.default_batch_size, self.causal_sums)
+        else:
+            on_device = (self.token_budget(), self.precision()) if self.on_device_path() else None
+            means = seq2seq_means(model, prepared.first, prepared.second, prepared.fill,
+                                  self.default_batch_size, on_device)
+        score = dict(zip(prepared.pairs, means, strict=True))
         aggregate = AGGREGATES[self.config["multi_ref"]]
         return [variants(item, score, aggregate) for item in batch]
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        return self.score_prepared(batch, self.prepare_batch(batch))
