@@ -165,3 +165,43 @@ def test_a_run_that_streams_its_jobs_writes_the_same_bytes(
     (entry,) = json.loads(ahead)["datasets"]["gold.jsonl"]["metrics"].values()
     assert entry["options"]["precision"] == "fp32"
     assert all(t["status"] in ("pass", "fail") for t in entry["tests"].values())
+
+
+def test_a_run_killed_while_streaming_resumes_to_the_same_bytes(
+        causal_folder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kill (Ctrl-C) in the middle of a chunk's stream of jobs: what was scored before it is
+    in the score cache, so the resumed run scores only the rest, and writes the full run's
+    bytes."""
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": str(i), "gold": text}) + "\n"
+                            for i, text in enumerate(TEXTS)), encoding="utf-8")
+    settings = dict(task="translation", tests="truncation,negation", seeds=[1, 2],
+                    metric_options={"gpt_ppl": {"model": causal_folder, "precision": "fp32"}},
+                    progress=False, chunk_size=6)
+    real = GptPpl.score_prepared
+
+    def run(out: str, cache: str, scored: list[int], stop_after: int | None = None) -> None:
+        def score_prepared(self: GptPpl, batch: Sequence[ScoreInput], prepared: CausalBatch
+                           ) -> list[dict[str, float]]:
+            if len(scored) == stop_after:
+                raise KeyboardInterrupt
+            scores = real(self, batch, prepared)
+            scored.append(len(batch))
+            return scores
+
+        with monkeypatch.context() as patch:
+            patch.setenv("BLINDSPOT_CACHE", str(tmp_path / cache))
+            patch.setattr(GptPpl, "score_prepared", score_prepared)
+            run_blindspot(str(gold), "gpt_ppl", out=tmp_path / out, **settings)
+
+    full: list[int] = []
+    run("full", "cache-full", full)
+    whole = (tmp_path / "full" / "results.json").read_bytes()
+    before: list[int] = []
+    with pytest.raises(KeyboardInterrupt):
+        run("resumed", "cache", before, stop_after=len(full) * 3 // 4)  # in the second chunk
+    assert not (tmp_path / "resumed" / "results.json").exists()
+    after: list[int] = []
+    run("resumed", "cache", after)
+    assert (tmp_path / "resumed" / "results.json").read_bytes() == whole
+    assert before and after and sum(before) + sum(after) == sum(full)  # nothing scored twice
