@@ -315,7 +315,8 @@ def bench_gpt(args, device, shape, rows: list[Row]) -> None:
         rows.append(Row("gpt_ppl", f"ours {precision} ({len(texts)}, {budget // 1024}k tok)",
                         seconds, tokens,
                         flops(sequences), "today's scorer", base_tokens / today_s))
-    cells_in_turn(args, folder, tokenizer, texts, limit, flops, rows, base_tokens / today_s)
+    cells_in_turn(args, device, folder, tokenizer, texts, limit, flops, rows,
+                  base_tokens / today_s)
     rel = [abs(a - b) / abs(b) for a, b in zip(results["bf16"], results["fp32"], strict=True)
            if not math.isnan(b)]
     mean_today = [t / c for t, c in today]
@@ -353,7 +354,7 @@ def bench_gpt(args, device, shape, rows: list[Row]) -> None:
     models._CACHE.clear()
 
 
-def cells_in_turn(args, folder: Path, tokenizer, texts: list[str], limit: int, flops,
+def cells_in_turn(args, device, folder: Path, tokenizer, texts: list[str], limit: int, flops,
                   rows: list[Row], today_tokens_per_s: float) -> None:
     """A run's shape: ``--cells`` cells of the golds (the golds, then truncation at 0.1, 0.2...),
     each one score job sorted as the runner sorts it, scored in turn (the next cell tokenized in
@@ -383,20 +384,14 @@ def cells_in_turn(args, folder: Path, tokenizer, texts: list[str], limit: int, f
     timings = {}
     for how, work in (("one after another", lambda: [scorer.score_batch(j) for j in jobs]),
                       ("in turn", lambda: list(scores_in_turn(scorer, jobs)))):
-        sync(scorer_device(scorer))
+        sync(device)
         start = time.perf_counter()
         timings[how] = work()
-        sync(scorer_device(scorer))
+        sync(device)
         rows.append(Row("gpt_ppl", f"ours bf16 {len(jobs)} cells {how}",
                         time.perf_counter() - start, scored, flops(seqs), "today's scorer",
                         today_tokens_per_s))
     assert timings["in turn"] == timings["one after another"], "in turn changed a score"
-
-
-def scorer_device(scorer):
-    from blindspot.scorers import _device
-
-    return _device.target_device(scorer._device)
 
 
 def bench_bertscore(args, device, shape, layer: int, rows: list[Row]) -> None:

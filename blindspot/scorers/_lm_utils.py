@@ -14,7 +14,7 @@ from typing import Any
 
 from blindspot.models import model_revision
 from blindspot.scorers import _device
-from blindspot.scoring.scorer import Scorer
+from blindspot.scoring.scorer import ScoreInput, Scorer
 
 #: tokenizers report a huge ``model_max_length`` when they have no limit of their own
 _NO_LIMIT = 1_000_000
@@ -76,6 +76,18 @@ class ModelScorer(Scorer):
     def weight_dtype(self) -> str | None:
         """The dtype of the model copy to load (None: float32)."""
         return _device.weight_dtype(self.precision()) if "precision" in self.config else None
+
+
+class PreparedAhead(ModelScorer):
+    """A model scorer whose scoring splits into a host part (:meth:`prepare_batch`: tokenizing)
+    and a device part (:meth:`score_prepared`): on the device path the next batch is prepared
+    while the device scores this one (:func:`blindspot.scoring.engine.scores_in_turn`)."""
+
+    def prepares_ahead(self) -> bool:
+        return self.on_device_path()
+
+    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
+        return self.score_prepared(batch, self.prepare_batch(batch))
 
 
 def max_positions(tokenizer: Any, model: Any, explicit: int | None = None) -> int:

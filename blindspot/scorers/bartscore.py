@@ -70,7 +70,7 @@ def seq2seq_tokens(tokenizer: Any, pairs: Sequence[Pair], limit: int
     sources = tokenizer([s for s, _ in pairs], truncation=True, max_length=limit)["input_ids"]
     targets = tokenizer(text_target=[t for _, t in pairs], truncation=True,
                         max_length=limit)["input_ids"]
-    return [list(ids) for ids in sources], [list(ids) for ids in targets]
+    return sources, targets
 
 
 def seq2seq_means(model: Any, sources: Sequence[Sequence[int]],
@@ -194,7 +194,7 @@ def variants(item: ScoreInput, score: dict[Pair, float], aggregate: Any) -> dict
 
 
 @register_scorer
-class BartScore(lm.ModelScorer):
+class BartScore(lm.PreparedAhead):
     """BARTScore P / R / F / faithfulness on any seq2seq model, or on a causal LM."""
 
     name = "bartscore"
@@ -225,10 +225,6 @@ class BartScore(lm.ModelScorer):
         tokenizer, model = load(self.config["model"], self.weight_dtype())
         return tokenizer, lm.place(model, self._device)
 
-    def prepares_ahead(self) -> bool:
-        # on the device path the next batch's pairs are tokenized while the device scores these
-        return self.on_device_path()
-
     def prepare_batch(self, batch: Sequence[ScoreInput]) -> PairTokens:
         for item in batch:
             if not item.references and item.source is None:
@@ -256,6 +252,3 @@ class BartScore(lm.ModelScorer):
         score = dict(zip(prepared.pairs, means, strict=True))
         aggregate = AGGREGATES[self.config["multi_ref"]]
         return [variants(item, score, aggregate) for item in batch]
-
-    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        return self.score_prepared(batch, self.prepare_batch(batch))

@@ -60,7 +60,7 @@ def causal_sequences(tokenizer: Any, texts: Sequence[str], limit: int,
 
 
 @register_scorer
-class GptPpl(lm.ModelScorer):
+class GptPpl(lm.PreparedAhead):
     """Negated perplexity under any causal LM (a Hub id, a local folder or ``"smollm2"``)."""
 
     name = "gpt_ppl"
@@ -80,10 +80,6 @@ class GptPpl(lm.ModelScorer):
         tokenizer, model = load_causal_lm(self.config["model"], self.weight_dtype())
         return tokenizer, lm.place(model, self._device)
 
-    def prepares_ahead(self) -> bool:
-        # on the device path the next batch is tokenized while the device scores this one
-        return self.on_device_path()
-
     def prepare_batch(self, batch: Sequence[ScoreInput]) -> CausalBatch:
         tokenizer, model = self._model()
         limit = lm.max_positions(tokenizer, model, self.config["max_length"])
@@ -98,6 +94,3 @@ class GptPpl(lm.ModelScorer):
                                 len(prepared.sequences))
         return [{"gpt_ppl": lm.negated_perplexity(lm.mean_or_nan(total, count))}
                 for total, count in sums]
-
-    def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
-        return self.score_prepared(batch, self.prepare_batch(batch))
