@@ -37,6 +37,30 @@ class ScoreInput:
                           ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class Reference:
+    """The implementation a metric's published numbers come from, and how ours agrees with it:
+    docs/metrics.md's two columns are read from here, and the metric's parity test measures the
+    figure it states.
+
+    ``implementation`` names the package and version, or the authors' script and commit.
+    ``max_abs_diff`` over ``rows`` rows is the agreement of our default with it (None when it
+    cannot run here or when ours differs by a stated choice); ``differs`` says where and why ours
+    differs ("" when it does not)."""
+
+    implementation: str
+    max_abs_diff: float | None = None
+    rows: int = 0
+    differs: str = ""
+
+    def agreement(self) -> str:
+        """The measured agreement as docs/metrics.md shows it."""
+        measured = (f"max |diff| {self.max_abs_diff:.0e} on {self.rows} rows"
+                    if self.max_abs_diff is not None else "")
+        return "; ".join(part for part in (measured, f"differs: {self.differs}"
+                                           if self.differs else "") if part) or "not measured"
+
+
 class Scorer(ABC):
     """Base class of every metric.
 
@@ -98,6 +122,9 @@ class Scorer(ABC):
     #: outputs that count what a row cost (calls, tokens) rather than judge it: a run sums them
     #: over its distinct inputs into its results (``usage``)
     cost_outputs: ClassVar[tuple[str, ...]] = ()
+    #: the implementation the papers' numbers come from and our measured agreement with it
+    #: (:class:`Reference`); None for a metric that is its own reference (blindspot's own)
+    reference: ClassVar[Reference | None] = None
 
     def __init__(self, **config: Any) -> None:
         self.config = config
