@@ -134,3 +134,32 @@ def test_rouge_w_s_su_agree_with_rouge_155(rouge_pairs, tmp_path: Path, use_stem
     for ours_type, their_type in ROUGE_TYPES.items():
         _assert_agrees("rouge", [row[ours_type] for row in fmeasure],
                        [row["fmeasure"] for row in theirs[their_type]])
+
+
+# -- CIDEr-D against pycocoevalcap with its PTB tokenizer (Java) -------------------------------------
+
+def coco_cider(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> list[float]:
+    """pycocoevalcap's CIDEr-D per row, its texts tokenized by its PTBTokenizer (the jar)."""
+    from pycocoevalcap.cider.cider import Cider
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+    tokenizer = PTBTokenizer()
+    gts = tokenizer.tokenize({i: [{"caption": r} for r in refs] for i, refs in enumerate(references)})
+    res = tokenizer.tokenize({i: [{"caption": h}] for i, h in enumerate(hypotheses)})
+    return [float(s) for s in Cider().compute_score(gts, res)[1]]
+
+
+def test_cider_agrees_with_pycocoevalcap() -> None:
+    """100 CNN/DM highlights against their ten references and 100 WMT21 systems' sentences against
+    two: each set is one corpus (its idf) on both sides."""
+    ours, theirs = [], []
+    cnndm, wmt = cnndm_rows(100), wmt21_rows(100)
+    for hypotheses, references in (([r["gold"] for r in cnndm], [r["references"] for r in cnndm]),
+                                   ([r["systems"]["Online-B"] for r in wmt],
+                                    [[r["reference"], r["gold"]] for r in wmt])):
+        scorer = get_scorer("cider", idf_references=references)
+        ours += [row["cider"] for row in scorer.score_batch(
+            [ScoreInput(h, tuple(refs)) for h, refs in zip(hypotheses, references, strict=True)])]
+        theirs += coco_cider(hypotheses, references)
+    _assert_agrees("cider", ours, theirs)
+    assert sum(abs(a - b) > 1e-9 for a, b in zip(ours, theirs, strict=True)) <= 5
