@@ -194,3 +194,49 @@ def test_parent_agrees_with_table_text_eval_py() -> None:
     # generation but not its reference) is entailed there, not in the script
     paper = get_scorer("parent", definition="paper").score_batch(rows[7:8])
     assert paper[0]["parent_precision"] > ours[7]["parent_precision"]
+
+
+# -- the metrics that wrap their reference library: equal on 200 WMT21 rows ---------------------------
+
+@pytest.fixture(scope="module")
+def wmt_pairs() -> list[tuple[str, str]]:
+    return [(r["systems"]["Online-B"], r["reference"]) for r in wmt21_rows(200)]
+
+
+def _library_scores(name: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """The reference library's own call for each metric, one row at a time."""
+    import sacrebleu
+    from nltk import word_tokenize
+    from nltk.tokenize.nist import NISTTokenizer
+    from nltk.translate.gleu_score import sentence_gleu
+    from nltk.translate.meteor_score import meteor_score
+    from nltk.translate.nist_score import sentence_nist
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    if name in ("bleu", "chrf", "ter"):
+        sentence = {"bleu": sacrebleu.sentence_bleu, "chrf": sacrebleu.sentence_chrf,
+                    "ter": sacrebleu.sentence_ter}[name]
+        return [sentence(h, [r]).score for h, r in pairs]
+    if name == "bleu_n":  # BLEU-2, the order the default BLEU-4 is not
+        bleu2 = sacrebleu.metrics.BLEU(max_ngram_order=2, effective_order=True)
+        return [bleu2.sentence_score(h, [r]).score for h, r in pairs]
+    if name == "meteor":
+        return [meteor_score([word_tokenize(r)], word_tokenize(h)) for h, r in pairs]
+    if name == "google_bleu":
+        tokens = Tokenizer13a()
+        return [sentence_gleu([tokens(r).split()], tokens(h).split()) for h, r in pairs]
+    nist = NISTTokenizer()
+    return [sentence_nist([nist.tokenize(r)], nist.tokenize(h), n=5) for h, r in pairs]
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf", "ter", "bleu_n", "meteor", "google_bleu",
+                                  "nist_mt"])
+def test_wrapping_metrics_equal_their_library(name: str, wmt_pairs) -> None:
+    output = {"bleu_n": "bleu2"}.get(name, name)
+    if name == "nist_mt":  # NLTK fails on a hypothesis shorter than n (5) tokens
+        from nltk.tokenize.nist import NISTTokenizer
+
+        wmt_pairs = [(h, r) for h, r in wmt_pairs if len(NISTTokenizer().tokenize(h)) >= 5]
+    ours = [row[output] for row in get_scorer(name).score_batch(
+        [ScoreInput(h, (r,)) for h, r in wmt_pairs])]
+    assert _assert_agrees(name, ours, _library_scores(name, wmt_pairs)) == 0.0
