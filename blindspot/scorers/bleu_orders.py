@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from blindspot.scorers.ngram_overlap import _reference_streams
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 ORDERS = (1, 2, 3, 4)
 
@@ -30,7 +30,10 @@ class BleuOrders(Scorer):
     uses_references = "required"
     natural_ranges = MappingProxyType({None: (0.0, 100.0)})
     default_batch_size = 512
-
+    reference = Reference(
+        "sacrebleu 2.6.0 (BLEU, max_ngram_order=n)", max_abs_diff=0.0, rows=200,
+        differs="Sai et al.'s BLEU-n come from nlg-eval, COCO's BLEU (PTB tokens, 0-1, no "
+                "smoothing): another number, not this one")
     def __init__(self, lowercase: bool = False) -> None:
         if not isinstance(lowercase, bool):
             raise ValueError(f"bleu_n option lowercase must be True or False, got {lowercase!r}")

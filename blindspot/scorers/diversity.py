@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from blindspot.models import load_tokenizer, model_revision
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 WHITESPACE = "whitespace"
 
@@ -96,7 +96,10 @@ class RepNgram(_NgramScorer):
 
     name = "rep_ngram"
     outputs = ("rep_ngram",)
-
+    reference = Reference(
+        "Welleck et al. (2020)'s seq-rep-n, written from its formula (no released script runs "
+        "here)", differs="negated; tokens are whitespace words where Welleck et al. count "
+        "GPT-2 tokens (tokenizer=\"gpt2\")")
     def __init__(self, n: int = 4, tokenizer: str = WHITESPACE) -> None:
         super().__init__(n=n, tokenizer=tokenizer)
 
@@ -115,7 +118,9 @@ class NgramEntropy(_NgramScorer):
 
     name = "ngram_entropy"
     outputs = ("ngram_entropy",)
-
+    reference = Reference(
+        "Zhang et al. (2018)'s Ent-n, written from its formula (no released script runs here)",
+        differs="tokens are whitespace words; natural log (log_base=2 for bits)")
     def __init__(self, n: int = 4, tokenizer: str = WHITESPACE, log_base: float = math.e) -> None:
         if isinstance(log_base, bool) or not isinstance(log_base, (int, float)) or log_base <= 1:
             raise ValueError(f"log_base must be a number greater than 1, got {log_base!r}")

@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 from blindspot.scoring.canonical import tokenize_13a
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 
 class _NltkScorer(Scorer):
@@ -58,7 +58,10 @@ class Meteor(_NltkScorer):
     name = "meteor"
     outputs = ("meteor",)
     natural_ranges = MappingProxyType({"meteor": (0.0, 1.0)})
-
+    reference = Reference(
+        "nltk 3.10.4 (meteor_score; evaluate's meteor)", max_abs_diff=0.0, rows=200,
+        differs="Sai et al.'s METEOR is METEOR 1.5, the Java release (through nlg-eval), with "
+                "paraphrase matches: another number, not measured here")
     def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5) -> None:
         for key, value in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -80,7 +83,8 @@ class GoogleBleu(_NltkScorer):
     name = "google_bleu"
     outputs = ("google_bleu",)
     natural_ranges = MappingProxyType({"google_bleu": (0.0, 1.0)})
-
+    reference = Reference("nltk 3.10.4 (sentence_gleu; evaluate's google_bleu)", max_abs_diff=0.0,
+                          rows=200)
     def __init__(self, min_len: int = 1, max_len: int = 4) -> None:
         if not (isinstance(min_len, int) and isinstance(max_len, int) and 1 <= min_len <= max_len):
             raise ValueError(f"google_bleu needs whole numbers 1 <= min_len <= max_len, got "
@@ -117,7 +121,10 @@ class NistMt(_NltkScorer):
 
     name = "nist_mt"
     outputs = ("nist_mt",)
-
+    reference = Reference(
+        "nltk 3.10.4 (sentence_nist; evaluate's nist_mt)", max_abs_diff=0.0, rows=196,
+        differs="a hypothesis shorter than n tokens, where NLTK fails (4 of 200 rows), is scored "
+                "up to its length")
     def __init__(self, n: int = 5, lowercase: bool = False, western_lang: bool = True) -> None:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"nist_mt option n must be a whole number >= 1, got {n!r}")

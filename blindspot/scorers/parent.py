@@ -1,29 +1,34 @@
-"""PARENT (Dhingra et al., 2019): precision and recall of entailed n-grams, for data-to-text,
-written from the paper's definition with its word-overlap entailment model.
+"""PARENT (Dhingra et al., 2019): precision and recall of entailed n-grams, for data-to-text, with
+its word-overlap entailment model; measured against the authors' ``table_text_eval.py``.
 
 The table is the row's SOURCE. Give it as JSON: a list of ``[attribute, value]`` pairs (or
-``[entity, attribute, value]`` triples), or an object ``{"attribute": "value", ...}``; or as
-WikiBio-style lines / tab-separated fields ``attribute|||value``. Any other source text is read
-as a table of one record whose value is the whole text (so PARENT runs on any task, the source
-standing in for the table).
+``[head, relation, tail]`` triples), or an object ``{"attribute": "value", ...}``; or as
+WikiBio-style fields ``attribute|||value`` (WebNLG-style ``head|||relation|||tail``) separated by
+tabs or lines. Any other source text is read as a table of one record whose value is the whole
+text (so PARENT runs on any task, the source standing in for the table).
 
-With T-bar the tokens of all attributes and values, an n-gram g is entailed by the table with
-probability w(g) = (its tokens found in T-bar) / n. For n = 1..4, with #_G(g) and #_R(g) the
-counts of g in the generation and the reference:
+Texts and table entries are lower-cased and split on whitespace, as the authors' script reads its
+files (tokenize first: "1990." is not "1990"). What a record states is its value (a triple's head
+and tail); an n-gram g is entailed by the table with probability w(g) = (its tokens among the
+stated tokens) / n. For n = 1..4, with #_G(g) and #_R(g) the counts of g in the generation and
+the reference:
 
 * entailed precision P_n = sum_g #_G(g) [p(g) + (1 - p(g)) w(g)] / sum_g #_G(g), where
   p(g) = min(1, #_R(g) / #_G(g)): an n-gram counts as correct when in the reference, and else as
-  much as the table entails it;
-* reference recall R_n = sum_g min(#_G(g), #_R(g)) w(g) / sum_g #_R(g) w(g), over the
-  reference's n-grams, each weighted by how much the table entails it;
-* table recall E_T = the mean over records of LCS(value tokens, generation) / |value tokens|.
+  much as the table entails it (0 where the generation has no n-gram of the order);
+* reference recall R_n = sum_g min(#_G(g), #_R(g)) w(g) / sum_g #_R(g) w(g) (1 where the table
+  entails nothing of the reference's n-grams);
+* table recall E_T = the mean over records of LCS(stated tokens, generation) / |stated tokens|.
 
-P and R(ref) are the geometric means over the orders n that have a denominator (a 3-word text has
-no 4-grams to judge), each zero replaced by 1e-5 as smoothing (a text with no n-gram at all, or a
-reference the table entails nothing of, gives 0 precision / 1 recall there); recall
-R = R(ref)^(1 - lambda) * E_T^lambda with lambda 0.5; PARENT = 2 P R / (P + R). Outputs
-``parent`` (the F-score), ``parent_precision``, ``parent_recall``. Tokens: lower-cased words.
-With several references, the one with the best F-score is kept.
+As the script: a zero P_n or R_n of order 2..4 becomes 1e-5; P is the geometric mean of the
+four, 0 when the unigram one is 0; R(ref) likewise, 1e-5 when its unigram one is 0; a zero E_T
+becomes 1e-5; R = R(ref)^(1 - lambda) * E_T^lambda with lambda 0.5; PARENT = 2 P R / (P + R +
+1e-8). With several references the one with the best F-score is kept. Outputs ``parent`` (the
+F-score), ``parent_precision``, ``parent_recall``.
+
+Option ``definition`` (:mod:`blindspot.scorers.definition`): ``"released"`` (default) is the
+above; ``"paper"`` entails with every lexical item of the table, attribute names too (the paper's
+T-bar; the script takes only what records state).
 """
 
 from __future__ import annotations
@@ -38,22 +43,35 @@ from types import MappingProxyType
 
 from rapidfuzz.distance import LCSseq
 
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scorers.definition import check_definition
+from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
-_WORD = re.compile(r"\w+")
 _ORDER = 4
 _SMOOTHING = 1e-5
 
 
 def parent_tokens(text: str) -> list[str]:
-    """Lower-cased words (punctuation dropped)."""
-    return _WORD.findall(text.lower())
+    """The script's tokens: lower-cased, split on whitespace."""
+    return text.lower().split()
 
 
 @dataclass(frozen=True)
 class Record:
+    """One record of a table: an attribute and its value, or a triple's relation and tail with
+    its head as ``subject``."""
+
     attribute: str
     value: str
+    subject: str = ""
+
+    def stated(self) -> list[str]:
+        """The tokens the record states: its value (a triple's head and tail)."""
+        return parent_tokens(self.subject) + parent_tokens(self.value)
+
+
+def _record(parts: Sequence[str]) -> Record:
+    parts = [str(p).strip() for p in parts]
+    return Record(parts[0], parts[1]) if len(parts) == 2 else Record(parts[1], parts[2], parts[0])
 
 
 def parse_table(source: str | None) -> list[Record]:
@@ -69,10 +87,10 @@ def parse_table(source: str | None) -> list[Record]:
         if isinstance(data, dict):
             return [Record(str(k), str(v)) for k, v in data.items()]
         if isinstance(data, list) and all(isinstance(r, list) and len(r) in (2, 3) for r in data):
-            return [Record(str(r[-2]), str(r[-1])) for r in data]
+            return [_record(r) for r in data]
     fields = [f for f in re.split(r"[\t\n]", text) if f.strip()]
-    if fields and all("|||" in f for f in fields):
-        return [Record(*(part.strip() for part in f.split("|||", 1))) for f in fields]
+    if fields and all(f.count("|||") in (1, 2) for f in fields):
+        return [_record(f.split("|||")) for f in fields]
     return [Record("", text)]
 
 
@@ -81,7 +99,15 @@ def _ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
 
 
 def _geometric(values: Sequence[float]) -> float:
-    return math.exp(sum(math.log(max(v, _SMOOTHING)) for v in values) / len(values))
+    """The geometric mean of the orders' values, 0 when one is 0 (after the script's smoothing)."""
+    if any(v == 0.0 for v in values):
+        return 0.0
+    return math.exp(math.fsum(math.log(v) / len(values) for v in values))
+
+
+def _smooth_orders(values: list[float]) -> list[float]:
+    """The script's smoothing: a zero of order 2..4 becomes 1e-5 (order 1 stays)."""
+    return values[:1] + [v if v else _SMOOTHING for v in values[1:]]
 
 
 @dataclass(frozen=True)
@@ -92,10 +118,12 @@ class ParentScore:
 
 
 def parent(generation: str, reference: str, table: Sequence[Record],
-           lambda_weight: float = 0.5) -> ParentScore:
+           lambda_weight: float = 0.5, definition: str = "released") -> ParentScore:
     """PARENT of one generation against one reference and its table."""
     gen, ref = parent_tokens(generation), parent_tokens(reference)
-    table_words = {w for r in table for w in parent_tokens(f"{r.attribute} {r.value}")}
+    table_words = {w for r in table for w in r.stated()}
+    if definition == "paper":
+        table_words |= {w for r in table for w in parent_tokens(r.attribute)}
 
     def entailed(ngram: tuple[str, ...]) -> float:
         return sum(w in table_words for w in ngram) / len(ngram)
@@ -108,25 +136,21 @@ def parent(generation: str, reference: str, table: Sequence[Record],
             in_ref = min(1.0, ref_counts[g] / count)
             numerator += count * (in_ref + (1.0 - in_ref) * entailed(g))
             denominator += count
-        if denominator:
-            precisions.append(numerator / denominator)
+        precisions.append(numerator / denominator if denominator else 0.0)
         numerator = denominator = 0.0
         for g, count in ref_counts.items():
             weight = entailed(g)
             numerator += min(count, gen_counts[g]) * weight
             denominator += count * weight
-        if denominator:
-            recalls.append(numerator / denominator)
-    precision = _geometric(precisions) if precisions else 0.0
-    ref_recall = _geometric(recalls) if recalls else 1.0
-    values = [parent_tokens(r.value) for r in table]
-    values = [v for v in values if v]
-    table_recall = (sum(LCSseq.similarity(v, gen) / len(v) for v in values) / len(values)
-                    if values else 1.0)
-    recall = (ref_recall ** (1.0 - lambda_weight)
-              * max(table_recall, _SMOOTHING) ** lambda_weight)
-    f = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return ParentScore(precision, recall, f)
+        recalls.append(numerator / denominator if denominator else 1.0)
+    precision = _geometric(_smooth_orders(precisions))
+    ref_recall = _geometric(_smooth_orders(recalls)) or _SMOOTHING
+    stated = [v for v in (r.stated() for r in table) if v]
+    table_recall = (sum(LCSseq.similarity(v, gen) / len(v) for v in stated) / len(stated)
+                    if stated else 1.0) or _SMOOTHING
+    recall = math.exp((1.0 - lambda_weight) * math.log(ref_recall)
+                      + lambda_weight * math.log(table_recall))
+    return ParentScore(precision, recall, 2 * precision * recall / (precision + recall + 1e-8))
 
 
 @register_scorer
@@ -141,19 +165,25 @@ class Parent(Scorer):
     uses_source = "required"
     natural_ranges = MappingProxyType({None: (0.0, 1.0)})
     default_batch_size = 256
+    #: 2: the authors' script by default (whitespace tokens, what records state, its smoothing)
+    version = "2"
+    reference = Reference("table_text_eval.py (google-research/language @ 865fae6)",
+                          max_abs_diff=1e-9, rows=40)
 
-    def __init__(self, lambda_weight: float = 0.5) -> None:
+    def __init__(self, lambda_weight: float = 0.5, definition: str = "released") -> None:
         if (isinstance(lambda_weight, bool) or not isinstance(lambda_weight, (int, float))
                 or not 0.0 <= lambda_weight <= 1.0):
             raise ValueError(f"parent option lambda_weight must be a number in [0, 1], got "
                              f"{lambda_weight!r}")
-        super().__init__(lambda_weight=float(lambda_weight))
+        super().__init__(lambda_weight=float(lambda_weight),
+                         definition=check_definition(definition, "parent"))
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         rows = []
         for item in batch:
             table = parse_table(item.source)
-            best = max((parent(item.hypothesis, ref, table, self.config["lambda_weight"])
+            best = max((parent(item.hypothesis, ref, table, self.config["lambda_weight"],
+                               self.config["definition"])
                         for ref in item.references), key=lambda s: s.f)
             rows.append({"parent": best.f, "parent_precision": best.precision,
                          "parent_recall": best.recall})

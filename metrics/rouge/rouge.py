@@ -44,11 +44,18 @@ Examples:
     >>> out["rougeL"], out["rougeLsum"]
     ([0.5], [1.0])
 
-    ROUGE-W and ROUGE-SU* (Lin, 2004), here on Lin's own example:
+    ROUGE-W and ROUGE-SU* (Lin, 2004) on Lin's own example, as ROUGE-1.5.5.pl computes them
+    (the default), and by the paper's formulas:
 
     >>> out = rouge.compute(predictions=["police kill the gunman"],
     ...                     references=["police killed the gunman"],
     ...                     rouge_types=["rougeSU", "rougeW"], use_aggregator=False)
+    >>> [round(v, 4) for v in out["rougeSU"]], [round(v, 4) for v in out["rougeW"]]
+    ([0.5556], [0.5826])
+    >>> out = rouge.compute(predictions=["police kill the gunman"],
+    ...                     references=["police killed the gunman"],
+    ...                     rouge_types=["rougeSU", "rougeW"], definition="paper",
+    ...                     use_aggregator=False)
     >>> out["rougeSU"], [round(v, 4) for v in out["rougeW"]]
     ([0.6], [0.6757])
 """
@@ -87,6 +94,9 @@ Args:
     use_aggregator (bool): True (default): bootstrap mid value over rows; False: per-row lists.
     tokenizer (callable): str -> list of tokens, instead of rouge-score's tokenizer.
     measure (str): "fmeasure" (default), "precision" or "recall".
+    definition (str): rougeW/S/SU only: "released" (default), what ROUGE-1.5.5.pl computes (a text
+        against itself has ROUGE-W 0.862: the script weights the reference length twice; SU
+        leaves out the last token's unigram), or "paper", Lin's formulas.
 Returns:
     one key per ROUGE type ("rouge1", "rouge2", "rougeL", "rougeLsum"), each in [0, 1], higher
     is better (a list per row when use_aggregator=False).
@@ -111,11 +121,12 @@ class Rouge(base.ScorerMetric):
     def _compute(self, predictions: list[str], references: list[Any],
                  rouge_types: Sequence[str] | None = None, use_aggregator: bool = True,
                  use_stemmer: bool = False, tokenizer: Callable[[str], list[str]] | None = None,
-                 measure: str = "fmeasure") -> dict[str, Any]:
+                 measure: str = "fmeasure", definition: str = "released") -> dict[str, Any]:
         types = list(rouge_types or ("rouge1", "rouge2", "rougeL", "rougeLsum"))
         if tokenizer is None:
             rows = self.scorer_rows(predictions, references, rouge_types=types,
-                                    use_stemmer=use_stemmer, measure=measure)
+                                    use_stemmer=use_stemmer, measure=measure,
+                                    definition=definition)
         else:  # a callable has no stable identity to cache scores under: score directly
             rows = _rows_with_tokenizer(predictions, references, types, use_stemmer,
                                         _Tokenizer(tokenizer), measure)
