@@ -84,14 +84,19 @@ class WordTable:
         return cls(index, matrix, bool(config.get("do_lower_case", False)))
 
     def words(self, text: str) -> Words:
+        """The text's words (:data:`_WORD`) and their vectors."""
+        return self.lookup(_WORD.findall(text))
+
+    def lookup(self, words: Sequence[str]) -> Words:
+        """Given words and their rows (lower-cased when the table is); a word outside the
+        vocabulary gets the mean of all rows."""
         import numpy as np
 
-        words = tuple(_WORD.findall(text))
         unknown = self.matrix.mean(axis=0)
         rows = [self.matrix[self.index[key]] if key in self.index else unknown
                 for key in ((w.lower() if self.lower else w) for w in words)]
-        return Words(words, np.array(rows, dtype=np.float64).reshape(len(words),
-                                                                     self.matrix.shape[1]))
+        return Words(tuple(words), np.array(rows, dtype=np.float64).reshape(
+            len(words), self.matrix.shape[1]))
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,21 @@ class WordVectors:
             model = load_bertscore_encoder(self.path, layer_count(self.path))
             self._table = model.get_input_embeddings().weight.detach().cpu().double().numpy()
         return self._table
+
+    def lookup(self, words: Sequence[str]) -> Words:
+        """Given words (already split) and their vectors: a word table's rows, or the mean of
+        the table rows of each word's pieces."""
+        import numpy as np
+
+        word_table = self.word_table()
+        if word_table is not None:
+            return word_table.lookup(words)
+        table = self.table()
+        pieces = self.tokenizer()(list(words), add_special_tokens=False)["input_ids"] if words \
+            else []
+        rows = [table[ids].mean(axis=0) for ids in pieces]
+        return Words(tuple(words), np.array(rows, dtype=np.float64).reshape(len(words),
+                                                                            table.shape[1]))
 
     def words(self, texts: Sequence[str]) -> dict[str, Words]:
         """Each distinct text's words and vectors (a word table's rows, or the mean of each
