@@ -33,3 +33,15 @@ def test_sms_default_is_clark_et_al_code() -> None:
     every_word = get_scorer("sms", model_type="minilm", tokens="all")
     assert round(score_rows(every_word, [rows[0]["hypothesis"]], [[rows[0]["reference"]]],
                             cache=None)["sms"][0], 3) == 0.727
+
+
+def test_mark_evaluate_default_is_the_examinations_code() -> None:
+    """The examination's markevaluate (BERT version, k = 1), recorded on MiniLM: the issue's
+    example, an identical pair (1.0) and ten WMT21 pairs agree as declared."""
+    rows = load_fixture("mark_evaluate")["rows"]
+    scorer = get_scorer("mark_evaluate", model_type="minilm")
+    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
+                      cache=None)["me_petersen"]
+    measured = max_abs_diff(ours, [r["outputs"]["me_petersen"] for r in rows])
+    assert_declared(scorer, measured, len(rows))
+    assert ours[1] == 1.0
