@@ -24,7 +24,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reference"
 
 
 @functools.cache
-def _data_rows(file: str) -> dict[str, dict[str, Any]]:
+def data_rows(file: str) -> dict[str, dict[str, Any]]:
     with open(SHARED_DATA / file, encoding="utf-8") as fh:
         return {row["id"]: row for row in map(json.loads, fh)}
 
@@ -34,7 +34,7 @@ def text_of(value: str | dict[str, str]) -> str:
     (``{"data": file, "id": row id, "field": name}``)."""
     if isinstance(value, str):
         return value
-    return str(_data_rows(value["data"])[value["id"]][value["field"]])
+    return str(data_rows(value["data"])[value["id"]][value["field"]])
 
 
 def data_row(file: str, row_id: str, field: str) -> dict[str, str]:
