@@ -93,6 +93,7 @@ class SentSim(lm.ModelScorer):
     uses_references = "optional"  # required with against="reference" (set per instance)
     uses_source = "optional"  # required with against="source" (set per instance)
     default_batch_size = 32
+    version = "2"  # the WMD variant: MoverScore without idf weighs [CLS] and [SEP] (its v2)
 
     def __init__(self, sentence_model: str = DEFAULT_SENTENCE_MODEL,
                  token_model: str = DEFAULT_TOKEN_MODEL, token_metric: str = "bertscore",
