@@ -112,13 +112,14 @@ def test_baryscore_on_minilm_matches_the_encoder(minilm) -> None:
         layers /= np.linalg.norm(layers, axis=-1, keepdims=True)
         return barycenter(layers, np.full(len(ids), 1.0 / len(ids)))
 
-    scorer = get_scorer("baryscore", model_type="minilm", idf=False)
+    scorer = get_scorer("baryscore", model_type="minilm")  # uniform weights by default
     out = score_rows(scorer, [hyp, ref], [ref, ref], cache=None)["baryscore"]
     assert out[0] == pytest.approx(bary_distance(summary(hyp), summary(ref)), rel=1e-4)
     assert out[1] == pytest.approx(0.0, abs=1e-9) and out[0] > 0.1
     with pytest.raises(ValueError, match="idf=True needs the reference corpus"):
-        get_scorer("baryscore", model_type="minilm")
-    weighted = get_scorer("baryscore", model_type="minilm", idf_references=[ref, "I like tea."])
+        get_scorer("baryscore", model_type="minilm", idf=True)
+    weighted = get_scorer("baryscore", model_type="minilm", idf=True,
+                          idf_references=[ref, "I like tea."])
     assert score_rows(weighted, [hyp], [ref], cache=None)["baryscore"][0] != pytest.approx(out[0])
 
 

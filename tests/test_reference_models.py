@@ -102,3 +102,15 @@ def test_moverscore_agrees_with_moverscore_v2() -> None:
         ours = score_rows(scorer, hyps, [[r] for r in refs], cache=None)["moverscore"]
         measured = max(measured, max_abs_diff(ours, [r["outputs"][key] for r in rows]))
     assert_declared(scorer, measured, len(rows))
+
+
+def test_baryscore_default_is_the_authors_code() -> None:
+    """nlg_eval_via_simi_measures' BaryScoreMetric, recorded on MiniLM: its idf lookup never
+    matches, so its weights are uniform with use_idfs on or off, and our default (idf=False)
+    gives its W on eleven rows as declared."""
+    rows = load_fixture("baryscore")["rows"]
+    scorer = get_scorer("baryscore", model_type="minilm")
+    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
+                      cache=None)["baryscore"]
+    assert_declared(scorer, max_abs_diff(ours, [r["outputs"]["uniform"] for r in rows]),
+                    len(rows))
