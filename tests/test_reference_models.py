@@ -11,6 +11,7 @@ tests/fixtures/reference/record_model_metrics.py, which recorded their outputs i
 from __future__ import annotations
 
 import pytest
+import torch
 from reference_support import assert_declared, data_rows, load_fixture, max_abs_diff
 
 from blindspot.scoring.engine import score_rows
@@ -114,3 +115,41 @@ def test_baryscore_default_is_the_authors_code() -> None:
                       cache=None)["baryscore"]
     assert_declared(scorer, max_abs_diff(ours, [r["outputs"]["uniform"] for r in rows]),
                     len(rows))
+
+
+@pytest.fixture(scope="module")
+def masked_minilm(tmp_path_factory) -> str:
+    """MiniLM under a masked-LM head built on purpose, not trained (tiny_models says how): the
+    masked-LM metrics and their references run on the same real encoder weights."""
+    from blindspot.tiny_models import minilm_masked_lm
+
+    return minilm_masked_lm(tmp_path_factory.mktemp("minilm-mlm"))
+
+
+def test_blanc_help_agrees_with_the_blanc_package(masked_minilm, monkeypatch) -> None:
+    """blanc 0.3.4's BlancHelp beside ours on three CNN/DM documents (their first 700
+    characters) and their summaries: the
+    same masked inputs (every token id, masked position and answer, summary and filler) and the
+    same scores. The package imports ``AdamW`` from transformers, which no longer has it:
+    torch's is given under that name (BLANC-help never uses it)."""
+    import transformers
+
+    monkeypatch.setattr(transformers, "AdamW", torch.optim.AdamW, raising=False)
+    from blanc import BlancHelp
+
+    rows = list(data_rows("cnndm_summeval100_summarization.jsonl").values())[:3]
+    docs = [r["source"][:700] for r in rows]  # their first sentences: the CPU time of a test
+    summaries = [r["gold"] for r in rows]
+    theirs = BlancHelp(model_name=masked_minilm, device="cpu", inference_batch_size=32)
+    scorer = get_scorer("blanc", model=masked_minilm)
+    tokenizer = theirs.model_tokenizer
+    for doc, summary in zip(docs, summaries, strict=True):
+        inputs, answers = theirs.get_inference_inputs(doc, summary, sep=theirs.help_sep)
+        expected = [(i.input_ids, list(a), list(a.values())) for i, a in zip(inputs, answers,
+                                                                              strict=True)]
+        ours = [(ids, positions, tokens)
+                for helped, filled, positions, tokens in scorer.inputs(tokenizer, doc, summary, 512)
+                for ids in (helped, filled)]
+        assert ours == expected
+    out = score_rows(scorer, summaries, None, docs, cache=None)["blanc"]
+    assert_declared(scorer, max_abs_diff(out, theirs.eval_pairs(docs, summaries)), len(rows))
