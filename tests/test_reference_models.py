@@ -10,6 +10,8 @@ tests/fixtures/reference/record_model_metrics.py, which recorded their outputs i
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
 from reference_support import assert_declared, data_rows, load_fixture, max_abs_diff
@@ -153,3 +155,40 @@ def test_blanc_help_agrees_with_the_blanc_package(masked_minilm, monkeypatch) ->
         assert ours == expected
     out = score_rows(scorer, summaries, None, docs, cache=None)["blanc"]
     assert_declared(scorer, max_abs_diff(out, theirs.eval_pairs(docs, summaries)), len(rows))
+
+
+def test_summac_zs_agrees_with_the_summac_package(tmp_path) -> None:
+    """summac 0.0.4's SummaCZS beside ours on three CNN/DM documents (their first 1000
+    characters) and summaries, sentence
+    chunks, the same tiny random NLI model (no real one exists offline; entered in its model
+    table under a name of our own): the same scores. Its tokenizer call passes
+    ``truncation_strategy=`` beside ``truncation=``, which transformers 4.57 refuses: the
+    argument is handed on as ``truncation=``."""
+    from summac import model_summac
+
+    from blindspot.tiny_models import tiny_nli
+
+    folder = tiny_nli(tmp_path / "nli")  # label order e, n, c
+    entry = {"model_card": folder, "entailment_idx": 0, "contradiction_idx": 2}
+    model_summac.model_map["blindspot-tiny"] = entry
+    try:
+        theirs = model_summac.SummaCZS(model_name="blindspot-tiny", granularity="sentence",
+                                       imager_load_cache=False, device="cpu")
+        theirs.imager.load_nli()
+        encode = theirs.imager.tokenizer.batch_encode_plus
+
+        def old_call(pairs: Any, truncation_strategy: str = "longest_first", truncation: Any = True,
+                     **options: Any) -> Any:  # its truncation_strategy= is truncation= today
+            return encode(pairs, truncation=truncation_strategy if truncation else False,
+                          **options)
+
+        theirs.imager.tokenizer.batch_encode_plus = old_call
+        rows = list(data_rows("cnndm_summeval100_summarization.jsonl").values())[:3]
+        docs = [r["source"][:1000] for r in rows]  # their first sentences: CPU time
+        summaries = [r["gold"] for r in rows]
+        expected = theirs.score(docs, summaries)["scores"]
+    finally:
+        del model_summac.model_map["blindspot-tiny"]
+    scorer = get_scorer("summac", model=folder)
+    ours = score_rows(scorer, summaries, None, docs, cache=None)["summac"]
+    assert_declared(scorer, max_abs_diff(ours, expected), len(rows))

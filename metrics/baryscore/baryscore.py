@@ -17,7 +17,7 @@ Examples:
     ...                                  "I like my cakes very much."],
     ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["baryscore"]]
-    [0.22, 0.69]
+    [0.06, 0.56]
 """
 
 import blindspot.scorers._idf_metric as idf_base
