@@ -301,6 +301,15 @@ def load_tokenizer(name: str) -> Any:
     return _load_once("tokenizer", name, AutoTokenizer.from_pretrained)
 
 
+def load_cased_tokenizer(name: str) -> Any:
+    """A Hugging Face tokenizer with lower-casing off whatever its checkpoint says (DiscoScore's
+    authors load BERT's so), loaded once per process."""
+    from transformers import AutoTokenizer
+
+    return _load_once("tokenizer-cased", name,
+                      lambda path: AutoTokenizer.from_pretrained(path, do_lower_case=False))
+
+
 def load_masked_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:
     """(tokenizer, masked LM in eval mode, in ``dtype`` when given), loaded once per process."""
     return load_tokenizer(name), _load_model("masked-lm", name, "AutoModelForMaskedLM", dtype)

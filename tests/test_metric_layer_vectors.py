@@ -125,15 +125,16 @@ def test_baryscore_on_minilm_matches_the_encoder(minilm) -> None:
 
 def test_discoscore_on_minilm_matches_the_encoder(minilm) -> None:
     tokenizer, _ = minilm
-    # "[CLS] the cat sleeps ." and "[CLS] the cat eats fish .": the focus "cat" is at position 2
-    # of both; "fish" is the reference's alone
+    # spaCy's tokens (reading="tokens"; the default, the authors' reading, is checked against
+    # their code in test_reference_models.py): "[CLS] the cat sleeps ." and "[CLS] the cat eats
+    # fish .": the focus "cat" is at position 2 of both; "fish" is the reference's alone
     def cat(text: str) -> np.ndarray:
         ids = [tokenizer.cls_token_id] + tokenizer(text, add_special_tokens=False)["input_ids"]
         vectors = _hidden(minilm, ids)  # MiniLM has 6 layers, fewer than DiscoScore's 8
         return vectors[2] / np.linalg.norm(vectors[2])
 
     hyp, ref = "The cat sleeps.", "The cat eats fish."
-    scorer = get_scorer("discoscore", model_type="minilm")
+    scorer = get_scorer("discoscore", model_type="minilm", reading="tokens")
     assert scorer.config["num_layers"] == 6
     out = score_rows(scorer, [hyp, hyp, "It rains."], [ref, hyp, ref], cache=None)["discoscore"]
     assert out[0] == pytest.approx(float(np.sum((cat(hyp) - cat(ref)) ** 2)), rel=1e-5)

@@ -192,3 +192,15 @@ def test_summac_zs_agrees_with_the_summac_package(tmp_path) -> None:
     scorer = get_scorer("summac", model=folder)
     ours = score_rows(scorer, summaries, None, docs, cache=None)["summac"]
     assert_declared(scorer, max_abs_diff(ours, expected), len(rows))
+
+
+def test_discoscore_default_is_the_authors_reading() -> None:
+    """DiscoScore's DS_Focus_NN, recorded on MiniLM with spaCy's tagger standing in for UDPipe:
+    a handwritten pair, an identical pair (0) and ten TED paragraphs agree as declared."""
+    rows = load_fixture("discoscore")["rows"]
+    scorer = get_scorer("discoscore", model_type="minilm")
+    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
+                      cache=None)["discoscore"]
+    assert_declared(scorer, max_abs_diff(ours, [r["outputs"]["discoscore"] for r in rows]),
+                    len(rows))
+    assert ours[1] == 0.0
