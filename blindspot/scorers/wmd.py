@@ -10,10 +10,11 @@ texts with the same words in any order, higher is better; ``wmd`` itself is a di
 the same bag, lower is better).
 
 Choices: no stop word is removed (Kusner et al. removed them; the metric as Sai et al. ran it
-compares every word); the vectors are not normalised (gensim's ``wmdistance`` scales them to unit
-length unless ``norm=False``, with which it agrees with this to 1e-9); a text without words is at distance 0 from another such text; against a
-text with words its similarity is 0 and its distance undefined (NaN: no mass to move; the
-judged output is ``wms``). Several references: the mean.
+compares every word); the vectors are not normalised (gensim's ``wmdistance`` scales them to
+unit length unless ``norm=False``, with which it agrees with this to 1e-9); a text without words
+is at distance 0 from another such text; against a text with words its similarity is 0 and its
+distance undefined (NaN: no mass to move; the judged output is ``wms``). Several references:
+the mean.
 """
 
 from __future__ import annotations
