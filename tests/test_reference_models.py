@@ -28,18 +28,27 @@ def wmt_pairs(count: int) -> list[tuple[str, str]]:
     return [(row["gold"], row["reference"]) for row in rows]
 
 
+def recorded_agreement(fixture: str, metric: str, outputs: dict[str, str], **options: Any
+                       ) -> dict[str, list[float]]:
+    """Our default on a fixture's inputs (``options`` beside MiniLM), each of our ``outputs``
+    against the recorded output it names: the agreement is within what the scorer declares.
+    Returns our scores."""
+    rows = load_fixture(fixture)["rows"]
+    scorer = get_scorer(metric, model_type="minilm", **options)
+    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
+                      cache=None)
+    measured = max(max_abs_diff(ours[key], [r["outputs"][theirs] for r in rows])
+                   for key, theirs in outputs.items())
+    assert_declared(scorer, measured, len(rows))
+    return ours
+
+
 def test_sms_default_is_clark_et_al_code() -> None:
     """Clark et al.'s smd.py, recorded with MiniLM's input embeddings as the word vectors on
     both sides: the issue's example gives its 0.593 (every word kept: 0.727) and eight TED
     paragraphs of several sentences agree as declared, for SMS and S+WMS."""
-    fixture = load_fixture("sms")
-    rows = fixture["rows"]
-    scorer = get_scorer("sms", model_type="minilm")
-    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
-                      cache=None)
-    measured = max(max_abs_diff(ours[key], [r["outputs"][key] for r in rows])
-                   for key in ("sms", "s_wms"))
-    assert_declared(scorer, measured, len(rows))
+    ours = recorded_agreement("sms", "sms", {"sms": "sms", "s_wms": "s_wms"})
+    rows = load_fixture("sms")["rows"]
     assert round(ours["sms"][0], 3) == 0.593
     every_word = get_scorer("sms", model_type="minilm", tokens="all")
     assert round(score_rows(every_word, [rows[0]["hypothesis"]], [[rows[0]["reference"]]],
@@ -49,12 +58,8 @@ def test_sms_default_is_clark_et_al_code() -> None:
 def test_mark_evaluate_default_is_the_examinations_code() -> None:
     """The examination's markevaluate (BERT version, k = 1), recorded on MiniLM: the issue's
     example, an identical pair (1.0) and ten WMT21 pairs agree as declared."""
-    rows = load_fixture("mark_evaluate")["rows"]
-    scorer = get_scorer("mark_evaluate", model_type="minilm")
-    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
-                      cache=None)["me_petersen"]
-    measured = max_abs_diff(ours, [r["outputs"]["me_petersen"] for r in rows])
-    assert_declared(scorer, measured, len(rows))
+    ours = recorded_agreement("mark_evaluate", "mark_evaluate",
+                              {"me_petersen": "me_petersen"})["me_petersen"]
     assert ours[1] == 1.0
 
 
@@ -85,11 +90,7 @@ def test_embedding_metrics_agree_with_nlg_eval(metric) -> None:
     """nlg-eval's ``eval_emb_metrics`` (Sai et al.'s code for these metrics), recorded one row at
     a time with MiniLM's input embeddings as its word vectors: eleven rows agree as declared (it
     prints 6 decimals)."""
-    rows = load_fixture("embedding_metrics")["rows"]
-    scorer = get_scorer(metric, model_type="minilm")
-    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
-                      cache=None)[metric]
-    assert_declared(scorer, max_abs_diff(ours, [r["outputs"][metric] for r in rows]), len(rows))
+    recorded_agreement("embedding_metrics", metric, {metric: metric})
 
 
 def test_moverscore_agrees_with_moverscore_v2() -> None:
@@ -111,12 +112,7 @@ def test_baryscore_default_is_the_authors_code() -> None:
     """nlg_eval_via_simi_measures' BaryScoreMetric, recorded on MiniLM: its idf lookup never
     matches, so its weights are uniform with use_idfs on or off, and our default (idf=False)
     gives its W on eleven rows as declared."""
-    rows = load_fixture("baryscore")["rows"]
-    scorer = get_scorer("baryscore", model_type="minilm")
-    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
-                      cache=None)["baryscore"]
-    assert_declared(scorer, max_abs_diff(ours, [r["outputs"]["uniform"] for r in rows]),
-                    len(rows))
+    recorded_agreement("baryscore", "baryscore", {"baryscore": "uniform"})
 
 
 @pytest.fixture(scope="module")
@@ -197,10 +193,6 @@ def test_summac_zs_agrees_with_the_summac_package(tmp_path) -> None:
 def test_discoscore_default_is_the_authors_reading() -> None:
     """DiscoScore's DS_Focus_NN, recorded on MiniLM with spaCy's tagger standing in for UDPipe:
     a handwritten pair, an identical pair (0) and ten TED paragraphs agree as declared."""
-    rows = load_fixture("discoscore")["rows"]
-    scorer = get_scorer("discoscore", model_type="minilm")
-    ours = score_rows(scorer, [r["hypothesis"] for r in rows], [[r["reference"]] for r in rows],
-                      cache=None)["discoscore"]
-    assert_declared(scorer, max_abs_diff(ours, [r["outputs"]["discoscore"] for r in rows]),
-                    len(rows))
+    ours = recorded_agreement("discoscore", "discoscore",
+                              {"discoscore": "discoscore"})["discoscore"]
     assert ours[1] == 0.0
