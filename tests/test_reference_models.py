@@ -128,8 +128,9 @@ def test_blanc_help_agrees_with_the_blanc_package(masked_minilm, monkeypatch) ->
     """blanc 0.3.4's BlancHelp beside ours on three CNN/DM documents (their first 700
     characters) and their summaries: the
     same masked inputs (every token id, masked position and answer, summary and filler) and the
-    same scores. The package imports ``AdamW`` from transformers, which no longer has it:
-    torch's is given under that name (BLANC-help never uses it)."""
+    same scores (the built head guesses no masked token right, so both are 0: the inputs are
+    the comparison that could fail). The package imports ``AdamW`` from transformers, which no
+    longer has it: torch's is given under that name (BLANC-help never uses it)."""
     import transformers
 
     monkeypatch.setattr(transformers, "AdamW", torch.optim.AdamW, raising=False)

@@ -147,7 +147,8 @@ class Blanc(lm.ModelScorer):
     default_batch_size = 8
     version = "2"
     reference = Reference("blanc 0.3.4 (BlancHelp), run beside ours on MiniLM under a built "
-                          "masked-LM head", max_abs_diff=1e-9, rows=3)
+                          "masked-LM head: the same masked inputs token for token (the built "
+                          "head guesses none right, so both score 0)", max_abs_diff=1e-9, rows=3)
 
     def __init__(self, model: str = DEFAULT_MODEL, mode: str = "help", measure: str = "relative",
                  gap: int = 2, gap_mask: int = 1, min_token_length_normal: int = 4,
