@@ -9,6 +9,7 @@ not available fails at once with an error that lists the ones that are.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.pkgpath import package_dir
+from blindspot.quiet import BY_KEY
 
 
 class ModelNotAvailableError(ValueError):
@@ -220,18 +222,72 @@ def _load_once(kind: str, name: str, loader: Callable[[str], Any]) -> Any:
     return _CACHE[key]
 
 
+#: the head each model class puts on its base model, as a refusal names it (``AutoModel`` has none)
+HEADS: dict[str, str] = {
+    "AutoModelForMaskedLM": "masked-LM head",
+    "AutoModelForCausalLM": "causal-LM head",
+    "AutoModelForSeq2SeqLM": "seq2seq LM head (an encoder-decoder with its decoder)",
+    "AutoModelForSequenceClassification": "sequence-classification head",
+}
+#: transformers' report of newly initialised weights (its logger and first words): our refusal
+#: replaces it
+_NEW_WEIGHTS = BY_KEY["transformers_new_weights"]
+
+
+class UntrainedHeadError(ModelNotAvailableError):
+    """A checkpoint without the trained head a metric reads (a sentence encoder loaded as a
+    masked LM): transformers would initialise the head at random and the metric would score noise
+    (BLANC on MiniLM scored 0.0 on every row)."""
+
+
+def newly_initialised(info: dict[str, Any]) -> list[str]:
+    """The weights that ``from_pretrained(..., output_loading_info=True)`` reports it initialised
+    newly: missing from the checkpoint, or there with another shape."""
+    mismatched = [entry[0] if isinstance(entry, (tuple, list)) else entry
+                  for entry in info.get("mismatched_keys", ())]
+    return sorted({*info.get("missing_keys", ()), *mismatched})
+
+
+def untrained_head(name: str, auto_class: str, newly: list[str]) -> UntrainedHeadError:
+    """The one-line refusal of ``name`` loaded as ``auto_class`` with ``newly`` initialised."""
+    head = HEADS[auto_class]
+    shown = ", ".join(newly[:4]) + (f" and {len(newly) - 4} more" if len(newly) > 4 else "")
+    return UntrainedHeadError(
+        f"model {name!r} has no trained {head}: loading it initialised {len(newly)} weight(s) "
+        f"at random ({shown}), so its scores would be noise. Give a checkpoint saved with its "
+        f"{head.split(' (')[0]}.")
+
+
+def _no_new_weights_report(record: logging.LogRecord) -> bool:
+    """A log filter: drops transformers' report of newly initialised weights."""
+    return not str(record.msg).startswith(_NEW_WEIGHTS.starts)
+
+
 def _load_model(kind: str, name: str, auto_class: str, dtype: str | None = None) -> Any:
     """A ``transformers`` model of class ``auto_class`` in eval mode, loaded once per process;
     with ``dtype`` (a torch dtype's name, ``"bfloat16"``), a copy in that precision, kept apart
-    from the float32 one that other scorers may share."""
+    from the float32 one that other scorers may share. A model class with a head (:data:`HEADS`)
+    whose weights the checkpoint lacks is refused (:class:`UntrainedHeadError`): the one check
+    every metric that reads a head goes through."""
 
     def load(path: str) -> Any:
         import torch
         import transformers
 
         auto = getattr(transformers, auto_class)
-        model = (auto.from_pretrained(path) if dtype is None
-                 else auto.from_pretrained(path, dtype=getattr(torch, dtype)))
+        options: dict[str, Any] = {} if dtype is None else {"dtype": getattr(torch, dtype)}
+        if auto_class not in HEADS:
+            model = auto.from_pretrained(path, **options)
+        else:
+            reporter = logging.getLogger(_NEW_WEIGHTS.logger)
+            reporter.addFilter(_no_new_weights_report)  # its report is our refusal
+            try:
+                model, info = auto.from_pretrained(path, output_loading_info=True, **options)
+            finally:
+                reporter.removeFilter(_no_new_weights_report)
+            newly = newly_initialised(info)
+            if newly:
+                raise untrained_head(name, auto_class, newly)
         model.eval()
         return model
 
@@ -243,6 +299,15 @@ def load_tokenizer(name: str) -> Any:
     from transformers import AutoTokenizer
 
     return _load_once("tokenizer", name, AutoTokenizer.from_pretrained)
+
+
+def load_cased_tokenizer(name: str) -> Any:
+    """A Hugging Face tokenizer with lower-casing off whatever its checkpoint says (DiscoScore's
+    authors load BERT's so), loaded once per process."""
+    from transformers import AutoTokenizer
+
+    return _load_once("tokenizer-cased", name,
+                      lambda path: AutoTokenizer.from_pretrained(path, do_lower_case=False))
 
 
 def load_masked_lm(name: str, dtype: str | None = None) -> tuple[Any, Any]:

@@ -73,6 +73,11 @@ MESSAGES: tuple[LibraryMessage, ...] = (
                    why="COMET's predict banners repeat on every call",
                    logger="lightning.pytorch",
                    handled_in="blindspot.scorers.comet_score.quiet_lightning"),
+    LibraryMessage("transformers_new_weights", "transformers", "Some weights of",
+                   why="a checkpoint without the head a metric reads (a sentence encoder loaded "
+                       "as a masked LM) is refused in one line naming the model and the head",
+                   logger="transformers.modeling_utils",
+                   handled_in="blindspot.models.untrained_head"),
 )
 BY_KEY = {message.key: message for message in MESSAGES}
 

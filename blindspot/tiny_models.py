@@ -132,6 +132,34 @@ def tiny_masked_lm(folder: str | Path, seed: int = 0) -> str:
     return str(folder)
 
 
+def minilm_masked_lm(folder: str | Path) -> str:
+    """MiniLM's real encoder under a masked-LM head that is built, not trained (no masked LM with
+    its trained head exists offline; MiniLM itself has none, and loading it as one is refused):
+    the head's transform is the identity (then GELU and a unit LayerNorm), its bias 0 and its
+    decoder MiniLM's own input embeddings, so a masked position's guess is the word piece whose
+    embedding best matches the last layer's state there. The weights are fixed, not random, so
+    the masked-LM metrics (BLANC, MLM-PPL) and their references run end to end on real encoder
+    weights; the guesses are poor, and no score on it means anything about the texts."""
+    import torch
+    from transformers import AutoModel, BertForMaskedLM
+
+    path = resolve_model("minilm")
+    encoder = AutoModel.from_pretrained(path)
+    model = BertForMaskedLM(encoder.config)
+    model.bert.load_state_dict(encoder.state_dict(), strict=False)  # MiniLM's pooler: unused
+    head = model.cls.predictions
+    with torch.no_grad():
+        head.transform.dense.weight.copy_(torch.eye(encoder.config.hidden_size))
+        head.transform.dense.bias.zero_()
+        head.transform.LayerNorm.weight.fill_(1.0)
+        head.transform.LayerNorm.bias.zero_()
+        head.bias.zero_()
+    model.tie_weights()
+    model.eval().save_pretrained(folder)
+    _minilm_tokenizer().save_pretrained(folder)
+    return str(folder)
+
+
 def tiny_regressor(folder: str | Path, seed: int = 0) -> str:
     """A 1-output BERT sequence classifier (a regression head, as an STS model's) with MiniLM's
     tokenizer: NUBIA's semantic-similarity feature runs on it."""

@@ -148,9 +148,12 @@ def test_moverscore_identical_texts_score_the_maximum(pairs):
 
 
 def test_moverscore_of_two_one_token_texts_is_one_minus_their_distance(minilm):
+    # with idf, [CLS] and [SEP] weigh 0 (every reference has them): one token a side
     u, v = token_vector(minilm, "cat", 1), token_vector(minilm, "dog", 1)
-    euclid = get_scorer("moverscore", model_type="minilm", idf=False)
-    cosine = get_scorer("moverscore", model_type="minilm", idf=False, distance="cosine")
+    corpus = ["cat", "dog"]
+    euclid = get_scorer("moverscore", model_type="minilm", idf_references=corpus)
+    cosine = get_scorer("moverscore", model_type="minilm", idf_references=corpus,
+                        distance="cosine")
     assert score_rows(euclid, ["cat"], ["dog"], cache=None)["moverscore"][0] == \
         pytest.approx(1 - float((u - v).norm()), abs=TOLERANCE)
     assert score_rows(cosine, ["cat"], ["dog"], cache=None)["moverscore"][0] == \
@@ -189,11 +192,12 @@ def test_idf_weights_by_hand(minilm):
 def test_moverscore_mass_on_first_word_pieces_only():
     scorer = get_scorer("moverscore", model_type="minilm", idf=False)
     text = "Tokenization works, surprisingly!"  # token ##ization works , surprisingly !
-    assert len(scorer.clouds([text])[text].masses) == 3
+    # without idf [CLS] and [SEP] weigh 1 as in moverscore_v2: token works surprisingly + 2
+    assert len(scorer.clouds([text])[text].masses) == 5
     keep_all = get_scorer("moverscore", model_type="minilm", idf=False, remove_subwords=False,
                           remove_punctuation=False)
     assert len(keep_all.clouds([text])[text].masses) == len(
-        keep_all.tokenizer().tokenize(text))
+        keep_all.tokenizer().tokenize(text)) + 2
 
 
 def test_empty_texts_score_without_crashing():

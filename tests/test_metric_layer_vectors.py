@@ -21,7 +21,7 @@ def test_knn_radii_by_hand() -> None:
     points = np.array([[0.0], [1.0], [3.0]])
     assert knn_radii(points, 1).tolist() == [1.0, 1.0, 2.0]
     assert knn_radii(points, 2).tolist() == [3.0, 2.0, 3.0]
-    assert knn_radii(points, 5).tolist() == [3.0, 2.0, 3.0]  # fewer neighbours: the farthest
+    assert knn_radii(points, 0).tolist() == [0.0, 0.0, 0.0]
     assert knn_radii(np.array([[4.0]]), 1).tolist() == [0.0]
 
 
@@ -36,9 +36,13 @@ def test_me_petersen_by_hand() -> None:
     assert me_petersen(reference, hypothesis) == pytest.approx(1 - 2 / 6)  # symmetric
     assert me_petersen(reference, reference) == 1.0  # every point recaptured: N_hat = N
     assert me_petersen(reference, reference + 100.0) == 0.0  # nothing recaptured
-    # a duplicated vector counts once
+    # a duplicated vector counts once in the estimate, twice in N (the examination's counts):
+    # N = 7, N_hat = 8
     assert me_petersen(np.vstack([hypothesis, hypothesis[:1]]), reference) == \
-        pytest.approx(1 - 2 / 6)
+        pytest.approx(1 - 1 / 7)
+    # a set of one vector: k drops to 0 for both sets, every radius 0
+    assert me_petersen(np.array([[0.5]]), reference) == 0.0
+    assert me_petersen(np.zeros((0, 1)), reference) == 0.0  # no token: the examination's 0
 
 
 # -- BaryScore and DiscoScore, by hand ---------------------------------------------------------
@@ -88,8 +92,9 @@ def test_me_petersen_on_minilm_matches_the_encoder(minilm) -> None:
     tokenizer, _ = minilm
     hyp, ref = "The dog sat on the mat.", "The cat sat on the mat."
 
-    def tokens(text: str) -> np.ndarray:
-        return _hidden(minilm, tokenizer(text)["input_ids"])[1:-1]  # without [CLS], [SEP]
+    def tokens(text: str) -> np.ndarray:  # encoded without [CLS], [SEP]; the last 5 layers
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        return np.concatenate([_hidden(minilm, ids, layer) for layer in range(-5, 0)])
 
     out = score_rows(get_scorer("mark_evaluate", model_type="minilm"), [hyp, ref], [ref, ref],
                      cache=None)["me_petersen"]
@@ -107,27 +112,29 @@ def test_baryscore_on_minilm_matches_the_encoder(minilm) -> None:
         layers /= np.linalg.norm(layers, axis=-1, keepdims=True)
         return barycenter(layers, np.full(len(ids), 1.0 / len(ids)))
 
-    scorer = get_scorer("baryscore", model_type="minilm", idf=False)
+    scorer = get_scorer("baryscore", model_type="minilm")  # uniform weights by default
     out = score_rows(scorer, [hyp, ref], [ref, ref], cache=None)["baryscore"]
     assert out[0] == pytest.approx(bary_distance(summary(hyp), summary(ref)), rel=1e-4)
     assert out[1] == pytest.approx(0.0, abs=1e-9) and out[0] > 0.1
     with pytest.raises(ValueError, match="idf=True needs the reference corpus"):
-        get_scorer("baryscore", model_type="minilm")
-    weighted = get_scorer("baryscore", model_type="minilm", idf_references=[ref, "I like tea."])
+        get_scorer("baryscore", model_type="minilm", idf=True)
+    weighted = get_scorer("baryscore", model_type="minilm", idf=True,
+                          idf_references=[ref, "I like tea."])
     assert score_rows(weighted, [hyp], [ref], cache=None)["baryscore"][0] != pytest.approx(out[0])
 
 
 def test_discoscore_on_minilm_matches_the_encoder(minilm) -> None:
     tokenizer, _ = minilm
-    # "[CLS] the cat sleeps ." and "[CLS] the cat eats fish .": the focus "cat" is at position 2
-    # of both; "fish" is the reference's alone
+    # spaCy's tokens (reading="tokens"; the default, the authors' reading, is checked against
+    # their code in test_reference_models.py): "[CLS] the cat sleeps ." and "[CLS] the cat eats
+    # fish .": the focus "cat" is at position 2 of both; "fish" is the reference's alone
     def cat(text: str) -> np.ndarray:
         ids = [tokenizer.cls_token_id] + tokenizer(text, add_special_tokens=False)["input_ids"]
         vectors = _hidden(minilm, ids)  # MiniLM has 6 layers, fewer than DiscoScore's 8
         return vectors[2] / np.linalg.norm(vectors[2])
 
     hyp, ref = "The cat sleeps.", "The cat eats fish."
-    scorer = get_scorer("discoscore", model_type="minilm")
+    scorer = get_scorer("discoscore", model_type="minilm", reading="tokens")
     assert scorer.config["num_layers"] == 6
     out = score_rows(scorer, [hyp, hyp, "It rains."], [ref, hyp, ref], cache=None)["discoscore"]
     assert out[0] == pytest.approx(float(np.sum((cat(hyp) - cat(ref)) ** 2)), rel=1e-5)

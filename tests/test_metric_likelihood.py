@@ -367,3 +367,32 @@ def test_unavailable_models_fail_clearly(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BLINDSPOT_MODELS", str(tmp_path))
     with pytest.raises(ModelNotAvailableError, match="'smollm2' is not installed"):
         evaluate.load("metrics/gpt_ppl").compute(predictions=["text"], model="smollm2")
+
+
+def test_a_checkpoint_without_the_trained_head_is_refused_in_one_line(tmp_path) -> None:
+    """MiniLM is a sentence encoder: loaded as a masked LM or a classifier, transformers would
+    initialise the head at random (BLANC scored 0.0 on every row). Every metric that reads a head
+    refuses it, naming the model and the head; the CLI says so in one line and exits non-zero."""
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+    from blindspot.models import UntrainedHeadError, load_sequence_classifier
+    from blindspot.tiny_models import minilm_masked_lm
+
+    masked = r"^model 'minilm' has no trained masked-LM head: .*cls\.predictions\.bias"
+    for metric in ("blanc", "mlm_ppl"):
+        with pytest.raises(UntrainedHeadError, match=masked):
+            score_rows(get_scorer(metric, model="minilm"), ["A cat sat."], None,
+                       ["The cat sat on the mat."], cache=None)
+    with pytest.raises(UntrainedHeadError, match="no trained sequence-classification head"):
+        load_sequence_classifier("minilm")
+    result = CliRunner().invoke(app, ["run", "--data", "demo", "--task", "summarization",
+                                      "--metrics", "blanc@minilm", "--tests", "truncation",
+                                      "--seeds", "1", "--out", str(tmp_path / "out")])
+    assert result.exit_code != 0
+    said = [line for line in result.output.splitlines() if "no trained masked-LM head" in line]
+    assert said and "Traceback" not in result.output and "newly initialized" not in result.output
+    # the same encoder under a head built on purpose (not trained, and said so) is taken
+    built = minilm_masked_lm(tmp_path / "minilm-mlm")
+    assert len(score_rows(get_scorer("mlm_ppl", model=built), ["A cat sat."], cache=None)
+               ["mlm_ppl"]) == 1

@@ -121,18 +121,25 @@ def test_wmd_on_minilm_matches_the_table(table) -> None:
 
 
 def test_sms_on_minilm_matches_the_table(table) -> None:
+    """By default the authors' words: alphabetic, not NLTK stop words, lower-cased ("The",
+    "are" and "." go); ``tokens="all"`` keeps every word."""
     tokenizer, vector = table
-    words = ("cats", "sleep", ".", "dogs", "bark")
+    words = ("cats", "sleep", ".", "dogs", "bark", "the", "are")
     assert all(len(tokenizer.tokenize(w)) == 1 for w in words)
-    first = np.mean([vector(w) for w in ("cats", "sleep", ".")], axis=0)
-    second = np.mean([vector(w) for w in ("dogs", "bark", "bark", ".")], axis=0)
-    # the reference is the second sentence: the first (3 of 7 words) moves onto it
-    distance = 3 / 7 * float(np.linalg.norm(first - second))
-    out = _scores("sms", ["Cats sleep. Dogs bark bark."], ["Dogs bark bark."])
+    first = np.mean([vector(w) for w in ("cats", "sleep")], axis=0)
+    second = np.mean([vector(w) for w in ("dogs", "bark", "bark")], axis=0)
+    # the reference is the second sentence: the first (2 of 5 words) moves onto it
+    distance = 2 / 5 * float(np.linalg.norm(first - second))
+    out = _scores("sms", ["The cats sleep. Dogs are bark bark."], ["Dogs bark bark."])
     assert out["sms"][0] == pytest.approx(math.exp(-distance))
     swapped = _scores("sms", ["Dogs bark bark. Cats sleep."], ["Cats sleep. Dogs bark bark."])
     assert swapped["sms"][0] == pytest.approx(1.0) and swapped["s_wms"][0] == pytest.approx(1.0)
     assert out["s_wms"][0] < 1.0
+    every = score_rows(get_scorer("sms", model_type="minilm", tokens="all"),
+                       ["Cats sleep. Dogs bark bark."], ["Dogs bark bark."], cache=None)
+    first = np.mean([vector(w) for w in ("cats", "sleep", ".")], axis=0)
+    second = np.mean([vector(w) for w in ("dogs", "bark", "bark", ".")], axis=0)
+    assert every["sms"][0] == pytest.approx(math.exp(-3 / 7 * float(np.linalg.norm(first - second))))
 
 
 # -- a word table in sentence-transformers' layout (GloVe's, the default) ----------------------

@@ -10,7 +10,7 @@ encodes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from blindspot.models import load_bertscore_tokenizer, model_revision, resolve_model
 from blindspot.scorers._encoders import Truncation, encoder_on_device, layer_count, truncation_of
@@ -29,6 +29,9 @@ class LayerVectorScorer(Scorer):
     uses_references = "required"
     version = "1"
     default_batch_size = 64
+    #: whether a text is encoded with the tokenizer's special tokens ([CLS] ... [SEP]); without
+    #: them a text without a token has no vector (and is not encoded)
+    special_tokens_encoded: ClassVar[bool] = True
     _path: str
     _layers: int
     _keep_special: bool
@@ -66,9 +69,16 @@ class LayerVectorScorer(Scorer):
     def token_vectors(self, texts: Sequence[str]) -> dict[str, tuple[Any, list[int]]]:
         """Each distinct text's (layers, tokens, dim) float64 array of its top ``layers``
         hidden states, and its token ids (special tokens left out unless kept)."""
+        import numpy as np
+
         tokenizer = self.tokenizer()
         unique = sorted(set(texts), key=len, reverse=True)
         out: dict[str, tuple[Any, list[int]]] = {}
+        if not self.special_tokens_encoded:
+            empty = [text for text in unique if not tokenizer.tokenize(text)]
+            dim = self.model().config.hidden_size
+            out.update((text, (np.zeros((self._layers, 0, dim)), [])) for text in empty)
+            unique = [text for text in unique if text not in out]
         for start in range(0, len(unique), self.batch_size):
             chunk = unique[start: start + self.batch_size]
             out.update(zip(chunk, self._encode(chunk, tokenizer), strict=True))
@@ -79,7 +89,8 @@ class LayerVectorScorer(Scorer):
 
         model = self.model()
         encoded = tokenizer(texts, padding=True, truncation=True, max_length=self.max_length(),
-                            return_tensors="pt", return_special_tokens_mask=True)
+                            add_special_tokens=self.special_tokens_encoded, return_tensors="pt",
+                            return_special_tokens_mask=True)
         with torch.no_grad():
             hidden = model(encoded["input_ids"].to(self.device),
                            attention_mask=encoded["attention_mask"].to(self.device),

@@ -1,20 +1,21 @@
 """Word vectors: what the static-embedding metrics (Embedding Average, Vector Extrema, Greedy
 Matching, WMD, Sentence Mover's Similarity) compare. Two kinds of table serve (``model_type``):
 
+A text's words are NLTK's ``word_tokenize`` tokens, as Sharma et al.'s nlg-eval splits them
+(the code of Sai et al.'s (2021) numbers for these metrics). Two kinds of table give their vectors:
+
 * **a word table**, sentence-transformers' ``WordEmbeddings`` layout (a ``0_WordEmbeddings``
   folder: ``whitespacetokenizer_config.json`` with the vocabulary, the matrix as
   ``emb_layer.weight`` in ``model.safetensors`` or ``pytorch_model.bin``). The default,
-  ``sentence-transformers/average_word_embeddings_glove.6B.300d``, is GloVe 6B 300d, the table of
-  Sharma et al.'s nlg-eval with which Sai et al. (2021) ran these metrics (Fabbri et al.'s code for
-  WMD and SMS used GloVe too). A text's words are its runs of letters and digits and its single
-  punctuation marks (close to NLTK's ``word_tokenize``, which nlg-eval uses), lower-cased when the
-  table's tokenizer is; a word outside the vocabulary gets the mean of all vectors (nlg-eval's
-  rule). It needs the Hub once (or a local folder of that layout).
+  ``sentence-transformers/average_word_embeddings_glove.6B.300d``, is GloVe 6B 300d, nlg-eval's
+  table (Fabbri et al.'s code for WMD and SMS used GloVe too). A word is looked up lower-cased
+  when the table's tokenizer is (nlg-eval looks words up as they are written, so a capitalised
+  word misses GloVe's lower-cased vocabulary there); a word outside the vocabulary gets the mean
+  of all vectors (nlg-eval's rule). It needs the Hub once (or a local folder of that layout).
 * **an encoder's input embedding table** (any other model; offline: ``minilm``, MiniLM's
-  30,522 x 384 word-piece table): the text is split into words by the encoder's own fast
-  tokenizer (BERT's splits on whitespace and punctuation, lower-cases for uncased models) and a
-  word's vector is the mean of the table rows of its word pieces, so no word is out of
-  vocabulary. The table is static: a word has one vector whatever its context, as GloVe's has.
+  30,522 x 384 word-piece table): a word's vector is the mean of the table rows of the word
+  pieces the encoder's tokenizer splits it into, so no word is out of vocabulary. The table is
+  static: a word has one vector whatever its context, as GloVe's has.
 
 For an encoder, the model object is the one BERTScore and MoverScore load (:func:`load_bertscore_encoder` at
 its last layer), so a run with ``moverscore@minilm`` beside these metrics holds one copy.
@@ -23,7 +24,6 @@ its last layer), so a run with ``moverscore@minilm`` beside these metrics holds 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +37,6 @@ from blindspot.scoring.scorer import ScoreInput, Scorer
 DEFAULT_MODEL = "sentence-transformers/average_word_embeddings_glove.6B.300d"
 #: the folder of a word table inside a sentence-transformers model
 WORD_TABLE_FOLDER = "0_WordEmbeddings"
-#: a word table's words: runs of letters/digits, or one other non-space character
-_WORD = re.compile(r"\w+|[^\w\s]")
 
 
 def word_table_folder(path: str) -> Path | None:
@@ -83,15 +81,16 @@ class WordTable:
         index = {word: i for i, word in enumerate(config["vocab"])}
         return cls(index, matrix, bool(config.get("do_lower_case", False)))
 
-    def words(self, text: str) -> Words:
+    def lookup(self, words: Sequence[str]) -> Words:
+        """Given words and their rows (lower-cased when the table is); a word outside the
+        vocabulary gets the mean of all rows."""
         import numpy as np
 
-        words = tuple(_WORD.findall(text))
         unknown = self.matrix.mean(axis=0)
         rows = [self.matrix[self.index[key]] if key in self.index else unknown
                 for key in ((w.lower() if self.lower else w) for w in words)]
-        return Words(words, np.array(rows, dtype=np.float64).reshape(len(words),
-                                                                     self.matrix.shape[1]))
+        return Words(tuple(words), np.array(rows, dtype=np.float64).reshape(
+            len(words), self.matrix.shape[1]))
 
 
 @dataclass(frozen=True)
@@ -135,36 +134,28 @@ class WordVectors:
             self._table = model.get_input_embeddings().weight.detach().cpu().double().numpy()
         return self._table
 
-    def words(self, texts: Sequence[str]) -> dict[str, Words]:
-        """Each distinct text's words and vectors (a word table's rows, or the mean of each
-        word's piece rows)."""
+    def lookup(self, words: Sequence[str]) -> Words:
+        """Given words (already split) and their vectors: a word table's rows, or the mean of
+        the table rows of each word's pieces."""
         import numpy as np
 
-        unique = list(dict.fromkeys(texts))
         word_table = self.word_table()
         if word_table is not None:
-            return {text: word_table.words(text) for text in unique}
-        out: dict[str, Words] = {}
-        if not unique:
-            return out
-        tokenizer, table = self.tokenizer(), self.table()
-        encoded = tokenizer(unique, add_special_tokens=False, truncation=False,
-                            return_offsets_mapping=True)
-        for row, text in enumerate(unique):
-            ids = encoded["input_ids"][row]
-            offsets = encoded["offset_mapping"][row]
-            groups: dict[int, list[int]] = {}
-            for position, word in enumerate(encoded.word_ids(row)):
-                if word is not None:
-                    groups.setdefault(word, []).append(position)
-            words, vectors = [], []
-            for positions in groups.values():
-                start, end = offsets[positions[0]][0], offsets[positions[-1]][1]
-                words.append(text[start:end])
-                vectors.append(table[[ids[p] for p in positions]].mean(axis=0))
-            array = np.array(vectors, dtype=np.float64).reshape(len(vectors), table.shape[1])
-            out[text] = Words(tuple(words), array)
-        return out
+            return word_table.lookup(words)
+        table = self.table()
+        pieces = self.tokenizer()(list(words), add_special_tokens=False)["input_ids"] if words \
+            else []
+        unknown = [self.tokenizer().unk_token_id]
+        rows = [table[ids or unknown].mean(axis=0) for ids in pieces]
+        return Words(tuple(words), np.array(rows, dtype=np.float64).reshape(len(words),
+                                                                            table.shape[1]))
+
+    def words(self, texts: Sequence[str]) -> dict[str, Words]:
+        """Each distinct text's words (NLTK's ``word_tokenize``, as nlg-eval splits them) and
+        their vectors (:meth:`lookup`)."""
+        import nltk  # lazy: importing nltk takes seconds
+
+        return {text: self.lookup(nltk.word_tokenize(text)) for text in dict.fromkeys(texts)}
 
 
 class WordVectorScorer(Scorer):
@@ -173,7 +164,7 @@ class WordVectorScorer(Scorer):
 
     model_option = "model_type"
     uses_references = "required"
-    version = "1"
+    version = "2"
     default_batch_size = 256
     #: the metric's outputs for one (hypothesis, reference) pair
     outputs: tuple[str, ...]

@@ -15,8 +15,8 @@ Choices, stated:
 
 * Defaults are the ``blanc`` package's (0.3.4): ``bert-base-uncased``, gap 2, gap_mask 1, minimum
   lengths 4 / 2 / 100, filler ".", no separator. The paper's own figures used ``gap=6``.
-* Texts are NFKD-normalised, as the package does; sentences come from spaCy's en_core_web_sm
-  (the package uses NLTK punkt, which cannot be fetched offline).
+* Texts are NFKD-normalised and split into sentences by NLTK's punkt (its English tables ship
+  with the install), as the package does.
 * An input longer than the model's limit first cuts the sentence (down to
   ``len_sent_allow_cut`` tokens), then drops the summary's last sentences, then cuts the last
   one kept by tokens, as the package does.
@@ -29,8 +29,10 @@ Choices, stated:
   when ``random_seed > 0``; here every row's fine-tuning starts from ``random_seed`` (default 0),
   so a score does not depend on what ran before (the scores are cached).
 * The ``blanc`` package itself is not used: it declares ``torch<2.0`` (the project pins torch
-  2.13), its import fails under the pinned transformers (``from transformers import AdamW``:
-  removed), and it calls NLTK's punkt. """
+  2.13) and imports ``AdamW`` from transformers, which no longer has it. With that name given
+  (BLANC-help never uses it), its BLANC-help runs here beside ours: the masked inputs (every
+  token id, masked position and answer) and the scores are the same
+  (``tests/test_reference_models.py``)."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ from blindspot.models import load_masked_lm
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.mlm_ppl import head_on_positions
 from blindspot.scorers.unieval import split_sentences
-from blindspot.scoring.scorer import ScoreInput, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 BLANC_CITATION = """@inproceedings{vasilyev-etal-2020-fill,
     title = "Fill in the {BLANC}: Human-free quality estimation of document summaries",
@@ -143,6 +145,10 @@ class Blanc(lm.ModelScorer):
     uses_references = "none"
     uses_source = "required"
     default_batch_size = 8
+    version = "2"
+    reference = Reference("blanc 0.3.4 (BlancHelp), run beside ours on MiniLM under a built "
+                          "masked-LM head: the same masked inputs token for token (the built "
+                          "head guesses none right, so both score 0)", max_abs_diff=1e-9, rows=3)
 
     def __init__(self, model: str = DEFAULT_MODEL, mode: str = "help", measure: str = "relative",
                  gap: int = 2, gap_mask: int = 1, min_token_length_normal: int = 4,
@@ -186,7 +192,7 @@ class Blanc(lm.ModelScorer):
         both, original tokens)."""
         config = self.config
         clean = [unicodedata.normalize("NFKD", text) for text in (document, summary)]
-        doc_sentences, summary_sentences = split_sentences(clean)
+        doc_sentences, summary_sentences = split_sentences(clean, "nltk")
         summary_tokens = [tokenizer.tokenize(s) for s in summary_sentences if s.strip()]
         separator = tokenizer.tokenize(config["help_sep"]) if config["help_sep"] else []
         lengths = tuple(config["lengths"])

@@ -1,12 +1,16 @@
 """DiscoScore FocusDiff (Zhao et al., 2023), the variant the MENLI paper reports ("Focus
 Frequency", noun foci): how differently a hypothesis and a reference treat the nouns they share.
 
-A text's foci are its nouns: spaCy's ``NOUN`` and ``PROPN`` tokens (``en_core_web_sm``, the
-project's cached parser), grouped by lemma. The text is encoded as ``[CLS]`` followed by the
-word pieces of its tokens, by the encoder cut after its first ``num_layers`` layers (8, the
-authors' cut of BERT); a focus' vector is the sum, over its occurrences, of the L2-normalised
-vector of each occurrence's last word piece, so it grows with how often the focus recurs. With
-``F_h`` the hypothesis' foci and ``F_h & F_r`` those the reference shares:
+As the authors' code (AIPHES/DiscoScore, ``DS_Focus_NN``) reads a text, by default
+(``reading="words"``): its nouns are the lemmas of the ``NOUN`` and ``PROPN`` tokens of each of
+its NLTK sentences, and a focus is a whitespace-separated word of the text that equals one of
+those lemmas ("cat" in "the cat sat", not "cats" nor "cat."). The text is encoded as ``[CLS]``
+followed by the word pieces of its whitespace words, by the checkpoint's tokenizer with
+lower-casing off (as the authors load it, even for an uncased BERT), through the encoder cut
+after its first ``num_layers`` layers (8, the authors' cut of BERT); a focus' vector is the sum,
+over its occurrences, of the L2-normalised vector of each occurrence's last word piece, so it
+grows with how often the focus recurs. With ``F_h`` the hypothesis' foci and ``F_h & F_r`` those
+the reference shares:
 
     discoscore = sum over shared foci f of ||h_f - r_f||^2 / |F_h|
 
@@ -14,13 +18,13 @@ a distance: 0 for identical texts, lower is better. As in the authors' code, a h
 shares no focus with the reference (or has no noun) scores 0, the best value: the metric judges
 how shared foci are used, not whether they are there.
 
-Choices: the authors' default checkpoint is ``bert-base-uncased`` (their paper's best was
-Conpono, a BERT fine-tuned for discourse coherence; give its folder as ``model_type``); their
-code splits words on whitespace and finds nouns with UDPipe, keeping a whitespace word when it
-equals a noun's lemma; here the words are spaCy's tokens and a noun is found by its tag, so
-"cats." is a focus ``cat`` (the authors' reading misses it); the checkpoint's own tokenizer is
-used as it is (the authors' code turns lower-casing off, even for the uncased BERT). Several
-references: the mean (as the authors').
+Choices: the authors tag with UDPipe (``spacy_udpipe``, whose English model is downloaded at
+import); here spaCy's ``en_core_web_sm`` tags, so a lemma the two taggers disagree on may differ.
+``reading="tokens"`` is a cleaner reading: spaCy's tokens grouped by lemma, so "cats." is a
+focus ``cat``, word pieces by the checkpoint's tokenizer as it is. The authors' default
+checkpoint is ``bert-base-uncased`` (their paper's best was Conpono, a BERT fine-tuned for
+discourse coherence; give its folder as ``model_type``). Several references: the mean (as the
+authors').
 """
 
 from __future__ import annotations
@@ -28,15 +32,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from blindspot.models import load_cased_tokenizer
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.scorers._encoders import checked_layer, encoder_on_device, layer_count
 from blindspot.scorers._token_vectors import LayerVectorScorer
-from blindspot.scoring.scorer import ScoreInput, register_scorer
+from blindspot.scorers.unieval import split_sentences
+from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 DEFAULT_MODEL = "bert-base-uncased"
 #: the authors' cut of BERT: its first 8 layers
 DEFAULT_LAYERS = 8
 FOCUS_TAGS = frozenset({"NOUN", "PROPN"})
+
+
+#: how a text's foci are read: the authors' whitespace words, or spaCy's tokens
+READINGS = ("words", "tokens")
 
 
 def focus_difference(hypothesis: dict[str, Any], reference: dict[str, Any]) -> float:
@@ -60,12 +70,26 @@ class DiscoScore(LayerVectorScorer):
     outputs = ("discoscore",)
     lower_is_better = frozenset({"discoscore"})
 
+    version = "2"
+    reference = Reference(
+        "AIPHES/DiscoScore DS_Focus_NN (commit f0fcd89), its outputs recorded on MiniLM with "
+        "spaCy's tagger standing in for UDPipe", max_abs_diff=1e-6, rows=12,
+        differs="nouns are tagged by spaCy's en_core_web_sm, not UDPipe (whose model is "
+                "downloaded at import)")
+
     def __init__(self, model_type: str = DEFAULT_MODEL, num_layers: int | None = None,
-                 batch_size: int = 64, device: str | None = None) -> None:
+                 reading: str = "words", batch_size: int = 64,
+                 device: str | None = None) -> None:
+        if reading not in READINGS:
+            raise ValueError(f"reading must be one of {', '.join(READINGS)}, got {reading!r}")
         path = self.setup(model_type, 1, False, batch_size, device)
         layers = checked_layer(model_type, num_layers,
                                min(DEFAULT_LAYERS, layer_count(model_type)))
-        super().__init__(model_type=path, num_layers=layers)
+        super().__init__(model_type=path, num_layers=layers, reading=reading)
+
+    def word_tokenizer(self) -> Any:
+        """The checkpoint's tokenizer with lower-casing off, as the authors load it."""
+        return load_cased_tokenizer(self._path)
 
     def model(self) -> Any:
         """The encoder cut after ``num_layers`` layers (shared with BERTScore and MoverScore)."""
@@ -91,12 +115,33 @@ class DiscoScore(LayerVectorScorer):
                 foci.setdefault(token.lemma, []).append(len(ids) - 1)
         return ids, foci
 
+    def word_pieces(self, text: str) -> tuple[list[int], dict[str, list[int]]]:
+        """The authors' reading: ``[CLS]`` + the word pieces of the text's whitespace words (cut
+        to the encoder's limit), and each focus word's positions (its last piece), a focus word
+        being one that equals the lemma of a noun of the text's sentences."""
+        tokenizer = self.word_tokenizer()
+        sentences = split_sentences([text], "nltk")[0]
+        nouns = {token.lemma for parsed in get_parser().parse_many(sentences)
+                 for token in parsed.tokens if token.pos in FOCUS_TAGS}
+        ids = [tokenizer.cls_token_id]
+        foci: dict[str, list[int]] = {}
+        limit = self.max_length()
+        for word in text.split():
+            piece_ids = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(word))
+            if len(ids) + len(piece_ids) > limit:
+                break
+            ids.extend(piece_ids)
+            if piece_ids and word in nouns:
+                foci.setdefault(word, []).append(len(ids) - 1)
+        return ids, foci
+
     def foci(self, texts: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Each distinct text's focus vectors, encoded ``batch_size`` texts at a time."""
         import torch
 
         unique = list(dict.fromkeys(texts))
-        inputs = [self.pieces(p) for p in get_parser().parse_many(unique)]
+        inputs = ([self.word_pieces(text) for text in unique] if self.config["reading"] == "words"
+                  else [self.pieces(p) for p in get_parser().parse_many(unique)])
         order = sorted(range(len(unique)), key=lambda i: len(inputs[i][0]), reverse=True)
         pad = self.tokenizer().pad_token_id or 0
         out: dict[str, dict[str, Any]] = {}

@@ -14,8 +14,10 @@ Choices, and why:
   weighs 1. A token present in every reference weighs 0, so idf needs more than one reference.
 * **unigram, first sub-word**: as the authors' release does for WordPiece, only the first piece
   of a word carries mass (``remove_subwords``; found from the fast tokenizer's word ids, so it
-  holds for BPE and SentencePiece too); special tokens, punctuation tokens
-  (``remove_punctuation``) and ``stop_words`` weigh 0.
+  holds for BPE and SentencePiece too); a token that is one ASCII punctuation mark
+  (``remove_punctuation``) and ``stop_words`` weigh 0. The special tokens ([CLS], [SEP]) weigh
+  their idf, as in the authors' ``moverscore_v2``: 0 with idf (every text has them), 1 without,
+  so with ``idf=False`` their vectors take part in the transport.
 * **EMD**: solved exactly by POT's network simplex (``ot.emd2``): a maintained C++ solver of
   exactly this transport problem; pyemd (the authors' choice) is not installed, and scipy's
   ``linprog`` is exact too but a general LP solver, slower per pair.
@@ -31,7 +33,6 @@ from __future__ import annotations
 
 import math
 import string
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -50,12 +51,13 @@ from blindspot.scorers._encoders import (
     truncation_of,
 )
 from blindspot.scorers._lm_utils import ModelScorer
-from blindspot.scoring.scorer import ScoreInput, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 DEFAULT_MODEL = "distilbert-base-uncased"
 DISTANCES = ("euclidean", "cosine")
 #: word-piece markers stripped before a token is compared with punctuation and stop words
 _PIECE_MARKERS = ("##", "\u0120", "\u2581")
+_PUNCTUATION = frozenset(string.punctuation)
 
 
 @dataclass(frozen=True)
@@ -98,10 +100,9 @@ def token_core(token: str) -> str:
 
 
 def is_punctuation(token: str) -> bool:
-    """True for a token made only of punctuation or ASCII symbols."""
-    core = token_core(token)
-    return bool(core) and all(ch in string.punctuation or unicodedata.category(ch).startswith("P")
-                              for ch in core)
+    """True for a token that is one ASCII punctuation mark (``string.punctuation``), after its
+    word-piece marker: the authors' test (an en dash or a curly quote is a word to them)."""
+    return token_core(token) in _PUNCTUATION
 
 
 @dataclass(frozen=True)
@@ -146,8 +147,13 @@ class MoverScore(ModelScorer):
     outputs = ("moverscore",)
     supports_idf = True
     uses_references = "required"
-    version = "1"
+    version = "2"
     default_batch_size = 128
+    reference = Reference(
+        "moverscore 1.0.3 (moverscore_v2.word_mover_score), its outputs recorded on MiniLM, idf "
+        "off and on (its flows are float32)", max_abs_diff=1e-5, rows=11,
+        differs="moverscore_v2 takes one idf table per side (its example builds the hypotheses' "
+                "from the hypotheses); ours weighs both sides by the references' idf")
 
     def __init__(self, model_type: str = DEFAULT_MODEL, num_layers: int | None = None,
                  idf: bool = True, idf_references: Sequence[str] | None = None,
@@ -208,8 +214,10 @@ class MoverScore(ModelScorer):
     # -- embedding -------------------------------------------------------------------------------
 
     def token_weight(self, token_id: int, token: str, special: bool, continuation: bool) -> float:
-        """A token's mass before normalisation (0 for tokens MoverScore leaves out)."""
-        if special or (continuation and self.config["remove_subwords"]):
+        """A token's mass before normalisation (0 for tokens MoverScore leaves out). A special
+        token weighs its idf, as in the authors' code: 0 with idf (every reference has it), 1
+        without."""
+        if continuation and self.config["remove_subwords"] and not special:
             return 0.0
         if self.config["remove_punctuation"] and is_punctuation(token):
             return 0.0

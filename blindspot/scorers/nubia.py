@@ -46,7 +46,7 @@ from typing import Any
 from blindspot.models import load_causal_lm, load_sequence_classifier, model_revision
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.menli import label_indices, nli_probabilities
-from blindspot.scoring.scorer import ScoreInput, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 NUBIA_CITATION = """@inproceedings{kane-etal-2020-nubia,
     title = "{NUBIA}: {N}e{U}ral Based Interchangeability Assessor for Text Generation",
@@ -129,6 +129,11 @@ class Nubia(lm.ModelScorer):
     default_output = "nubia"
     uses_references = "required"
     default_batch_size = 16
+    reference = Reference(
+        "nubia-score 0.1.5",
+        differs="cannot run here: it needs fairseq, which does not import on Python 3.11, and "
+                "downloads its checkpoints from S3; ours is the same computation on Hugging Face "
+                "models")
 
     def __init__(self, aggregator: str | None = None, sts_model: str = DEFAULT_STS,
                  nli_model: str = DEFAULT_NLI, lm_model: str = DEFAULT_LM,

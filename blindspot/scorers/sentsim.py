@@ -34,7 +34,7 @@ from blindspot.models import load_encoder, model_revision
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.bertscore import BertScore
 from blindspot.scorers.moverscore import MoverScore
-from blindspot.scoring.scorer import ScoreInput, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 SENTSIM_CITATION = """@inproceedings{song-etal-2021-sentsim,
     title = "{S}ent{S}im: Crosslingual Semantic Evaluation of Machine Translation",
@@ -93,6 +93,11 @@ class SentSim(lm.ModelScorer):
     uses_references = "optional"  # required with against="reference" (set per instance)
     uses_source = "optional"  # required with against="source" (set per instance)
     default_batch_size = 32
+    reference = Reference(
+        "Song et al.'s released SentSim code (no registry package)",
+        differs="not measured here: not run against a snapshot of the authors' code yet; its "
+                "cross-lingual models are not offline")
+    version = "2"  # the WMD variant: MoverScore without idf weighs [CLS] and [SEP] (its v2)
 
     def __init__(self, sentence_model: str = DEFAULT_SENTENCE_MODEL,
                  token_model: str = DEFAULT_TOKEN_MODEL, token_metric: str = "bertscore",

@@ -18,12 +18,13 @@ Choices, stated:
   default), ``"2sents"``, ``"mixed"``, ``"document"``, or ``"doc-summary"`` with two of them
   (``"paragraph-sentence"``). As SummaC, chunks of 10 characters or fewer are dropped and at
   most ``max_doc_sents`` (100) document chunks are used; a side with no chunk scores 0.
-* Sentences come from spaCy's en_core_web_sm (the project's cached parse): SummaC's NLTK punkt
-  cannot be fetched offline. Pairs longer than the model's limit are cut longest-first (SummaC
-  cuts the premise only, at 500 tokens).
+* Sentences come from NLTK's punkt (its English tables ship with the install), as SummaC's.
+  Pairs longer than the model's limit are cut longest-first (SummaC cuts the premise only, at
+  500 tokens).
 * The ``summac`` PyPI package (0.0.4) is not used: it pins ``huggingface-hub<=0.17`` (the
-  project needs ``>=0.34``), takes only the model names of its table (no local folder), and
-  splits with NLTK punkt.
+  project needs ``>=0.34``) and takes only the model names of its table (no local folder).
+  Installed without its dependencies it runs here: with a local model entered in its table, its
+  ``SummaCZS`` gives our scores (``tests/test_reference_models.py``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 from blindspot.models import load_sequence_classifier, model_revision
 from blindspot.scorers.menli import NLI_R, Probabilities, label_indices, nli_probabilities
 from blindspot.scorers.unieval import split_sentences
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 SUMMAC_CITATION = """@article{laban-etal-2022-summac,
     title = "{S}umma{C}: Re-Visiting {NLI}-based Models for Inconsistency Detection in Summarization",
@@ -83,7 +84,7 @@ def split_chunks(texts: Sequence[str], granularity: str) -> list[list[str]]:
         return [[text] for text in texts]
     if granularity == "paragraph":
         return [paragraphs(text) for text in texts]
-    sentences = [_long_enough(s) for s in split_sentences(texts)]
+    sentences = [_long_enough(s) for s in split_sentences(texts, "nltk")]
     if granularity == "sentence":
         return sentences
     if granularity == "2sents":
@@ -132,6 +133,12 @@ class SummaC(Scorer):
     uses_references = "none"
     uses_source = "required"
     default_batch_size = 16
+    version = "2"
+    reference = Reference(
+        "summac 0.0.4 (SummaCZS, granularity='sentence'), run beside ours on a tiny NLI model",
+        max_abs_diff=1e-6, rows=3,
+        differs="default granularity 'sentence' and model NLI-R, MENLI's setting (SummaC's own: "
+                "'paragraph', 'mnli')")
 
     def __init__(self, model: str = NLI_R, granularity: str = "sentence", op1: str = "max",
                  op2: str = "mean", use_ent: bool = True, use_con: bool = True,

@@ -13,10 +13,14 @@ Choices, stated:
 
 * ``model``: default ``sentence-transformers/bert-large-nli-stsb-mean-tokens``, SUPERT's
   encoder; offline, ``minilm`` (all-MiniLM-L6-v2, also a sentence-BERT model).
-* Stop words: spaCy's English list (``stop_words="spacy"``), since NLTK's stop-word corpus that
-  SUPERT uses cannot be fetched offline; ``stop_words=[...]`` gives any list, ``[]`` none.
-  Tokens are compared lower-cased, as SUPERT does.
-* Sentences come from spaCy's en_core_web_sm (the project's cached parse) instead of NLTK punkt.
+* Stop words: NLTK's English list, as SUPERT's code removes (``stop_words="nltk"``, the list
+  written out in :mod:`blindspot.scorers._stop_words`, since NLTK's corpus cannot be fetched
+  offline); ``"spacy"`` is spaCy's list, ``stop_words=[...]`` any list, ``[]`` none. Tokens are
+  compared lower-cased, as SUPERT does.
+* Sentences come from NLTK's punkt (its English tables ship with the install), as SUPERT's.
+* The authors' code (yg211/acl20-ref-free-eval) does not run here: it needs their fork of
+  sentence-transformers (``encode(..., token_vecs=True)``), which no registry ships; this module
+  follows its facts (the above, and the greedy cosine matching of its ``get_sbert_score``).
 * One source document per row, so one pseudo-reference (SUPERT averages over the documents of a
   multi-document topic).
 """
@@ -28,8 +32,9 @@ from typing import Any
 
 from blindspot.models import load_encoder
 from blindspot.scorers import _lm_utils as lm
+from blindspot.scorers._stop_words import NLTK_ENGLISH, spacy_english
 from blindspot.scorers.unieval import split_sentences
-from blindspot.scoring.scorer import ScoreInput, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 SUPERT_CITATION = """@inproceedings{gao-etal-2020-supert,
     title = "{SUPERT}: Towards New Frontiers in Unsupervised Evaluation Metrics for Multi-Document Summarization",
@@ -42,13 +47,8 @@ SUPERT_CITATION = """@inproceedings{gao-etal-2020-supert,
 
 DEFAULT_MODEL = "sentence-transformers/bert-large-nli-stsb-mean-tokens"
 SIM_METRICS = ("f1", "recall", "precision")
-
-
-def spacy_stop_words() -> frozenset[str]:
-    """spaCy's English stop words (its language data; no pipeline is loaded)."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
+#: the stop-word lists a name gives
+STOP_LISTS = ("nltk", "spacy")
 
 
 def token_vectors(model: Any, tokenizer: Any, sentences: Sequence[str], stops: frozenset[str],
@@ -96,9 +96,16 @@ class Supert(lm.ModelScorer):
     uses_references = "none"
     uses_source = "required"
     default_batch_size = 16
+    version = "2"
+    reference = Reference(
+        "yg211/acl20-ref-free-eval ref_free_metrics/supert.py (commit f283ce2)",
+        differs="not run here: it needs the authors' fork of sentence-transformers "
+                "(encode(..., token_vecs=True)), which no registry ships; ours follows its "
+                "code's facts (NLTK sentences and stop words, the first 15 sentences, greedy "
+                "cosine F1)")
 
     def __init__(self, model: str = DEFAULT_MODEL, pseudo_ref_sentences: int = 15,
-                 sim_metric: str = "f1", stop_words: str | Iterable[str] = "spacy",
+                 sim_metric: str = "f1", stop_words: str | Iterable[str] = "nltk",
                  batch_size: int = 32, device: str | None = None) -> None:
         if sim_metric not in SIM_METRICS:
             raise ValueError(f"sim_metric must be one of {', '.join(SIM_METRICS)}, got "
@@ -107,11 +114,11 @@ class Supert(lm.ModelScorer):
             raise ValueError(f"pseudo_ref_sentences must be at least 1, got "
                              f"{pseudo_ref_sentences!r}")
         if isinstance(stop_words, str):
-            if stop_words != "spacy":
-                raise ValueError(f"stop_words must be 'spacy' or a list of words, got "
-                                 f"{stop_words!r}")
-            stops: str | list[str] = "spacy"
-            self._stops = spacy_stop_words()
+            if stop_words not in STOP_LISTS:
+                raise ValueError(f"stop_words must be one of {', '.join(STOP_LISTS)} or a list of "
+                                 f"words, got {stop_words!r}")
+            stops: str | list[str] = stop_words
+            self._stops = NLTK_ENGLISH if stop_words == "nltk" else spacy_english()
         else:
             stops = sorted({str(word).lower() for word in stop_words})
             self._stops = frozenset(stops)
@@ -122,8 +129,8 @@ class Supert(lm.ModelScorer):
     def score_batch(self, batch: Sequence[ScoreInput]) -> list[dict[str, float]]:
         import torch
 
-        documents = split_sentences([item.source or "" for item in batch])
-        summaries = split_sentences([item.hypothesis for item in batch])
+        documents = split_sentences([item.source or "" for item in batch], "nltk")
+        summaries = split_sentences([item.hypothesis for item in batch], "nltk")
         pseudo = [doc[: self.config["pseudo_ref_sentences"]] for doc in documents]
         tokenizer, model = load_encoder(self.config["model"])
         model = lm.place(model, self._device)

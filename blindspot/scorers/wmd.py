@@ -10,9 +10,11 @@ texts with the same words in any order, higher is better; ``wmd`` itself is a di
 the same bag, lower is better).
 
 Choices: no stop word is removed (Kusner et al. removed them; the metric as Sai et al. ran it
-compares every word); a text without words is at distance 0 from another such text; against a
-text with words its similarity is 0 and its distance undefined (NaN: no mass to move; the
-judged output is ``wms``). Several references: the mean.
+compares every word); the vectors are not normalised (gensim's ``wmdistance`` scales them to
+unit length unless ``norm=False``, with which it agrees with this to 1e-9); a text without words
+is at distance 0 from another such text; against a text with words its similarity is 0 and its
+distance undefined (NaN: no mass to move; the judged output is ``wms``). Several references:
+the mean.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from blindspot.scorers._word_vectors import Words, WordVectorScorer
-from blindspot.scoring.scorer import register_scorer
+from blindspot.scoring.scorer import Reference, register_scorer
 
 
 def bag(items: Sequence[tuple[str, Any]]) -> tuple[Any, Any]:
@@ -64,6 +66,11 @@ class WordMoversDistance(WordVectorScorer):
     default_output = "wms"
     lower_is_better = frozenset({"wmd"})
     natural_ranges = {"wms": (0.0, 1.0)}
+    reference = Reference(
+        "gensim 4.4 KeyedVectors.wmdistance (norm=False) on the same words and vectors",
+        max_abs_diff=1e-9, rows=10,
+        differs="gensim's default norm=True scales every vector to unit length first; ours "
+                "moves raw vectors, as Kusner et al. (and gensim's norm=False)")
 
     def pair(self, hypothesis: Words, reference: Words) -> dict[str, float]:
         if hypothesis.empty or reference.empty:

@@ -26,7 +26,7 @@ from typing import Any
 
 from blindspot.models import load_causal_lm, load_encoder, model_revision
 from blindspot.scorers import _lm_utils as lm
-from blindspot.scoring.scorer import ScoreInput, register_scorer
+from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 XMOVERSCORE_CITATION = """@inproceedings{zhao-etal-2020-limitations,
     title = "On the Limitations of Cross-lingual Encoders as Exposed by Reference-Free Machine Translation Evaluation",
@@ -106,6 +106,14 @@ class XMoverScore(lm.ModelScorer):
     uses_references = "none"
     uses_source = "required"
     default_batch_size = 32
+    reference = Reference(
+        "AIPHES/ACL20-Reference-Free-MT-Evaluation score_utils_2.py (commit 2026e18)",
+        differs="not measured here (its mBERT, GPT-2 and remapping matrices are not offline); its "
+                "released code scores 1 / (1 + transport cost) and turns GPT-2's loss into "
+                "(1 / exp(loss)) ** (1 / n), ours the paper's 1 - cost and mean log-probability; "
+                "it prunes the same way (flows below the k-th smallest non-zero one dropped, "
+                "k = max(1, int(dropout_rate x their count))), on the source-to-hypothesis block "
+                "of a plan solved over both texts' points")
 
     def __init__(self, model: str = DEFAULT_MODEL, layer: int = 8, ngram: int = 2,
                  mapping: str = "none", remapping: str | None = None,

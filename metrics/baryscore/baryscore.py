@@ -1,7 +1,8 @@
 """BaryScore on blindspot's cached scoring layer.
 
 BaryScore (Colombo et al., 2021): each text gives one distribution per layer of the encoder's top
-`layers` hidden states (its L2-normalised token vectors, weighted by idf); the text is summarised
+`layers` hidden states (its L2-normalised token vectors, of equal weight as in the authors' code, or
+weighted by idf with `idf=True`); the text is summarised
 by the free-support Wasserstein barycenter of those distributions (POT), and the score is the
 exact earth mover's distance between the two barycenters (squared Euclidean cost).
 
@@ -16,7 +17,7 @@ Examples:
     ...                                  "I like my cakes very much."],
     ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["baryscore"]]
-    [0.22, 0.69]
+    [0.06, 0.56]
 """
 
 import blindspot.scorers._idf_metric as idf_base
@@ -35,7 +36,8 @@ _INPUTS = layers.module_inputs(
     """model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
         "bert-base-uncased", the authors').
     layers (int): how many of the top hidden states (default 5, the authors').
-    idf (bool): idf weights from all references of the call (default True).""",
+    idf (bool): idf weights from all references of the call (default False: the authors'
+        code asks for idf but never applies it, so its numbers are of uniform weights).""",
     """    baryscore: a distance >= 0, lower is better; 0 for identical texts.""")
 
 

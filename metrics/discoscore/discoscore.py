@@ -1,8 +1,10 @@
 """DiscoScore on blindspot's cached scoring layer.
 
 DiscoScore FocusDiff (Zhao et al., 2023), noun foci, frequency-summed ("Focus Frequency", the variant
-the MENLI paper reports): a text's foci are its nouns (spaCy NOUN/PROPN, by lemma); the text is
-encoded as `[CLS]` + word pieces by the encoder cut after 8 layers; a focus' vector is the sum of
+the MENLI paper reports), as the authors' code reads a text: a focus is a whitespace word equal to
+the lemma of one of its nouns (spaCy NOUN/PROPN; the authors tag with UDPipe); the text is encoded
+as `[CLS]` + the word pieces of its words (lower-casing off, as theirs) by the encoder cut after 8
+layers (`reading="tokens"`: spaCy's tokens by lemma); a focus' vector is the sum of
 its occurrences' normalised vectors; the score is the summed squared distance of the shared foci'
 vectors over the hypothesis' focus count.
 
@@ -18,7 +20,7 @@ Examples:
     ...                                  "A cat sleeps."],
     ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["discoscore"]]
-    [0.3, 0.0]
+    [0.13, 0.0]
 """
 
 import blindspot.scorers._token_vectors as layers

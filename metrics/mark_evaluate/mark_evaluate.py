@@ -1,12 +1,13 @@
 """Mark-Evaluate Petersen on blindspot's cached scoring layer.
 
 Mark-Evaluate Petersen (Mordido & Meinel, 2020) applied to a candidate-reference pair, as the
-examination of BERTScore, BLEURT, NUBIA, MoverScore and Mark-Evaluate did: the two texts' sets of
-contextual token vectors (last layer) are the population; a vector is captured when it lies in a
+examination of BERTScore, BLEURT, NUBIA, MoverScore and Mark-Evaluate did (its code, LazerLambda/ME):
+the two texts' sets of contextual token vectors (each text encoded alone without [CLS]/[SEP], every
+token once in each of the last five layers) are the population; a vector is captured when it lies in a
 k-nearest-neighbour hypersphere of the other set; the Petersen estimate `N_hat = M * C / R` (marked
 `M = |S| + a`, captured `C = |S'| + b`, recaptured `R = a + b`, with `a` and `b` the vectors of each
 set inside the other's spheres) is compared with the known size `N = |S| + |S'|`:
-`score = 1 - min(1, |N_hat - N| / N)`.
+`score = 1 - min(1, |N_hat - N| / N)`; `layers=1` reads the last layer only.
 
 Runs offline on MiniLM (``model_type="minilm"``). Several
 references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.
@@ -22,7 +23,7 @@ Examples:
     ...                                  "My grandmother bakes bread every Sunday morning."],
     ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["me_petersen"]]
-    [1.0, 1.0, 0.81, 0.0]
+    [1.0, 0.56, 0.99, 0.0]
 """
 
 import blindspot.scorers._token_vectors as layers
@@ -40,7 +41,8 @@ _CITATION = """\
 _INPUTS = layers.module_inputs(
     """model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
         "textattack/bert-base-uncased-MNLI").
-    k (int): neighbours per hypersphere (default 1, as the examination).""",
+    k (int): neighbours per hypersphere (default 1, as the examination).
+    layers (int): how many of the last hidden states give vectors (default 5, as the examination).""",
     """    me_petersen: in [0, 1], higher is better; 1 for identical texts, 0 when no vector of
         either text falls inside the other's hyperspheres.""")
 

@@ -1,9 +1,11 @@
 """Sentence Mover's Similarity on blindspot's cached scoring layer.
 
-Sentence Mover's Similarity (Clark et al., 2019): a text is a bag of sentences (spaCy's), each the
-mean of its word vectors and weighing its share of the text's words; the score is `exp(-EMD)`
+Sentence Mover's Similarity (Clark et al., 2019): a text is a bag of sentences (NLTK punkt's), each
+the mean of its word vectors and weighing its share of the text's words; the score is `exp(-EMD)`
 between the two bags, Euclidean distance as the cost. `s_wms` is the paper's S+WMS: words and
-sentences in one bag, each kind carrying half of the mass.
+sentences in one bag, each kind carrying half of the mass. The words are those of the authors'
+code (eaclark07/sms): spaCy's alphabetic tokens that are not NLTK stop words, lower-cased
+(`tokens="all"` keeps every word).
 
 Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
 references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.
@@ -17,7 +19,7 @@ Examples:
     ...                                  "Inflation climbed in May."],
     ...                      model_type="minilm", use_aggregator=False)
     >>> [round(s, 2) for s in out["sms"]]
-    [1.0, 0.5]
+    [1.0, 0.36]
 """
 
 import blindspot.scorers._word_vectors as words

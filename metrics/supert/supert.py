@@ -6,8 +6,9 @@ its own by a sentence-BERT encoder, special tokens and stop words are dropped, a
 F1 of greedy cosine matching between the two sets of token vectors (``sim_metric="recall"`` or
 ``"precision"`` instead). Higher is better. Options: ``model`` (default
 ``sentence-transformers/bert-large-nli-stsb-mean-tokens``; offline ``"minilm"``),
-``pseudo_ref_sentences``, ``sim_metric``, ``stop_words`` ("spacy": spaCy's English list, or a
-list of words), ``batch_size``, ``device``. A summary with no token left scores NaN.
+``pseudo_ref_sentences``, ``sim_metric``, ``stop_words`` ("nltk", the default: NLTK's English
+list, as SUPERT's code; "spacy": spaCy's; or a list of words), ``batch_size``, ``device``.
+Sentences are NLTK punkt's, as SUPERT's. A summary with no token left scores NaN.
 
 Examples:
     >>> import evaluate
