@@ -125,3 +125,21 @@ def test_timings_are_quoted_from_the_benchmark_not_typed(page: str) -> None:
     assert not TYPED_TIMING.findall(prose), (
         f"{page}: timings typed by hand: {TYPED_TIMING.findall(prose)}; quote "
         f"{TIMINGS_PAGE} (benchmarks/first_five_minutes.py --write-docs)")
+
+
+#: ```make TARGET``` quoted in prose or a comment, or a code block's line that runs ``make TARGET``
+MAKE_TARGET = re.compile(r"`make ([a-z][\w-]*)[^`]*`|^make ([a-z][\w-]*)", re.M)
+
+
+@pytest.mark.quick
+def test_every_make_target_the_pages_and_requirements_name_exists() -> None:
+    """A page or a requirements file that names ``make X`` names a target of the Makefile
+    (requirements/hub-server.txt named `make hub-server`, which never existed)."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([a-z][\w-]*):", makefile, flags=re.M))
+    named = {(str(path.relative_to(ROOT)), next(t for t in found if t))
+             for path in [*(ROOT / page for page in PAGES), *(ROOT / "requirements").glob("*.txt")]
+             for found in MAKE_TARGET.findall(path.read_text(encoding="utf-8"))}
+    assert named and {target for _, target in named} & targets
+    missing = sorted((page, target) for page, target in named if target not in targets)
+    assert not missing, f"make targets named but not in the Makefile: {missing}"

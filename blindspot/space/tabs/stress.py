@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot import seeding
+from blindspot.errors import message
 from blindspot.models import available_models
 from blindspot.protocols.interface import PROTOCOLS
 from blindspot.report import views
@@ -287,7 +288,7 @@ def build(context: Any) -> None:
                                    parse_seeds(seeds_in), None, run_options, limits)
             folder = workspace.new_run_folder(session)  # counted only once all is checked
         except (ValueError, KeyError, FileNotFoundError) as error:  # UploadError included
-            raise gr.Error(workspace.public(str(error).strip("'\""), session),
+            raise gr.Error(workspace.public(message(error), session),
                            duration=None) from None
         run_request = {**checked, "out": str(folder)}
         progress(0, desc="starting")
