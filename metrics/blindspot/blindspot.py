@@ -50,7 +50,8 @@ from typing import Any
 import datasets
 import evaluate
 
-from blindspot.errors import as_input_error, check_text_list
+from blindspot import errors
+from blindspot.errors import check_text_list
 from blindspot.protocols.interface import ProtocolRequest, get_protocol
 
 _CITATION = """\
@@ -149,7 +150,7 @@ class Blindspot(evaluate.Metric):
         try:
             return self._checked_compute(predictions, references, **kwargs)
         except (ValueError, KeyError, FileNotFoundError) as error:
-            raise as_input_error(error) from None
+            raise errors.as_input_error(error) from None
 
     def _checked_compute(self, predictions: Any, references: Any, **kwargs: Any
                          ) -> dict[str, Any]:
