@@ -33,8 +33,8 @@ def install_step(say: Callable[[str], None]) -> list[str]:
     say(f"SmolLM2-135M model folder: {smollm2_folder()}")
     written, startup_file = register_modules()
     names = [load_name(p.stem) for p in written]
-    say(f"metric modules registered with evaluate as blindspot/<name>: {len(written)} (and by "
-        f"bare name: {', '.join(BARE_NAMES)})")
+    say(f"metric modules registered with evaluate as blindspot/<name>: {len(written)} "
+        f"({', '.join(names)}; and by bare name: {', '.join(BARE_NAMES)})")
     say(f"evaluate's cached-module notice hidden for them by: {startup_file}")
     return names
 
