@@ -70,6 +70,11 @@ MESSAGES: tuple[LibraryMessage, ...] = (
                    why="gradio 6.17 reads starlette's old name of status 422 on every queued "
                        "event (a StarletteDeprecationWarning in the Space's terminal each time); "
                        "nothing for the operator to do", warning=True),
+    LibraryMessage("llama_tokenizer_legacy", "transformers",
+                   "You are using the default legacy behaviour of the",
+                   why="SmolLM2's tokenizer read from its GGUF file (the install step converts it "
+                       "once): the notice itself says to ignore it then",
+                   logger="transformers.models.llama.tokenization_llama_fast"),
     LibraryMessage("evaluate_cached_module", "evaluate",
                    "Using the latest cached version of the module",
                    why="our modules are always the cached copies install-modules wrote",

@@ -166,7 +166,10 @@ def test_the_readmes_pip_install_quick_start_tour_and_judge_row_run_outside_the_
     env.update(HF_HOME=str(tmp_path / "hf"), BLINDSPOT_CACHE=str(tmp_path / "cache"),
                PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}", HF_HUB_OFFLINE="1",
                HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1", COLUMNS="100",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+               PIP_DISABLE_PIP_VERSION_CHECK="1",
+               # the commands run as printed; their bytecode is compiled as it is first imported
+               # (pip would compile every file of torch and transformers first: minutes here)
+               PIP_NO_COMPILE="1")
     python = venv / "bin" / "python"
     install = _readme_block(INSTALL)
     _run(["bash", "-c", CPU_TORCH], cwd=user, env=env, timeout=900)
