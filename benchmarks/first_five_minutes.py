@@ -19,12 +19,21 @@ ratios compare like with like (the load average is printed with them):
   time of each step (venv, uv, each install, WordNet, SmolLM2 conversion, module install) comes
   from when make and ``python -m blindspot.assets`` print its line. It downloads every package
   (2.4 GB unpacked): run it once before and once after a change, not in a loop.
+* with ``--pip`` (or ``--only-pip``, which skips everything above): the README's pip install
+  into a fresh venv with an empty pip cache, from this tree's wheel, each line timed, twice: as
+  the README says for a machine without a GPU (torch's CPU build first, then its three lines)
+  and as pip chooses alone (``pip install ".[models]"``: on Linux the CUDA build of torch with
+  its nvidia packages); the size of each environment and its count of packages. It downloads
+  several GB: run it once per change of the requirements.
 
     python benchmarks/first_five_minutes.py [--repeat 3] [--skip-demo] [--threads] [--env]
+                                            [--pip | --only-pip]
                                             [--baseline /path/to/main/checkout] [--write-docs]
 
 ``--write-docs`` writes this tree's figures to docs/first-five-minutes.md, the page the README and
-docs quote for every timing (tests/test_docs_blocks.py refuses timings typed into other pages).
+docs quote for every timing (tests/test_docs_blocks.py refuses timings typed into other pages):
+the startup and demo table, and, with ``--pip``, its section on the pip environments (a run
+without ``--pip`` keeps that section as it was, ``--only-pip`` keeps the table).
 
 Startup times are the median of ``--repeat`` runs; the demo runs once cold and once warm.
 """
@@ -41,6 +50,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 CLI = [sys.executable, "-m", "blindspot.cli"]
 #: the checkout measured now: the working directory of every child (``-m`` puts it first on the
@@ -155,6 +165,73 @@ def _make_env(tree: Path) -> tuple[list[tuple[str, float]], float]:
     return steps, total
 
 
+#: the README's pip install for a machine without a GPU (its install block, the clone's "." the
+#: wheel built from the tree), after torch's CPU build: here the local CPU wheel pip is configured
+#: with stands in for ``--index-url https://download.pytorch.org/whl/cpu``, out of reach here
+PIP_CPU_TORCH = "pip install torch==2.13.0"
+PIP_DEFAULT = 'pip install "{wheel}[models]"'
+#: the README's install block, read from the README (its first line opens it)
+README_INSTALL = 'pip install ".[models,judges,space]"'
+
+
+def _readme_install(tree: Path, wheel: Path) -> list[str]:
+    """The README's install lines, as printed, the clone's ``"."`` being ``wheel``."""
+    text = (tree / "README.md").read_text(encoding="utf-8")
+    start = text.index(README_INSTALL)
+    block = text[start:text.index("```", start)]
+    return [line.split("  #")[0].strip().replace('".[', f'"{wheel}[')
+            for line in block.splitlines() if line.strip()]
+
+
+def _pip_env(wheel: Path, lines: list[str]) -> dict[str, Any]:
+    """Each of ``lines`` run in a fresh venv with an empty pip cache, timed; the environment's
+    size (bytes), package count, torch version and count of nvidia packages."""
+    with tempfile.TemporaryDirectory() as tmp:
+        venv, user = Path(tmp) / "venv", Path(tmp) / "user"
+        user.mkdir()
+        env = _env(PIP_CACHE_DIR=f"{tmp}/pip-cache", PIP_DISABLE_PIP_VERSION_CHECK="1",
+                   HF_HOME=f"{tmp}/hf", BLINDSPOT_CACHE=f"{tmp}/cache")
+        env.pop("PYTHONPATH", None)
+        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env['PATH']}"
+        start = time.perf_counter()
+        subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True, env=env)
+        steps = [("python -m venv", time.perf_counter() - start)]
+        for line in lines:
+            began = time.perf_counter()
+            subprocess.run(["bash", "-c", line], check=True, env=env, cwd=user,
+                           stdout=subprocess.DEVNULL)
+            steps.append((line.replace(str(wheel), "."), time.perf_counter() - began))
+        total = time.perf_counter() - start
+        frozen = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list",
+                                 "--format=freeze"], check=True, env=env, capture_output=True,
+                                text=True).stdout.splitlines()
+        size = int(subprocess.run(["du", "-sb", str(venv)], check=True, capture_output=True,
+                                  text=True).stdout.split()[0])
+    torch = next((line.split("==")[1] for line in frozen if line.startswith("torch==")), "-")
+    return {"steps": steps, "total": total, "size": size, "packages": len(frozen),
+            "torch": torch, "nvidia": sum(line.startswith("nvidia-") for line in frozen)}
+
+
+def _pip(tree: Path) -> dict[str, dict[str, Any]]:
+    """The README's pip install (CPU torch first) and pip's own choice, from ``tree``'s wheel."""
+    with tempfile.TemporaryDirectory() as tmp:
+        uv = Path(sys.executable).parent / "uv"  # make env installs it into the venv
+        subprocess.run([str(uv), "build", "--quiet", "--wheel", "--out-dir", tmp, str(tree)],
+                       check=True, env=_env())
+        wheel = next(Path(tmp).glob("*.whl"))
+        return {"cpu": _pip_env(wheel, [PIP_CPU_TORCH, *_readme_install(tree, wheel)]),
+                "default": _pip_env(wheel, [PIP_DEFAULT.format(wheel=wheel)])}
+
+
+def _report_pip(found: dict[str, dict[str, Any]]) -> None:
+    for name, measured in found.items():
+        print(f"-- pip install, {name}: {measured['total']:.0f} s, "
+              f"{measured['size'] / 1e9:.2f} GB, {measured['packages']} packages, torch "
+              f"{measured['torch']} ({measured['nvidia']} nvidia packages)")
+        for step, seconds in measured["steps"]:
+            _row("  " + step[:42], seconds, "")
+
+
 def _row(name: str, seconds: float | None, target: str, note: str = "") -> None:
     shown = "-" if seconds is None else f"{seconds:7.2f} s"
     print(f"{name:<44} {shown:>10}   {target:<22} {note}")
@@ -252,19 +329,56 @@ DOCS_ROWS = (("help", "`blindspot --help`", "under 1 s"), ("list", "`blindspot l
              ("env", "`make env` into a fresh venv with cold caches (`--env`)", "90 s"))
 
 
-def _write_docs(f: dict[str, float | None], load: float) -> None:
-    """docs/first-five-minutes.md: this run's figures, the one source of the timings docs quote."""
-    rows = [f"| {label} | {f[key]:.1f} | {target or '-'} |" for key, label, target in DOCS_ROWS
-            if f.get(key) is not None]
+#: the heading of the page's pip section (the README links to its anchor, #pip-install)
+PIP_SECTION = "## pip install"
+
+
+def _pip_section(found: dict[str, dict[str, Any]], load: float) -> str:
+    """The page's section on the pip environments, from :func:`_pip`'s figures."""
+    cpu, default = found["cpu"], found["default"]
     about = textwrap.wrap(
-        f"What a new user waits for, measured by `python benchmarks/first_five_minutes.py "
-        f"--write-docs` on {datetime.date.today().isoformat()}: {os.cpu_count()} cores, load "
-        f"average {load:.1f} before the run (a load above the number of cores means other work "
-        f"shared them: every figure is slower than on a quiet machine). Each command runs as a "
-        f"fresh process; startup times are the median of `--repeat` runs.", 100)
-    DOCS_PAGE.write_text("\n".join([
-        DOCS_HEADER, "", "# The first five minutes, timed", "", *about, "",
-        "| step | seconds | target |", "|---|---|---|", *rows, ""]), encoding="utf-8")
+        f"The README's pip install, measured by `python benchmarks/first_five_minutes.py --pip "
+        f"--write-docs` on {datetime.date.today().isoformat()} ({os.cpu_count()} cores, load "
+        f"average {load:.1f}): each line in a fresh venv with an empty pip cache, from the wheel "
+        f"of the tree (the clone's `.`). Without a GPU, as the README says: torch's CPU build "
+        f"first (here the same wheel from a local folder, PyTorch's CPU index being out of "
+        f"reach), then the README's three lines. As pip chooses alone, `pip install "
+        f"\".[models]\"` brings torch {default['torch']} with {default['nvidia']} nvidia "
+        f"packages.", 100)
+    rows = [f"| {step} | {seconds:.0f} |" for step, seconds in cpu["steps"]]
+    return "\n".join([
+        PIP_SECTION, "", *about, "",
+        "| environment | install, s | size, GB | packages | torch |", "|---|---|---|---|---|",
+        f"| README, CPU torch first | {cpu['total']:.0f} | {cpu['size'] / 1e9:.1f} | "
+        f"{cpu['packages']} | {cpu['torch']} |",
+        f"| `pip install \".[models]\"` as pip chooses | {default['total']:.0f} | "
+        f"{default['size'] / 1e9:.1f} | {default['packages']} | {default['torch']} |", "",
+        "The README's lines, one by one (seconds):", "", "| line | seconds |", "|---|---|",
+        *rows, ""])
+
+
+def _write_docs(f: dict[str, float | None] | None, load: float,
+                pip: dict[str, dict[str, Any]] | None = None) -> None:
+    """docs/first-five-minutes.md: this run's figures, the one source of the timings docs quote
+    (a part this run did not measure is kept as the page had it)."""
+    old = DOCS_PAGE.read_text(encoding="utf-8") if DOCS_PAGE.is_file() else ""
+    kept_main, _, kept_pip = old.partition(PIP_SECTION)
+    main = kept_main.rstrip() + "\n"
+    if f is not None:
+        rows = [f"| {label} | {f[key]:.1f} | {target or '-'} |" for key, label, target in DOCS_ROWS
+                if f.get(key) is not None]
+        about = textwrap.wrap(
+            f"What a new user waits for, measured by `python benchmarks/first_five_minutes.py "
+            f"--write-docs` on {datetime.date.today().isoformat()}: {os.cpu_count()} cores, load "
+            f"average {load:.1f} before the run (a load above the number of cores means other work "
+            f"shared them: every figure is slower than on a quiet machine). Each command runs as a "
+            f"fresh process; startup times are the median of `--repeat` runs.", 100)
+        main = "\n".join([
+            DOCS_HEADER, "", "# The first five minutes, timed", "", *about, "",
+            "| step | seconds | target |", "|---|---|---|", *rows, ""])
+    section = _pip_section(pip, load) if pip is not None else (
+        PIP_SECTION + kept_pip if kept_pip else "")
+    DOCS_PAGE.write_text(main + ("\n" + section if section else ""), encoding="utf-8")
     print(f"wrote {DOCS_PAGE}")
 
 
@@ -276,6 +390,10 @@ def main() -> int:
                         help="also SmolLM2 tokens/s vs matmul GFLOP/s per thread count")
     parser.add_argument("--env", action="store_true",
                         help="also make env into a fresh venv with cold caches (downloads GBs)")
+    parser.add_argument("--pip", action="store_true",
+                        help="also the README's pip install and pip's own choice (downloads GBs)")
+    parser.add_argument("--only-pip", action="store_true",
+                        help="only the pip environments (no startup, demo or make env figures)")
     parser.add_argument("--write-docs", action="store_true",
                         help="write this tree's figures to docs/first-five-minutes.md")
     parser.add_argument("--baseline", type=Path,
@@ -286,12 +404,19 @@ def main() -> int:
         ("this tree " + str(here), here)]
     before = os.getloadavg()[0]
     print(f"load average before: {before:.2f} (cores: {os.cpu_count()})")
+    figures: dict[str, float | None] | None = None
+    pip = None
     for name, tree in trees:
-        figures = _measure(args, tree)
-        _report(name, figures)
+        if not args.only_pip:
+            figures = _measure(args, tree)
+            _report(name, figures)
+        if args.pip or args.only_pip:
+            print(f"-- {name}")
+            pip = _pip(tree)
+            _report_pip(pip)
         print(f"load average: {os.getloadavg()[0]:.2f}")
     if args.write_docs:
-        _write_docs(figures, before)
+        _write_docs(figures, before, pip)
     if args.threads:
         _threads(args.repeat)
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 
 import blindspot
 from blindspot.demo import demo_path
-from blindspot.models import available_models
+from blindspot.models import OFFLINE_MODELS, available_models
 from blindspot.report.files import MARKDOWN_FILE
 
 if TYPE_CHECKING:  # the runner is the heavy edge: imported when the demo runs
@@ -96,9 +97,10 @@ def _model_metrics(run: DemoRun, installed: Sequence[str], console: Console) -> 
     """The run's model metrics, leaving out (and saying so) those whose model is not
     installed."""
     missing = [m for m in run.needs if m not in installed]
-    if missing:
-        console.print(f"[yellow]{run.task}: model(s) {', '.join(missing)} not installed "
-                      "(make env); judging the lexical metrics only[/]")
+    for name in missing:
+        console.print(f"[yellow]{run.task}: model {name} is not installed "
+                      f"({escape(OFFLINE_MODELS[name].install)}); the metrics that use it are "
+                      "left out[/]", soft_wrap=True)
     return [m for m in run.model_metrics if not any(f"@{name}" in m for name in missing)]
 
 

@@ -1,4 +1,4 @@
-"""The one exception for bad user input, and the checks of text columns that raise it.
+"""The one exception for bad user input, and the checks that raise it before any work.
 
 A :class:`BlindspotInputError` is a ``ValueError`` that knows where the problem is (file,
 line or row, field) and what to do about it, and prints as one paragraph. The command line
@@ -6,12 +6,14 @@ prints it after ``error: `` and exits 1; the Python API raises it as it is.
 
 Text columns are checked once per column, before any work: through Arrow's types and null
 counts for a loaded table (no Python loop over the cells), or one pass over a plain list.
+:func:`check_inputs` checks that every metric's references and sources are in every data
+source (:meth:`blindspot.protocols.interface.Protocol.run` calls it before a protocol runs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,24 @@ class BlindspotInputError(ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (worker pools, Ray)
         return (_rebuild, (type(self), self.__dict__))
+
+
+def message(error: BaseException) -> str:
+    """An exception's text as our one line shows it: a ``KeyError``'s own text, without the
+    quotes its ``str()`` adds (every other text as it is: a message may end in a quote)."""
+    if isinstance(error, KeyError) and len(error.args) == 1:
+        return str(error.args[0])
+    return str(error)
+
+
+def as_input_error(error: BaseException) -> BlindspotInputError:
+    """``error`` (bad input found by a check: a ``ValueError``, ``KeyError`` or
+    ``FileNotFoundError``) as a :class:`BlindspotInputError`, raised by an entry point ``from
+    None``, so the user reads one error, not the checks' frames (``compute()``, as the command
+    line prints one line)."""
+    if isinstance(error, BlindspotInputError):
+        return error.with_traceback(None)
+    return BlindspotInputError(message(error))
 
 
 def _rebuild(cls: type[BlindspotInputError], state: dict[str, Any]) -> BlindspotInputError:
@@ -109,4 +129,51 @@ def check_text_list(values: Sequence[Any], field: str, *, allow_lists: bool = Fa
                                   row=bad.rows[0], field=field)
 
 
-__all__ = ["BlindspotInputError", "bad_text_rows", "check_text_list"]
+@dataclass(frozen=True)
+class DataRoles:
+    """One data source as the input check sees it: its ``name`` (the file as given), its
+    ``columns``, the column each role reads (None: the data has none) and, per role, how the
+    user names that column (``--references-column``)."""
+
+    name: str
+    columns: Sequence[str]
+    roles: Mapping[str, str | None]
+    flags: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MetricNeeds:
+    """What one metric reads besides the text it scores: per role (``references``,
+    ``source``), ``"required"``, ``"optional"`` or ``"none"`` (its scorer's declared facts)."""
+
+    name: str
+    needs: Mapping[str, str]
+
+
+def _example(role: str, data: DataRoles) -> str:
+    """A column of ``data`` that could hold ``role``: the closest by name among those no role
+    reads, else the first of those, else ``NAME``."""
+    free = [c for c in data.columns if c not in set(data.roles.values())]
+    close = [c for c in free if c.lower() in role.lower() or role.lower() in c.lower()]
+    return (close or free or ["NAME"])[0]
+
+
+def check_inputs(data: Sequence[DataRoles], metrics: Sequence[MetricNeeds]) -> None:
+    """Refuse, before any work, a metric that needs a role (references, a source) that a data
+    source has no column for: one line with the file, the metric, the missing column, the
+    columns the file has and the flag that names one."""
+    for source in data:
+        for metric in metrics:
+            for role, need in metric.needs.items():
+                if need != "required" or source.roles.get(role):
+                    continue
+                flag, example = source.flags.get(role, f"--{role}-column"), _example(role, source)
+                raise BlindspotInputError(
+                    f"metric {metric.name!r} needs {role}, and the data has no {role} column "
+                    f"(its columns: {', '.join(map(str, source.columns))})", file=source.name,
+                    fix=f"Name the column that holds them with {flag} {example} (from Python: "
+                        f"columns={{{role!r}: {example!r}}}); nothing was run")
+
+
+__all__ = ["BlindspotInputError", "DataRoles", "MetricNeeds", "as_input_error", "bad_text_rows",
+           "check_inputs", "check_text_list", "message"]

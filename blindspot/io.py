@@ -8,6 +8,7 @@ path; a JSON file's encoding is checked once per table by Arrow.
 
 from __future__ import annotations
 
+import csv
 import json
 import warnings
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from blindspot.errors import BlindspotInputError
 from blindspot.faults import atomic_path
@@ -77,6 +79,29 @@ def read_table(path: str | Path) -> Any:
         except pa.ArrowInvalid as error:
             raise unreadable(path, kind, error) from error
     return ds
+
+
+def table_columns(path: str | Path) -> list[str]:
+    """The column names of a jsonl/json/csv/parquet file, read from its head (a JSON-lines
+    file's first row, a csv header, a Parquet schema), not its rows: what a check before any
+    work needs. A JSON array (.json) is read whole; a file that cannot be read fails as
+    :func:`read_table` fails."""
+    path = Path(path)
+    kind = check_readable(path)
+    try:
+        if kind == "parquet":
+            return list(pq.read_schema(path).names)
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            head = next((line for line in fh if line.strip()), "")
+            if kind == "csv" and head:
+                return next(csv.reader([head]))
+        if kind == "json" and head.lstrip().startswith("{"):
+            first = next(json_rows(path), None)
+            if first is not None:
+                return list(first)
+    except (UnicodeDecodeError, pa.ArrowInvalid, OSError):
+        pass  # read whole below: read_table names the line at fault
+    return list(read_table(path).column_names)
 
 
 @contextmanager

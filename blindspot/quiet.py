@@ -2,12 +2,13 @@
 
 A library's message reaches the user only where it tells them something about their run. Each
 one blindspot handles is a :class:`LibraryMessage` in :data:`MESSAGES`: who says it, how (a
-``logging`` logger, or a print to a stream), its first words, and either our own one line (said
-once per process, with what it means for the verdict) or nothing (silenced, with why it says
-nothing to our user). Log records are filtered where they are made (:func:`install_log_filters`,
-run when ``blindspot`` is imported: it imports none of the libraries); printed messages are
-caught around the call that prints them (:func:`printed`). Messages handled before this module
-existed keep their place and are listed here with it (``handled_in``).
+``logging`` logger, a Python warning, or a print to a stream), its first words, and either our
+own one line (said once per process, with what it means for the verdict) or nothing (silenced,
+with why it says nothing to our user). Log records and warnings are filtered where they are made
+(:func:`install_log_filters`, run when ``blindspot`` is imported: it imports none of the
+libraries); printed messages are caught around the call that prints them (:func:`printed`).
+Messages handled before this module existed keep their place and are listed here with it
+(``handled_in``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import re
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +27,8 @@ from typing import Any
 @dataclass(frozen=True)
 class LibraryMessage:
     """One library message: ``library`` says ``starts...`` through ``logger`` (a logging logger's
-    name) or ``stream`` (``stdout``/``stderr``); blindspot says ``ours`` instead (None: nothing),
-    because ``why``."""
+    name), as a Python warning (``warning``) or on ``stream`` (``stdout``/``stderr``); blindspot
+    says ``ours`` instead (None: nothing), because ``why``."""
 
     key: str
     library: str
@@ -34,6 +37,7 @@ class LibraryMessage:
     ours: str | None = None
     logger: str | None = None
     stream: str | None = None
+    warning: bool = False
     handled_in: str = "blindspot.quiet"
 
 
@@ -61,6 +65,16 @@ MESSAGES: tuple[LibraryMessage, ...] = (
                    why="the Space serves this machine; a public Space is deployed from spaces/ "
                        "(`blindspot space` launches quietly and prints its own address line)",
                    stream="stdout", handled_in="blindspot.space.app.serve"),
+    LibraryMessage("starlette_422_name", "gradio",
+                   "'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated",
+                   why="gradio 6.17 reads starlette's old name of status 422 on every queued "
+                       "event (a StarletteDeprecationWarning in the Space's terminal each time); "
+                       "nothing for the operator to do", warning=True),
+    LibraryMessage("llama_tokenizer_legacy", "transformers",
+                   "You are using the default legacy behaviour of the",
+                   why="SmolLM2's tokenizer read from its GGUF file (the install step converts it "
+                       "once): the notice itself says to ignore it then",
+                   logger="transformers.models.llama.tokenization_llama_fast"),
     LibraryMessage("evaluate_cached_module", "evaluate",
                    "Using the latest cached version of the module",
                    why="our modules are always the cached copies install-modules wrote",
@@ -109,11 +123,14 @@ class _Drop(logging.Filter):
 
 
 def install_log_filters() -> None:
-    """A filter on each logger of :data:`MESSAGES` handled here (idempotent; imports nothing)."""
+    """A filter on each logger of :data:`MESSAGES` handled here, and one on the warnings (both
+    idempotent; imports nothing)."""
     by_logger: dict[str, list[LibraryMessage]] = {}
     for message in MESSAGES:
         if message.logger and message.handled_in == __name__:
             by_logger.setdefault(message.logger, []).append(message)
+        if message.warning and message.handled_in == __name__:
+            warnings.filterwarnings("ignore", message=re.escape(message.starts))
     for name, messages in by_logger.items():
         logger = logging.getLogger(name)
         if not any(isinstance(f, _Drop) for f in logger.filters):

@@ -114,3 +114,20 @@ def one_ray_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
     ``--dist`` mode."""
     with FileLock(str(tmp_path_factory.getbasetemp().parent / "blindspot-ray.lock")):
         yield
+
+
+# -- tests that read the real data beside the repository ------------------------------------------
+#: The mark of a test that reads ``../shared`` (:data:`SHARED_DATA`: the real data, never copied
+#: into the repository). In a clone without it (a contributor's) the test skips and says why;
+#: where ``CI`` is set, a missing ``../shared`` fails the test instead: CI never skips it.
+SHARED_DATA_MARK = "shared_data"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker(SHARED_DATA_MARK) is None or SHARED_DATA.is_dir():
+        return
+    reason = (f"reads the real data in {SHARED_DATA} (../shared/data beside the clone), which "
+              "this clone does not have")
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI must have it", pytrace=False)
+    pytest.skip(reason)

@@ -26,12 +26,16 @@ comment (invisible on GitHub) on the line just before its fence::
     environment, the whole test suite), each with what runs it instead. A skip elsewhere fails.
 ``timeout="SECONDS"``
     a longer limit than :data:`TIMEOUT`.
+``output``
+    on a ``text`` block right after a block that runs: what that block prints, checked as
+    printed (its standard output, line for line).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
 RUN_LANGUAGES = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python"}
 NEEDS = {"network", "gpu"}
-KEYS = {"file", "needs", "replace", "serve", "skip", "timeout"}
+KEYS = {"file", "needs", "output", "replace", "serve", "skip", "timeout"}
 TIMEOUT = 600
 MARKER = re.compile(r"^<!--\s*docs-test:(.*?)-->\s*$")
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
@@ -53,8 +57,8 @@ JUDGE_RUNS = ("tests/test_judge_api.py: blindspot run with llm_judge and --judge
               "transformers serve")
 #: The blocks that are never run, by page and first line, and what runs them instead.
 NOT_RUN = {
-    ("README.md", 'pip install ".[models]"        # the package, with the metrics on pretrained '
-                  "models"): "tests/test_packaging.py: the built wheel in a fresh venv",
+    ("README.md", 'pip install ".[models,judges,space]"  # the package, the model metrics, LLM '
+                  "judges, the Space"): "tests/test_packaging.py: the built wheel in a fresh venv",
     ("README.md", "make demo   # builds .venv (first time only) with every extra from exact pins, "
                   "then runs the demo"): ".ci/run: make test, which builds .venv first",
     ("docs/development.md", "make check  # ruff (lint), mypy (types), then the tests marked `quick`: "
@@ -164,3 +168,31 @@ def blocks(page: str) -> list[Block]:
                            + "\n", settings))
         index = end + 1
     return found
+
+
+def run_block(block: Block, folder: Path, env: dict[str, str], python: Path,
+              command: str | None = None) -> str:
+    """Run ``block`` (its :meth:`Block.command`, or ``command``) in ``folder`` as a user would:
+    a ``bash`` block with ``env`` (whose ``PATH`` names the environment), a ``python`` block as a
+    script there with ``python``; its standard output. A non-zero exit fails with both streams."""
+    timeout = float(block.settings.get("timeout", TIMEOUT))
+    text = command if command is not None else block.command()
+    if RUN_LANGUAGES[block.language] == "python":
+        script = folder / f"block_{block.line}.py"
+        script.write_text(text, encoding="utf-8")
+        argv = [str(python), script.name]
+    else:
+        argv = ["bash", "-euo", "pipefail", "-c", text]
+    done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, (f"{block.where} exited {done.returncode}:\n{text}\n"
+                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def printed_after(page: str, block: Block) -> str | None:
+    """The ``output`` block right after ``block`` on ``page`` (what it prints), or None."""
+    found = blocks(page)
+    index = next(i for i, b in enumerate(found) if b.line == block.line)
+    following = found[index + 1] if index + 1 < len(found) else None
+    return following.text if following is not None and "output" in following.settings else None

@@ -11,6 +11,9 @@ from __future__ import annotations
 import ast
 import json
 import re
+import socket
+import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +26,10 @@ import pytest
 from typer.testing import CliRunner
 
 from blindspot.cli import app
-from blindspot.errors import BlindspotInputError
+from blindspot.errors import BlindspotInputError, message
+from blindspot.evaluate_modules import module_path
 from blindspot.io import read_table
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.protocols.rank import run_blindspot
 
 #: a tqdm progress bar ("Generating train split: 3 examples [00:00, 2.1 examples/s]",
@@ -99,7 +104,6 @@ MESSAGES: dict[str, str] = {
 STREAM_ONLY = "--chunk-size streams a local .jsonl or .parquet file"
 #: (file, entry) pairs whose message differs from the file's own
 OVERRIDES: dict[tuple[str, str], str] = {
-    ("blank.jsonl", "run --chunk-size"): "dataset 'blank.jsonl' has no rows",
     # a streamed run sees one chunk (2 rows) at a time: it counts that chunk's bad rows
     ("int_gold.jsonl", "run --chunk-size"): "int_gold.jsonl, row 1, field 'gold': 2 row(s) are "
                                              "not text: row 1 is int 0; row 2 is int 1",
@@ -159,7 +163,9 @@ SETTING_CASES = [
     Case("metric_options={'rouge': {'bogus': 1}}", "run_blindspot", ROUGE_OPTIONS, ValueError),
     Case("seeds=[99999999999999999999]", "run_blindspot", SEEDS_RANGE, ValueError),
     Case("num_proc=0", "run_blindspot", f"{NUM_PROC}; got 0", ValueError),
-    Case("no references column (every test errors)", "run", "ended in error", 2),
+    Case("no references column", "run", "no_refs.jsonl: metric 'rouge.rougeL' needs references, "
+         "and the data has no references column (its columns: id, gold). Name the column that "
+         "holds them with --references-column", 1),
 ]
 #: the evaluate modules' compute
 MODULE_CASES = [
@@ -176,6 +182,8 @@ MODULE_CASES = [
          "row 3, field 'references': 1 row(s) are not text: row 3 is int 5", BlindspotInputError),
     Case("blindspot: seeds='1,x'", "compute", "seeds must be whole numbers", ValueError),
     Case("blindspot: seeds=99999999999999999999", "compute", SEEDS_RANGE, ValueError),
+    Case("blindspot: metric='rogue'", "compute", "unknown metric 'rogue'; valid metrics: "
+         "bartscore,", BlindspotInputError),
 ]
 TABLE = _file_cases() + SETTING_CASES + MODULE_CASES
 
@@ -270,6 +278,113 @@ def test_bad_input_table(case: Case, folder: Path, tmp_path: Path) -> None:
             _api_call(case, folder, out)
     assert case.message in str(raised.value)
     assert not (out / "results.json").exists()
+
+
+WRONG_COLUMNS = ("wrong.jsonl: metric 'rouge.rougeL' needs references, and the data has no "
+                 "references column (its columns: text, ref). Name the column that holds them "
+                 "with --references-column ref (from Python: columns={'references': 'ref'}); "
+                 "nothing was run")
+
+
+@pytest.fixture(scope="module")
+def wrong_columns(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A jsonl whose references sit in a column the run does not look for (``ref``)."""
+    path = tmp_path_factory.mktemp("wrong-columns") / "wrong.jsonl"
+    path.write_bytes(_jsonl([{"text": g, "ref": r} for g, r in zip(GOLD, REFS, strict=True)]))
+    return path
+
+
+def test_wrong_columns_stop_before_any_work_and_leave_the_earlier_report(
+        wrong_columns: Path, tmp_path: Path) -> None:
+    """The issue's newcomer: text/ref columns, rouge: exit 1 with one line naming the file, the
+    metric, the missing column and the flag, before anything is perturbed, scored or written
+    (the earlier report in --out is byte for byte what it was, no run state is made)."""
+    out = tmp_path / "report"
+    out.mkdir()
+    earlier = {"results.json": b'{"earlier": true}\n', "report.md": b"# the earlier run\n"}
+    for name, content in earlier.items():
+        (out / name).write_bytes(content)
+    result = CliRunner().invoke(app, ["run", "--data", str(wrong_columns), "--task",
+                                      "summarization", "--metrics", "rouge", "--tests",
+                                      "truncation", "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = [line for line in PROGRESS.sub("", result.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0] == f"error: {str(wrong_columns.parent)}/{WRONG_COLUMNS}"
+    assert "perturbing" not in result.stderr and "scoring" not in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(earlier)
+    assert all((out / name).read_bytes() == content for name, content in earlier.items())
+    named = CliRunner().invoke(app, ["run", "--data", str(wrong_columns), "--metrics", "rouge",
+                                     "--tests", "truncation", "--seeds", "1",
+                                     "--references-column", "ref", "--out", str(tmp_path / "ok")])
+    assert named.exit_code == 0, named.output  # the flag the message names is the fix
+
+
+@pytest.mark.parametrize("protocol", ["rank", "deviation", "search", "checkup"])
+def test_every_gold_data_protocol_checks_the_columns_through_the_one_door(
+        protocol: str, wrong_columns: Path, tmp_path: Path) -> None:
+    """``Protocol.run`` checks before ``execute``: every protocol over gold data, from every
+    entry (the CLI, ``run_blindspot``, ``compute()``, the Space's worker all call it)."""
+    request = ProtocolRequest(str(wrong_columns), "rouge", tests="truncation", seeds=[1],
+                              out=tmp_path / "out", progress=False)
+    with pytest.raises(BlindspotInputError) as raised:
+        get_protocol(protocol).run(request)
+    assert str(raised.value).endswith(WRONG_COLUMNS)
+    assert not (tmp_path / "out").exists()
+
+
+def test_compute_with_wrong_columns_raises_the_same_line(wrong_columns: Path) -> None:
+    with pytest.raises(BlindspotInputError) as raised:
+        evaluate.load("metrics/blindspot").compute(data=str(wrong_columns), metric="rouge",
+                                                   tests="truncation", progress=False)
+    assert str(raised.value).endswith(WRONG_COLUMNS)
+
+
+def test_a_misspelt_metric_in_compute_is_one_error_not_our_traceback() -> None:
+    """From Python, ``compute(metric="rogue")`` raises what the command line prints: one
+    BlindspotInputError with the did-you-mean, whose traceback holds the caller's frame and
+    compute's own, none of the checks' frames (it was 27 lines through them) and no chained
+    error."""
+    module = evaluate.load(str(module_path("blindspot")))
+    with pytest.raises(BlindspotInputError) as raised:
+        module.compute(data="demo", metric="rogue", tests="truncation")
+    assert str(raised.value).startswith("unknown metric 'rogue'; valid metrics: bartscore, ")
+    assert str(raised.value).endswith("; did you mean 'rouge'?")
+    frames = traceback.extract_tb(raised.tb)
+    assert [f.name for f in frames] == [
+        "test_a_misspelt_metric_in_compute_is_one_error_not_our_traceback", "compute"]
+    assert raised.value.__suppress_context__ and raised.value.__cause__ is None
+
+
+def test_a_hub_id_without_network_is_one_line_at_once(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    """Online mode and a Hub that does not answer (a closed port on 127.0.0.1 as its endpoint):
+    one line that says so and what to do, exit 1, without huggingface_hub's five retries
+    (about 26 s, five tracebacks) and with its closing quote ('demo')."""
+    import huggingface_hub.constants
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    started = time.monotonic()
+    result = CliRunner().invoke(app, ["run", "--data", "my-org/my-summaries", "--split", "test",
+                                      "--metrics", "rouge", "--tests", "truncation", "--out",
+                                      str(tmp_path / "hub_report")])
+    assert time.monotonic() - started < 20  # not 26 s of retries
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: 'my-org/my-summaries' looks like a Hugging Face Hub dataset id, and the Hub "
+        f"cannot be reached (127.0.0.1:{port}: Connection refused). Pass a local "
+        f"jsonl/json/csv/parquet file or 'demo' instead; a Hub dataset already in the cache "
+        f"loads with HF_HUB_OFFLINE=1"]
+    assert not (tmp_path / "hub_report").exists()
+
+
+def test_an_error_message_keeps_its_closing_quote() -> None:
+    assert message(ValueError("pass a file or 'demo'")) == "pass a file or 'demo'"
+    assert message(KeyError("unknown test 'x'")) == "unknown test 'x'"  # not KeyError's repr
 
 
 def test_an_input_error_says_where_and_what_to_do() -> None:

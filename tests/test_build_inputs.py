@@ -41,6 +41,7 @@ def build(data: Path, out: Path, **options) -> tuple[dict, str]:
     return yaml.safe_load(card.split("---", 2)[1]), card
 
 
+@pytest.mark.shared_data
 def test_a_reference_column_is_kept_as_references(tmp_path: Path) -> None:
     rows = ted_rows(3)
     data = write_rows(tmp_path / "mine.jsonl", rows)
@@ -53,18 +54,21 @@ def test_a_reference_column_is_kept_as_references(tmp_path: Path) -> None:
     assert "references `references`" in card
 
 
+@pytest.mark.shared_data
 def test_an_unknown_licence_says_so_and_how_to_give_it(tmp_path: Path) -> None:
     front, card = build(write_rows(tmp_path / "mine.jsonl", ted_rows(2)), tmp_path / "out")
     assert front["license"] == "other"
     assert "not known: the input carries no licence; pass --license" in card
 
 
+@pytest.mark.shared_data
 def test_the_licence_given_wins(tmp_path: Path) -> None:
     front, card = build(write_rows(tmp_path / "mine.jsonl", ted_rows(2)), tmp_path / "out",
                         license="cc-by-4.0")
     assert front["license"] == "cc-by-4.0" and "(`cc-by-4.0`:\ngiven with --license)" in card
 
 
+@pytest.mark.shared_data
 def test_the_licence_of_a_dataset_card_beside_the_file(tmp_path: Path) -> None:
     data = write_rows(tmp_path / "mine.jsonl", ted_rows(2))
     (tmp_path / "README.md").write_text("---\nlicense: cc-by-sa-4.0\n---\n# my data\n")
@@ -73,12 +77,14 @@ def test_the_licence_of_a_dataset_card_beside_the_file(tmp_path: Path) -> None:
     assert "the dataset card beside the input (README.md)" in card
 
 
+@pytest.mark.shared_data
 def test_a_shared_gold_file_read_in_place_has_its_sources_licence(tmp_path: Path) -> None:
     front, card = build(TED, tmp_path / "out", limit=2)
     assert front["license"] == "cc-by-nc-nd-4.0"
     assert "the licence of the ted_mt_zh_en gold source's upstream data" in card
 
 
+@pytest.mark.shared_data
 def test_a_misspelt_licence_is_refused_before_any_work(tmp_path: Path) -> None:
     """The Hub shows an id it does not list as no licence: ``build-dataset`` names the closest
     ids and how to declare an unlisted licence, exits 1 and writes nothing."""
@@ -94,6 +100,7 @@ def test_a_misspelt_licence_is_refused_before_any_work(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.shared_data
 def test_a_card_beside_the_file_with_an_unlisted_licence_is_not_carried_over(tmp_path: Path
                                                                              ) -> None:
     data = write_rows(tmp_path / "mine.jsonl", ted_rows(2))

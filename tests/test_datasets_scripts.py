@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import SHARED_DATA
 from typer.main import get_command
 from typer.testing import CliRunner
 
@@ -17,13 +18,11 @@ from blindspot.datasets_scripts import build_adversarial as ba
 from blindspot.datasets_scripts import gold_sources as gs
 from blindspot.perturbations import REGISTRY, get_perturbation
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 ROWS = 8
 SEEDS = (1, 2)
 
-pytestmark = [pytest.mark.quick,
-              pytest.mark.skipif(not CNNDM.is_file(), reason="shared gold data not present")]
+pytestmark = [pytest.mark.quick, pytest.mark.shared_data]
 
 
 def _cheap_random_test() -> str | None:

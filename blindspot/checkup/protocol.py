@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from blindspot.checkup.checks import CHECKS, TOLERANCE, CheckContext, run_check
+from blindspot.errors import DataRoles, MetricNeeds
 from blindspot.perturbations.perturbation import canonical_task
 from blindspot.progress import progress_bar
 from blindspot.protocols.declarations import CHECKUP
@@ -37,7 +38,7 @@ from blindspot.report import markdown as md
 from blindspot.report.files import MARKDOWN_FILE, ReportFiles
 from blindspot.report.terminal import print_signatures
 from blindspot.report.views import signatures
-from blindspot.runner.data import load_gold_data
+from blindspot.runner.data import gold_inputs, load_gold_data
 from blindspot.runner.entries import signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
@@ -206,6 +207,10 @@ class CheckupProtocol(Protocol[CheckupResult]):
     (``request.metrics``), the first ``rows`` rows of one dataset."""
 
     declaration = CHECKUP
+
+    def inputs(self, request: ProtocolRequest) -> tuple[list[DataRoles], list[MetricNeeds]]:
+        """The gold data's columns and the metrics' needs, checked before any work."""
+        return gold_inputs(request)
 
     def ended_in_error(self, result: CheckupResult) -> list[str]:
         """The checks that ended in error (a check-up has no tests: 2 means one of these)."""

@@ -16,6 +16,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from blindspot.errors import message
 from blindspot.exit_codes import ExitCode, FailOn, fail, failed_tests
 from blindspot.faults import ScorerUnavailable
 from blindspot.protocols.interface import ProtocolRequest, get_protocol
@@ -44,7 +45,7 @@ def run_job(protocol: str, out: Path | None, fail_on: FailOn = FailOn.error,
         chosen = get_protocol(protocol)
         result = chosen.run(ProtocolRequest(out=out, **request))
     except (ValueError, KeyError, FileNotFoundError, ScorerUnavailable) as error:
-        fail(str(error).strip("'\""))
+        fail(message(error))
     chosen.summarise(result, console)
     if out is not None:
         console.print(f"[bold]report:[/] {(out / MARKDOWN_FILE).resolve()}")

@@ -14,8 +14,7 @@ from pathlib import Path
 import typer
 
 from blindspot.challenge_sets.names import FORMAT_NAMES
-from blindspot.cli.build_dataset_command import quoted
-from blindspot.errors import BlindspotInputError
+from blindspot.errors import BlindspotInputError, message
 from blindspot.exit_codes import fail
 from blindspot.paths import datasets_dir
 
@@ -41,5 +40,5 @@ def build_challenge(
         folder = build_challenge_dataset(form.value, data, out or datasets_dir() / name,
                                          version, name)
     except (BlindspotInputError, ValueError, FileNotFoundError) as error:
-        fail(quoted(error))
+        fail(message(error))
     typer.echo(f"wrote {folder}")

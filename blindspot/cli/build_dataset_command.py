@@ -17,7 +17,7 @@ from blindspot import defaults
 from blindspot.cli._options import SEEDS_TEXT
 from blindspot.datasets_scripts.gold_sources import describe_sources
 from blindspot.datasets_scripts.hub_licenses import LICENSE_HELP
-from blindspot.errors import BlindspotInputError
+from blindspot.errors import BlindspotInputError, message
 from blindspot.exit_codes import fail
 from blindspot.seeding import parse_seeds
 
@@ -39,11 +39,6 @@ PUSH = typer.Option(None, "--push", metavar="ORG/NAME",
                          "(token: HF_TOKEN or `huggingface-cli login`; endpoint: HF_ENDPOINT, "
                          "else the Hub)")
 PUSH_GIT = typer.Option(None, "--push-git", metavar="DIR", help=PUSH_GIT_HELP)
-
-
-def quoted(error: Exception) -> str:
-    """An error's message without the quotes a KeyError puts around it."""
-    return str(error).strip("'\"")
 
 
 def push_and_report(folder: Path, repo_id: str | None, git_root: str | None,
@@ -117,7 +112,7 @@ def build_dataset(
     except BlindspotInputError as error:  # the perturbations know the row, we know the file
         fail(str(error.in_file(data)))
     except (ValueError, TypeError, KeyError, FileNotFoundError) as error:
-        fail(quoted(error))
+        fail(message(error))
     record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
     typer.echo(f"adversarial dataset {record['name']} {record['full_version']}: "
                f"{len(record['configs'])} configs + gold, written to {folder.resolve()}")

@@ -18,8 +18,8 @@ from blindspot.cli.build_dataset_command import (
     PUSH_GIT,
     VERSION,
     push_and_report,
-    quoted,
 )
+from blindspot.errors import message
 from blindspot.exit_codes import fail
 
 
@@ -75,7 +75,7 @@ def build_menli(
             data_dir=data_dir, limit=limit, number_paraphrase=not no_number_paraphrase,
             license=license)
     except (ValueError, TypeError, KeyError, FileNotFoundError) as error:
-        fail(quoted(error))
+        fail(message(error))
     record = json.loads((folder / BUILD_FILE).read_text(encoding="utf-8"))
     counts = ", ".join(f"{a['error']} {a['rows']}" for a in record["attacks"])
     typer.echo(f"MENLI-style set {record['name']} {record['full_version']}: {counts}; written "

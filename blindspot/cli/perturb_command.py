@@ -9,7 +9,7 @@ from rich.console import Console
 
 from blindspot.cli._options import SEEDS_TEXT, resources
 from blindspot.cli._protocol import console, seeds_option
-from blindspot.errors import BlindspotInputError
+from blindspot.errors import BlindspotInputError, message
 from blindspot.exit_codes import fail
 
 err = Console(stderr=True)
@@ -57,5 +57,5 @@ def perturb(
     except BlindspotInputError as error:  # the perturbations know the row, we know the file
         fail(str(error.in_file(input)))
     except (ValueError, KeyError, FileNotFoundError) as error:
-        fail(str(error).strip("'\""))
+        fail(message(error))
     console.print(f"wrote {out.num_rows} rows to {output}")

@@ -12,9 +12,9 @@ import typer
 
 from blindspot import defaults
 from blindspot.cli._options import SEEDS_TEXT
-from blindspot.cli.build_dataset_command import DATA_DIR, PUSH_GIT_HELP, quoted
+from blindspot.cli.build_dataset_command import DATA_DIR, PUSH_GIT_HELP
 from blindspot.datasets_scripts.gold_sources import publishable_sources
-from blindspot.errors import BlindspotInputError
+from blindspot.errors import BlindspotInputError, message
 from blindspot.exit_codes import fail
 
 #: the sets ``--sets`` chooses among, with their licences
@@ -56,4 +56,4 @@ def publish(
     try:
         publish_sets(settings, typer.echo)
     except (BlindspotInputError, ValueError, PushError) as error:
-        fail(quoted(error))
+        fail(message(error))

@@ -74,6 +74,7 @@ from blindspot.checklists import (
     load_human_scores,
     templates_for,
 )
+from blindspot.errors import DataRoles, MetricNeeds
 from blindspot.minmax import Range
 from blindspot.perturbations.perturbation import REGISTRY, TASKS, canonical_name
 from blindspot.progress import progress_bar
@@ -87,7 +88,7 @@ from blindspot.protocols.interface import (
 from blindspot.report.deviation_report import render_deviation_report
 from blindspot.report.files import ReportFiles
 from blindspot.report.terminal import print_signatures
-from blindspot.runner.data import load_gold_data
+from blindspot.runner.data import gold_inputs, load_gold_data
 from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import resolve_metrics
@@ -402,6 +403,10 @@ def run_deviation(request: Any) -> DeviationResult:
 
 class DeviationProtocol(Protocol[DeviationResult]):
     declaration = DEVIATION
+
+    def inputs(self, request: ProtocolRequest) -> tuple[list[DataRoles], list[MetricNeeds]]:
+        """The gold data's columns and the metrics' needs, checked before any work."""
+        return gold_inputs(request)
 
     def execute(self, request: ProtocolRequest) -> DeviationResult:
         return run_deviation(request)

@@ -40,6 +40,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from rich.console import Console
 
 from blindspot import defaults
+from blindspot.errors import DataRoles, MetricNeeds, check_inputs
 from blindspot.exit_codes import ended_in_error
 from blindspot.faults import OutOfSpaceError, RunInterrupted, terminate_as_interrupt
 from blindspot.protocols.options import OptionSpec, validate_options
@@ -196,12 +197,16 @@ class Protocol(ABC, Generic[R]):
         return self.declaration.name
 
     def run(self, request: ProtocolRequest) -> R:
-        """Run the protocol on ``request``, its options checked first; with ``request.out``,
-        write the result's report folder there.
+        """Run the protocol on ``request``, its options and inputs checked first (every metric's
+        references and sources in every data source: :meth:`inputs`,
+        :func:`~blindspot.errors.check_inputs`), so bad input stops before anything is
+        perturbed, scored or written; with ``request.out``, write the result's report folder
+        there.
 
         A full disk or Ctrl-C/SIGTERM while the report is written says what the run kept
         (:meth:`kept_in`) and how to resume, as during the run itself."""
         checked = replace(request, options=self.declaration.check_options(request.options))
+        check_inputs(*self.inputs(checked))
         result = self.execute(checked)
         if checked.out is not None:
             kept = self.kept_in(checked)
@@ -216,6 +221,15 @@ class Protocol(ABC, Generic[R]):
                 raise RunInterrupted(getattr(stop, "signum", signal.SIGINT),
                                      folder=kept) from None
         return result
+
+    def inputs(self, request: ProtocolRequest
+               ) -> tuple[Sequence[DataRoles], Sequence[MetricNeeds]]:
+        """What the request's metrics read of its data, for the check before any work: each data
+        source's columns by role and each metric's needs, read without perturbing or scoring
+        (a file's head, the scorers' declared facts). A protocol over gold data returns
+        :func:`blindspot.runner.data.gold_inputs`; one that reads its own table's columns
+        checks them itself and keeps this default (nothing to check here)."""
+        return (), ()
 
     def kept_in(self, request: ProtocolRequest) -> Path | None:
         """The folder where the run keeps its finished work (its resumable state), None when it

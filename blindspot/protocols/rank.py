@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.console import Console
 
+from blindspot.errors import DataRoles, MetricNeeds
 from blindspot.exit_codes import gate
 from blindspot.protocols.declarations import RANK
 from blindspot.protocols.interface import Protocol, ProtocolRequest, ProtocolResult
@@ -22,7 +23,9 @@ from blindspot.report.files import ReportFiles
 from blindspot.report.schema import SCHEMA_VERSION, DatasetResult, RunResult, results_schema
 from blindspot.report.terminal import print_summary
 from blindspot.report.writer import render_report
+from blindspot.runner.data import gold_inputs
 from blindspot.runner.pipeline import default_state_folder, judge_run
+from blindspot.runner.stream import stream_path
 
 
 @dataclass(kw_only=True)
@@ -75,6 +78,14 @@ def module_view(results: dict[str, Any]) -> dict[str, Any]:
 
 class RankProtocol(Protocol[RankResult]):
     declaration = RANK
+
+    def inputs(self, request: ProtocolRequest) -> tuple[list[DataRoles], list[MetricNeeds]]:
+        """The gold data's columns and the metrics' needs, checked before any work (with
+        ``chunk_size``, each source first checked to be a file that streams)."""
+        if request.options.get("chunk_size") is not None:
+            for source in request.data if isinstance(request.data, (list, tuple)) else [request.data]:
+                stream_path(source)
+        return gold_inputs(request)
 
     def execute(self, request: ProtocolRequest) -> RankResult:
         """:func:`judge_run` on the request (options checked against ``RANK.options``)."""

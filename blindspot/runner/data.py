@@ -3,27 +3,33 @@ column plays which role (the hypothesis to perturb, its references, its source, 
 
 Roles not given are found by the names this project's data uses (``gold``/``hypothesis``,
 ``references``/``reference``, ``source``, ``id``); a missing or empty column fails before any
-work with the columns the data does have.
+work with the columns the data does have. :func:`gold_inputs` is what the protocols over gold
+data give :meth:`Protocol.run <blindspot.protocols.interface.Protocol.run>`'s check before any
+work: each source's columns (a file's head, not its rows) and each metric's needs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import datasets
+import huggingface_hub.constants
 
 from blindspot.demo import load_demo
-from blindspot.errors import check_text_list
-from blindspot.io import FORMATS, read_table
+from blindspot.errors import BlindspotInputError, DataRoles, MetricNeeds, check_text_list
+from blindspot.io import FORMATS, read_table, table_columns
 from blindspot.models import available_models
 from blindspot.perturbations.dataset import column_values
 from blindspot.perturbations.perturbation import canonical_task
-from blindspot.runner.scorers import reference_corpus
+from blindspot.runner.metric_spec import resolve_metrics
+from blindspot.runner.scorers import reference_corpus, scorer_for
 from blindspot.runner.state import content_key
 from blindspot.seeding import text_row_id
 from blindspot.suggest import did_you_mean
@@ -99,14 +105,41 @@ def _is_file_like(data: str) -> bool:
     return Path(data).suffix.lower() in FORMATS or Path(data).exists()
 
 
+#: how long the look for the Hub waits before a Hub id is refused as unreachable (seconds)
+HUB_WAIT = 5.0
+#: what to do instead when a Hub dataset cannot be loaded
+HUB_FIX = ("Pass a local jsonl/json/csv/parquet file or 'demo' instead; a Hub dataset already in "
+           "the cache loads with HF_HUB_OFFLINE=1")
+
+
+def hub_unreachable(timeout: float = HUB_WAIT) -> str | None:
+    """Why the Hub (``HF_ENDPOINT``) cannot be reached: its host does not resolve or refuses a
+    connection within ``timeout``; None when it answers, or in offline mode (the cache is read).
+    One look, so that a machine without network is told at once instead of after
+    huggingface_hub's five retries (about 26 s, each with its traceback)."""
+    if huggingface_hub.constants.HF_HUB_OFFLINE:
+        return None
+    url = urlsplit(huggingface_hub.constants.ENDPOINT)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "", port), timeout=timeout):
+            return None
+    except OSError as error:
+        return f"{url.hostname}:{port}: {error.strerror or type(error).__name__}"
+
+
 def _load_hub(data: str, split: str) -> Any:
-    """A Hub dataset's split; offline, a clear error saying what to do instead."""
+    """A Hub dataset's split; without network or offline, one clear error saying what to do."""
+    problem = hub_unreachable()
+    if problem is not None:
+        raise BlindspotInputError(f"{data!r} looks like a Hugging Face Hub dataset id, and the Hub "
+                                  f"cannot be reached ({problem})", fix=HUB_FIX)
     try:
         return datasets.load_dataset(data, split=split)
     except Exception as error:  # ConnectionError, FileNotFoundError, DatasetNotFoundError...
-        raise ValueError(f"could not load {data!r} from the Hugging Face Hub ({type(error).__name__}"
-                         f": {str(error)[:200]}); offline, pass a local jsonl/csv/parquet file or "
-                         "'demo'") from error
+        raise BlindspotInputError(f"could not load {data!r} from the Hugging Face Hub "
+                                  f"({type(error).__name__}: {str(error).strip()[:200]})",
+                                  fix=HUB_FIX) from error
 
 
 def load_source(data: Any, task: str, split: str = "test") -> tuple[str, Any]:
@@ -150,6 +183,50 @@ def resolve_columns(dataset: Any, columns: Mapping[str, str | None] | None = Non
         raise ValueError(f"no hypothesis column: the data has columns {names}; name the text to "
                          "perturb with --hypothesis-column (e.g. gold)")
     return roles
+
+
+@dataclass
+class ColumnNames:
+    """What :func:`resolve_columns` reads of a dataset: its column names."""
+
+    column_names: list[str]
+
+
+def source_columns(data: Any, task: str, split: str = "test") -> tuple[str, list[str]]:
+    """``(the source as the user gave it, its column names)``, read without its rows where it can
+    (a file's head; a Hub dataset is loaded: :func:`load_source`)."""
+    if isinstance(data, (str, Path)) and str(data) != "demo" and _is_file_like(str(data)):
+        return str(data), table_columns(data)
+    shown, dataset = load_source(data, task, split)
+    return shown, list(dataset.column_names)
+
+
+def data_roles(data: Any, task: str, columns: Mapping[str, str | None] | None = None,
+               split: str = "test") -> DataRoles:
+    """One gold source's columns and roles, as :func:`load_gold_data` will resolve them (a
+    named column that is missing, or no hypothesis column, fails here)."""
+    name, names = source_columns(data, task, split)
+    return DataRoles(name, names, resolve_columns(ColumnNames(names), columns),
+                     {role: f"--{role}-column" for role in ROLE_CANDIDATES})
+
+
+def metric_needs(metrics: Any, metric_options: Mapping[str, Mapping[str, Any]] | None = None
+                 ) -> list[MetricNeeds]:
+    """What each metric reads besides its text, from its scorer's declared facts (no model is
+    loaded: scorers load theirs on first use)."""
+    specs = resolve_metrics(metrics, metric_options)
+    return [MetricNeeds(spec.name, {"references": scorer.uses_references,
+                                    "source": scorer.uses_source})
+            for spec, scorer in ((spec, scorer_for(spec)) for spec in specs)]
+
+
+def gold_inputs(request: Any) -> tuple[list[DataRoles], list[MetricNeeds]]:
+    """A protocol request's gold sources (``request.data``: one or a list) and metrics, for
+    :func:`~blindspot.errors.check_inputs` before any work."""
+    sources = request.data if isinstance(request.data, (list, tuple)) else [request.data]
+    task = canonical_task(request.task)
+    data = [data_roles(source, task, request.columns, request.split) for source in sources]
+    return data, metric_needs(request.metrics, request.metric_options)
 
 
 def load_gold_data(data: Any, task: str, columns: Mapping[str, str | None] | None = None,

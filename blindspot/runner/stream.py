@@ -48,7 +48,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +59,7 @@ from blindspot.perturbations.dataset import SuitePlan, plan_suite
 from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.perturbations.suites import suite_tests
 from blindspot.runner.chunks import Chunk, DataSource
-from blindspot.runner.data import check_role_texts, machine_resources, resolve_columns
+from blindspot.runner.data import ColumnNames, check_role_texts, machine_resources, resolve_columns
 from blindspot.runner.scorers import _idf_on, _named_model
 from blindspot.scoring.scorer import SCORERS
 from blindspot.seeding import text_row_id
@@ -211,7 +210,7 @@ def streamed_source(source: Any, name: str, settings: Any,
     first = next(chunks, None)
     if first is None:
         raise ValueError(f"dataset {path.name!r} has no rows; nothing to perturb or score")
-    roles = resolve_columns(_Names(list(first)), columns)
+    roles = resolve_columns(ColumnNames(list(first)), columns)
     resources = machine_resources(settings.resources)
     plan = streamed_plan(plan_suite(settings.tests, settings.task, settings.seeds,
                                     settings.levels, resources, has_source=bool(roles["source"])),
@@ -232,13 +231,6 @@ def streamed_source(source: Any, name: str, settings: Any,
     return DataSource(name, roles, list(first), resources, plan,
                       -(-count_rows(path) // chunk_size), rows(), fingerprint.hexdigest,
                       whole=False)
-
-
-@dataclass
-class _Names:
-    """What :func:`resolve_columns` reads of a dataset: its column names."""
-
-    column_names: list[str]
 
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "check_chunk_size", "check_streamable", "corpus_level_refusal",

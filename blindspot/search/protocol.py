@@ -12,15 +12,21 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from blindspot.errors import DataRoles, MetricNeeds
 from blindspot.protocols.declarations import SEARCH
 from blindspot.protocols.interface import Protocol, ProtocolRequest, single_data
 from blindspot.report.files import ReportFiles
 from blindspot.report.terminal import print_signatures
+from blindspot.runner.data import gold_inputs
 from blindspot.search.job import SearchResult, generalisation_state, search_result
 
 
 class SearchProtocol(Protocol[SearchResult]):
     declaration = SEARCH
+
+    def inputs(self, request: ProtocolRequest) -> tuple[list[DataRoles], list[MetricNeeds]]:
+        """The gold data's columns and the metrics' needs, checked before any work."""
+        return gold_inputs(request)
 
     def execute(self, request: ProtocolRequest) -> SearchResult:
         """Run the search (its options checked against ``SEARCH.options``); the masked LM

@@ -40,7 +40,7 @@ def build_app(datasets_dir: str | Path | None = None, workspace_root: str | Path
 
 
     limits = limits or limits_from_env()
-    workspace = Workspace(workspace_root, limits)
+    workspace = Workspace(workspace_root, limits, spare=True)
     context = SpaceContext(workspace, Path(datasets_dir) if datasets_dir else
                            paths.datasets_dir(), limits=limits)
     with gr.Blocks(title="blindspot", analytics_enabled=False,

@@ -8,11 +8,14 @@ page is closed the session's process is ended and its folder removed.
 A session may start :attr:`SpaceLimits.max_runs` runs, one at a time (the run queue serves one
 run of all sessions at once), each stopped after :attr:`SpaceLimits.run_seconds`. What the page
 shows of a failure is the run's error message with the server's folders taken out, never the
-log (whose traceback may quote server files).
+log (whose traceback may quote server files). The Space's workspace keeps one spare worker
+process (``spare=True``): started ahead, its imports done, it takes the next run, and the next
+spare starts once that run has ended (so it never competes with a run for the cores).
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -27,15 +30,20 @@ from typing import Any
 
 from blindspot.report.writer import RESULTS_FILE
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits
-from blindspot.space.worker import EVENT_PREFIX
+from blindspot.space.worker import EVENT_PREFIX, LOG_FILE, REQUEST_FILE, WAIT
 
-REQUEST_FILE = "request.json"
-LOG_FILE = "run.log"
+#: the log of the spare worker's start-up (its run's log is the run folder's, :data:`LOG_FILE`)
+SPARE_LOG = "spare.log"
 
 
 def progress_text(event: Mapping[str, Any]) -> str:
-    """A progress event's bar name and postfix, as the page shows them."""
-    return " ".join(x for x in (event.get("desc"), event.get("postfix")) if x)
+    """A progress event as the page shows it, as the command line's bar says it: its name, its
+    count (``scoring 2/6 cells``) and what it is on (``: rouge.rougeL truncation 0.5 s1``)."""
+    unit = event.get("unit") or "it"
+    count = f"{event['n']:g}/{event['total']:g} {unit}{'s' if event['total'] != 1 else ''}" \
+        if event.get("total") else ""
+    text = " ".join(x for x in (event.get("desc"), count) if x)
+    return f"{text}: {event['postfix']}" if event.get("postfix") else text
 
 
 def session_key(session_hash: str | None) -> str:
@@ -43,21 +51,35 @@ def session_key(session_hash: str | None) -> str:
     return hashlib.sha256((session_hash or "anonymous").encode("utf-8")).hexdigest()[:20]
 
 
-class Job:
-    """One stress-test run in its own process; read :meth:`events`, end it with :meth:`cancel`."""
+def _worker(argument: str, log: Any) -> subprocess.Popen:
+    """A worker process (``python -m blindspot.space.worker ARGUMENT``) logging to ``log``."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False",
+               HF_HUB_DISABLE_TELEMETRY="1", TOKENIZERS_PARALLELISM="false")
+    return subprocess.Popen(
+        [sys.executable, "-m", "blindspot.space.worker", argument], stdout=subprocess.PIPE,
+        stderr=log, stdin=subprocess.PIPE if argument == WAIT else subprocess.DEVNULL, text=True,
+        encoding="utf-8", env=env)
 
-    def __init__(self, request: Mapping[str, Any], folder: Path) -> None:
+
+class Job:
+    """One stress-test run in its own process (``spare``, a worker waiting for its request, or a
+    new one); read :meth:`events`, end it with :meth:`cancel`."""
+
+    def __init__(self, request: Mapping[str, Any], folder: Path,
+                 spare: subprocess.Popen | None = None) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         request_path = folder / REQUEST_FILE
         request_path.write_text(json.dumps(dict(request), indent=2), encoding="utf-8")
-        env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False",
-                   HF_HUB_DISABLE_TELEMETRY="1", TOKENIZERS_PARALLELISM="false")
-        self._log = open(folder / LOG_FILE, "w", encoding="utf-8")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "blindspot.space.worker", str(request_path)],
-            stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL, text=True,
-            encoding="utf-8", env=env)
+        self._log = None
+        if spare is not None:
+            assert spare.stdin is not None
+            spare.stdin.write(f"{request_path}\n")
+            spare.stdin.close()
+            self.process = spare
+        else:
+            self._log = open(folder / LOG_FILE, "w", encoding="utf-8")
+            self.process = _worker(str(request_path), self._log)
         self.cancelled = False
         self.error: str | None = None
 
@@ -71,7 +93,8 @@ class Job:
                     self.error = event.get("message")
                 yield event
         self.process.wait()
-        self._log.close()
+        if self._log is not None:
+            self._log.close()
 
     def cancel(self) -> None:
         """End the run now (its finished cells stay in the report folder's state)."""
@@ -103,7 +126,7 @@ class Workspace:
     """The folders and running jobs of every session, under one root folder."""
 
     def __init__(self, root: str | Path | None = None,
-                 limits: SpaceLimits = DEFAULT_LIMITS) -> None:
+                 limits: SpaceLimits = DEFAULT_LIMITS, spare: bool = False) -> None:
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="blindspot-space-"))
         self.root.mkdir(parents=True, exist_ok=True)
         self.limits = limits
@@ -111,6 +134,31 @@ class Workspace:
         self._tickets: dict[str, int] = {}
         self._failures: dict[str, str] = {}
         self._lock = threading.Lock()
+        self.keeps_spare = spare
+        self._spare: subprocess.Popen | None = None
+        if spare:
+            self._start_spare()
+            atexit.register(self.close)
+
+    def _start_spare(self) -> None:
+        """A worker that imports ahead and waits for the next run, unless one is waiting."""
+        with self._lock:
+            if self._spare is None or self._spare.poll() is not None:
+                with open(self.root / SPARE_LOG, "a", encoding="utf-8") as log:
+                    self._spare = _worker(WAIT, log)
+
+    def _take_spare(self) -> subprocess.Popen | None:
+        """The waiting worker, if one is alive (it is the caller's from then on)."""
+        with self._lock:
+            spare, self._spare = self._spare, None
+        return spare if spare is not None and spare.poll() is None else None
+
+    def close(self) -> None:
+        """End the spare worker (the Space stops)."""
+        spare = self._take_spare()
+        if spare is not None:
+            spare.kill()
+            spare.wait()
 
     def folder(self, session_hash: str | None, *parts: str) -> Path:
         """The session's folder (or a sub-folder of it), created on first use."""
@@ -149,10 +197,13 @@ class Workspace:
         """
         key = session_key(session_hash)
         self.cancel(session_hash, void=False)
+        spare = self._take_spare()
         with self._lock:
             if ticket is not None and ticket != self._tickets.get(key):
+                if spare is not None and self._spare is None:  # kept for the next run
+                    self._spare = spare
                 return None
-            job = Job(request, folder)
+            job = Job(request, folder, spare)
             self._jobs[key] = job
         return job
 
@@ -174,6 +225,8 @@ class Workspace:
                     progress((event["n"], event["total"]), desc=progress_text(event))
         finally:
             timer.cancel()
+            if self.keeps_spare:  # the next run's worker imports now, while the page renders
+                self._start_spare()
         if job.cancelled:
             return "stopped" if session_key(session_hash) not in self._failures else "failed"
         if job.returncode != 0 or not (folder / RESULTS_FILE).is_file():

@@ -1,4 +1,6 @@
-"""The child process of one Space run: ``python -m blindspot.space.worker request.json``.
+"""The child process of one Space run: ``python -m blindspot.space.worker request.json``, or
+``python -m blindspot.space.worker --wait`` (a spare: it imports what a run needs first, says
+``ready``, then reads its request file's path from stdin).
 
 The request names a registered protocol (``protocol``; default rank) and its
 :class:`~blindspot.protocols.interface.ProtocolRequest` fields: the stress, search and check-up
@@ -6,15 +8,19 @@ tabs all send one.
 
 A run goes through the protocol registry in its own process, so the Stop button ends it for good
 (the process is terminated; the report folder's ``.state`` keeps the cells already finished) and
-a crash in a metric never takes the Space down. Progress goes to stdout as one JSON event per
-line after :data:`EVENT_PREFIX` (every :func:`blindspot.progress.progress_bar` of the run is a
-:class:`ReportingTqdm`);
-everything else the libraries print goes to stderr, the run's log.
+a crash in a metric never takes the Space down. A spare started before the visitor presses Run
+(:class:`blindspot.space.session.Workspace` keeps one) has paid the seconds of its imports by
+then, and the process ends as soon as its report is written (no interpreter teardown): the run
+takes about what ``blindspot run`` takes. Progress goes to stdout as one JSON event per line
+after :data:`EVENT_PREFIX` (every :func:`blindspot.progress.progress_bar` of the run is a
+:class:`ReportingTqdm`); everything else the libraries print goes to stderr, the run's log
+(:data:`LOG_FILE` in its folder).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import traceback
@@ -23,10 +29,17 @@ from typing import Any, TextIO
 
 from tqdm.std import tqdm as _StdTqdm
 
+from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.progress import report_progress_with
-from blindspot.protocols.interface import ProtocolRequest, get_protocol
+from blindspot.protocols.interface import PROTOCOLS, ProtocolRequest, get_protocol
+from blindspot.scoring.scorer import SCORERS
 
 EVENT_PREFIX = "@@blindspot-event "
+#: a run folder's request and log
+REQUEST_FILE = "request.json"
+LOG_FILE = "run.log"
+#: the argument of a spare worker
+WAIT = "--wait"
 #: Seconds between two progress events of one bar (the last update is always sent).
 REPORT_INTERVAL = 0.25
 
@@ -53,7 +66,7 @@ class ReportingTqdm(_StdTqdm):
         if force or now - self._last_report >= REPORT_INTERVAL or self.n == self.total:
             self._last_report = now
             emit("progress", desc=self.desc or "", postfix=self.postfix or "", n=self.n,
-                 total=self.total)
+                 total=self.total, unit=self.unit)
 
     def update(self, n: float | None = 1) -> bool | None:
         shown = super().update(n)
@@ -96,16 +109,43 @@ def run_file(path: Path) -> int:
     return 0
 
 
+def prepare() -> None:
+    """Import what a run needs (every protocol's code, the tests and metrics registries), as a
+    spare does before its request comes."""
+    for name in PROTOCOLS:
+        get_protocol(name)
+    len(REGISTRY), len(SCORERS)  # filled on first read
+
+
+def wait_for_request() -> Path | None:
+    """A spare's request: its path, read from stdin once the spare is ready; its log from then
+    on is the run folder's (stderr moves there). None when stdin closes first (the Space ended)."""
+    prepare()
+    emit("ready")
+    line = sys.stdin.readline().strip()
+    if not line:
+        return None
+    path = Path(line)
+    sys.stderr.flush()
+    with open(path.parent / LOG_FILE, "a", encoding="utf-8") as log:
+        os.dup2(log.fileno(), 2)
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     global _EVENTS
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m blindspot.space.worker REQUEST.json", file=sys.stderr)
+        print(f"usage: python -m blindspot.space.worker REQUEST.json | {WAIT}", file=sys.stderr)
         return 2
     _EVENTS, sys.stdout = sys.stdout, sys.stderr  # library prints go to the log, not the events
     report_progress_with(ReportingTqdm)
-    return run_file(Path(args[0]))
+    path = wait_for_request() if args[0] == WAIT else Path(args[0])
+    return 0 if path is None else run_file(path)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stderr.flush()
+    _EVENTS.flush()
+    os._exit(code)  # the report is written and closed: skip the seconds of interpreter teardown

@@ -50,6 +50,7 @@ from typing import Any
 import datasets
 import evaluate
 
+from blindspot import errors
 from blindspot.errors import check_text_list
 from blindspot.protocols.interface import ProtocolRequest, get_protocol
 
@@ -141,7 +142,18 @@ class Blindspot(evaluate.Metric):
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any
                 ) -> dict[str, Any]:
         """Perturb, score and judge in one call (the inputs are texts, not scores, so evaluate's
-        batching and feature encoding are bypassed: references and sources are optional)."""
+        batching and feature encoding are bypassed: references and sources are optional).
+
+        Bad input (an unknown metric, test or option, a missing column...) raises one
+        :class:`~blindspot.errors.BlindspotInputError` with the fix, not the checks' traceback:
+        what the command line prints as its one line."""
+        try:
+            return self._checked_compute(predictions, references, **kwargs)
+        except (ValueError, KeyError, FileNotFoundError) as error:
+            raise errors.as_input_error(error) from None
+
+    def _checked_compute(self, predictions: Any, references: Any, **kwargs: Any
+                         ) -> dict[str, Any]:
         if kwargs.get("data") is not None:
             if predictions is not None or references is not None:
                 raise ValueError("give either data= (the whole set, e.g. a MENLI-style set for "

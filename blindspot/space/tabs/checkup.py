@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from blindspot.checkup.checks import anchors_table
+from blindspot.errors import message
 from blindspot.protocols.declarations import CHECKUP
 from blindspot.runner.metric_spec import check_visitor_metric, resolve_metrics
 from blindspot.space.controls import run_controls, wire_run
@@ -127,7 +128,7 @@ def build(context: Any) -> None:
                 workspace, session, metric_in, kind_in, task_in, built_in, upload_in,
                 mapping_of(hyp, ref, src, idc), rows_in, datasets_dir, limits, progress)
         except (ValueError, KeyError, FileNotFoundError, RuntimeError) as error:
-            raise gr.Error(workspace.public(str(error).strip("'\""), session),
+            raise gr.Error(workspace.public(message(error), session),
                            duration=None) from None
         if view is None:
             return "Stopped.", None, None, "", None

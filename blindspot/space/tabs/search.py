@@ -16,6 +16,7 @@ from typing import Any
 
 import gradio as gr
 
+from blindspot.errors import message
 from blindspot.protocols.interface import PROTOCOLS
 from blindspot.report.search_report import PLOT_FILE, metric_table, pattern_table
 from blindspot.report.writer import MARKDOWN_FILE, RESULTS_FILE
@@ -232,7 +233,7 @@ def build(context: Any) -> None:
                                      limits.allow_hub_models)
             folder = workspace.new_run_folder(session)  # counted only once all is checked
         except (ValueError, KeyError, FileNotFoundError) as error:  # UploadError included
-            raise gr.Error(workspace.public(str(error).strip("'\""), session),
+            raise gr.Error(workspace.public(message(error), session),
                            duration=None) from None
         run_request = {**checked, "out": str(folder)}
         progress(0, desc="starting")

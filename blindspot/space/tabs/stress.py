@@ -20,11 +20,13 @@ uploads only data files within the Space's limits (:mod:`blindspot.space.limits`
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from blindspot import seeding
+from blindspot.errors import message
 from blindspot.models import available_models
 from blindspot.protocols.interface import PROTOCOLS
 from blindspot.report import views
@@ -89,10 +91,22 @@ def visitor_options(protocol: str, text: str, limits: SpaceLimits = DEFAULT_LIMI
                                                  allow_hub_models=limits.allow_hub_models)
 
 
+#: what Markdown would read as markup in an option's help text (``*_fixed``, ``->``, ``{...}``)
+_MARKUP = re.compile(r"([\\`*_{}\[\]<>#|])")
+
+
+def _plain(text: str) -> str:
+    """``text`` as Markdown shows it, letter for letter (its markup characters escaped)."""
+    return _MARKUP.sub(r"\\\1", text)
+
+
 def options_hint(protocol: str) -> str:
-    """The options a visitor may type for ``protocol``, from its declaration."""
+    """The options a visitor may type for ``protocol``, from its declaration: one bullet each,
+    its name as code and its help as text (a whole line as code rendered as an empty bullet
+    above a box)."""
     chosen = PROTOCOLS.get(protocol)
-    lines = [f"- `{s.describe()}`" for s in chosen.options if s.visitor_safe and not s.file]
+    lines = [f"- `{s.name}`: {_plain(s.describe().removeprefix(s.name + ': '))}"
+             for s in chosen.options if s.visitor_safe and not s.file]
     return "Options you can set (key=value per line):\n" + "\n".join(lines) if lines else ""
 
 
@@ -287,7 +301,7 @@ def build(context: Any) -> None:
                                    parse_seeds(seeds_in), None, run_options, limits)
             folder = workspace.new_run_folder(session)  # counted only once all is checked
         except (ValueError, KeyError, FileNotFoundError) as error:  # UploadError included
-            raise gr.Error(workspace.public(str(error).strip("'\""), session),
+            raise gr.Error(workspace.public(message(error), session),
                            duration=None) from None
         run_request = {**checked, "out": str(folder)}
         progress(0, desc="starting")
