@@ -24,7 +24,9 @@ from rich.console import Console
 import blindspot
 from blindspot.demo import demo_path
 from blindspot.models import available_models
-from blindspot.report.files import MARKDOWN_FILE
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
+from blindspot.report.files import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
+from blindspot.report.plots import plot_names
 
 if TYPE_CHECKING:  # the runner is the heavy edge: imported when the demo runs
     from blindspot.protocols.rank import RankResult
@@ -126,8 +128,6 @@ class DemoReports:
     def write(self, console: Console) -> None:
         """Write each report not already there (a second ``make demo`` rewrites none), through
         the rank protocol's report."""
-        from blindspot.protocols.interface import get_protocol
-
         stale = [(result, folder) for result, folder in self.pending
                  if not report_is_current(result.to_dict(), folder)]
         if stale:
@@ -145,8 +145,6 @@ def _judge(console: Console, title: str | None, folder: Path, data: Any,
     """The rank protocol's run, its table printed under ``title`` (None: judged quietly, no
     bars, no table); its result. The run state is ``folder``'s, the report is written later
     (:class:`DemoReports`)."""
-    from blindspot.protocols.interface import ProtocolRequest, get_protocol
-
     if title is not None:
         console.rule(title)
     protocol = get_protocol("rank")
@@ -196,9 +194,6 @@ def report_is_current(results: dict[str, Any], folder: Path) -> bool:
     this code (a second ``make demo``: its plots would take most of the run to redraw). A
     missing file, other results or other code make it not current, so a damaged or outdated
     report is rewritten."""
-    from blindspot.report.plots import plot_names
-    from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
-
     files = [RESULTS_FILE, MARKDOWN_FILE, HTML_FILE, CODE_STAMP, *plot_names(results).values()]
     if not all((folder / name).is_file() for name in files):
         return False
