@@ -168,6 +168,7 @@ class MetricRun:
         except ScoreJobError as error:
             bar.write(f"{self.spec.name}: {error}; scoring its cells one by one here to find "
                       "the cell it belongs to", file=sys.stderr)
+        restart_clock(bar)  # the cells read what was computed: their pace is not its pace
 
     def anchors(self, texts: list[str], references: Sequence[Any] | None,
                 sources: Sequence[Any] | None, engine: Engine | None
@@ -227,12 +228,15 @@ class MetricRun:
     def estimate(self, cell_texts: Iterable[list[str]], inputs: Inputs
                  ) -> ScoringEstimate | None:
         """How long scoring the cells will take, measured: the first pending batch is scored
-        (it loads the model), the next ones are timed until :attr:`ScoringEstimate.TIMED_S` have
+        (it loads the model), the last ones are timed until :attr:`ScoringEstimate.TIMED_S` have
         passed (or a tenth of the batches are done: one batch's time is a noisy sample on a
         busy machine), and the rest is extrapolated by input length (:meth:`ScoreInput.cost`).
-        The batches land in the score cache, batched as :meth:`score` batches them, so the scores
-        are the same. None when fewer than two batches are pending (nothing long to announce) or
-        when a batch fails (the cell that holds it reports the error when it is scored)."""
+        The last, not the next: the cells then score in order from the first, each doing its
+        own work, so the progress bar's remaining time is measured on real steps (the last cells
+        find their scores ready). The batches land in the score cache, batched as :meth:`score`
+        batches them, so the scores are the same. None when fewer than two batches are pending
+        (nothing long to announce) or when a batch fails (the cell that holds it reports the
+        error when it is scored)."""
         jobs = [job for job in self.pending_jobs(cell_texts, inputs) if job[0] == "rows"]
         if len(jobs) < 2:
             return None
@@ -241,19 +245,20 @@ class MetricRun:
             return None
         self._keep(jobs[0], first)
         fit_threads_to_load()  # the first batch loaded the model, and torch with it
-        timed, took, limit = 1, 0.0, max(2, len(jobs) // 10)
-        while timed < len(jobs):
+        timed: list[ScoreJob] = []
+        took, limit = 0.0, max(1, len(jobs) // 10)
+        for job in reversed(jobs[1:]):
             start = time.perf_counter()
-            scores = self._try(jobs[timed])
+            scores = self._try(job)
             took += time.perf_counter() - start
             if scores is None:
                 return None
-            self._keep(jobs[timed], scores)
-            timed += 1
-            if took >= ScoringEstimate.TIMED_S or timed >= limit:
+            self._keep(job, scores)
+            timed.append(job)
+            if took >= ScoringEstimate.TIMED_S or len(timed) >= limit:
                 break
-        rate = sum(_cost(inputs) for _, inputs in jobs[1:timed]) / max(took, 1e-6)
-        rest = sum(_cost(inputs) for _, inputs in jobs[timed:])
+        rate = sum(_cost(inputs) for _, inputs in timed) / max(took, 1e-6)
+        rest = sum(_cost(inputs) for _, inputs in jobs[1:len(jobs) - len(timed)])
         return ScoringEstimate(self.spec.name, sum(len(inputs) for _, inputs in jobs),
                                rest / rate, rate)
 
