@@ -132,7 +132,8 @@ def test_first_rows_file_is_the_demo_head(tmp_path: Path) -> None:
 
 def test_scoring_estimate_is_measured_and_keeps_the_scores(tmp_path: Path,
                                                            monkeypatch) -> None:
-    """The forecast scores two batches (into the score cache), times the second and counts the
+    """The forecast scores the first batch (the model's load) and times the last ones (into the
+    score cache: the cells from the first on then each do their own work), and counts the
     distinct pending texts; the cells then score exactly as without a forecast."""
     monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache"))
     gold = load_gold_data("demo", "translation")
@@ -142,8 +143,11 @@ def test_scoring_estimate_is_measured_and_keeps_the_scores(tmp_path: Path,
     cells = [list(texts), [t.upper() for t in texts], [t.lower() for t in texts]]
     run = MetricRun(spec, RunState(tmp_path / "a"), settings.batch_size)
     inputs = run.inputs(gold.column("references"), gold.column("source"))
+    jobs = run.pending_jobs(cells, inputs)
     estimate = run.estimate(cells, inputs)
     assert estimate is not None and estimate.metric == "chrf.chrf"
+    left = run.pending_jobs(cells, inputs)
+    assert len(jobs) > 10 and left[0] == jobs[1] and left in (jobs[1:-1], jobs[1:-2])
     assert estimate.texts == len({t for cell in cells for t in cell})
     assert estimate.seconds >= 0 and estimate.rate > 0
     assert str(estimate).startswith(f"scoring {estimate.texts:,} texts with chrf.chrf: about ")

@@ -51,7 +51,7 @@ class ScoringEstimate:
 
     #: forecasts shorter than this are not printed
     QUIET_BELOW_S: ClassVar[float] = 5.0
-    #: the scoring time a forecast is measured on, at least (beyond the first, timed, batch)
+    #: a forecast times batches until this much scoring time has passed (or a tenth of them)
     TIMED_S: ClassVar[float] = 2.0
 
     def __str__(self) -> str:
@@ -233,10 +233,11 @@ class MetricRun:
         busy machine), and the rest is extrapolated by input length (:meth:`ScoreInput.cost`).
         The last, not the next: the cells then score in order from the first, each doing its
         own work, so the progress bar's remaining time is measured on real steps (the last cells
-        find their scores ready). The batches land in the score cache, batched as :meth:`score`
-        batches them, so the scores are the same. None when fewer than two batches are pending
-        (nothing long to announce) or when a batch fails (the cell that holds it reports the
-        error when it is scored)."""
+        find their scores ready); a scorer whose scores depend on what it computed before
+        (``order_dependent``) times the next ones, in order. The batches land in the score
+        cache, batched as :meth:`score` batches them, so the scores are the same. None when fewer
+        than two batches are pending (nothing long to announce) or when a batch fails (the cell
+        that holds it reports the error when it is scored)."""
         jobs = [job for job in self.pending_jobs(cell_texts, inputs) if job[0] == "rows"]
         if len(jobs) < 2:
             return None
@@ -245,20 +246,18 @@ class MetricRun:
             return None
         self._keep(jobs[0], first)
         fit_threads_to_load()  # the first batch loaded the model, and torch with it
-        timed: list[ScoreJob] = []
-        took, limit = 0.0, max(1, len(jobs) // 10)
-        for job in reversed(jobs[1:]):
+        order = jobs[1:] if self.scorer.order_dependent else jobs[:0:-1]
+        timed, took, limit = 0, 0.0, max(1, len(jobs) // 10)
+        while timed < len(order) and took < ScoringEstimate.TIMED_S and timed < limit:
             start = time.perf_counter()
-            scores = self._try(job)
+            scores = self._try(order[timed])
             took += time.perf_counter() - start
             if scores is None:
                 return None
-            self._keep(job, scores)
-            timed.append(job)
-            if took >= ScoringEstimate.TIMED_S or len(timed) >= limit:
-                break
-        rate = sum(_cost(inputs) for _, inputs in timed) / max(took, 1e-6)
-        rest = sum(_cost(inputs) for _, inputs in jobs[1:len(jobs) - len(timed)])
+            self._keep(order[timed], scores)
+            timed += 1
+        rate = sum(_cost(inputs) for _, inputs in order[:timed]) / max(took, 1e-6)
+        rest = sum(_cost(inputs) for _, inputs in order[timed:])
         return ScoringEstimate(self.spec.name, sum(len(inputs) for _, inputs in jobs),
                                rest / rate, rate)
 
