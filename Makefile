@@ -13,9 +13,12 @@ DEV_STAMP := $(VENV)/.blindspot-dev
 # uv installs the same pins (requirements/, constraints.txt) as pip, several times faster;
 # `make env INSTALLER=pip` is the plain-pip fallback. uv reads no pip configuration, so a
 # local wheel folder that pip is pointed at (PIP_FIND_LINKS: the CPU torch wheel) is passed on.
+# --compile-bytecode, as pip does by default: where Python may not write bytecode
+# (PYTHONDONTWRITEBYTECODE, as on CI's machines) every process would compile torch, transformers...
+# from source again, seconds each (every demo, test worker, subprocess and Ray worker)
 INSTALLER ?= uv
 UV_VERSION := 0.13.8
-UV_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY) $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS))
+UV_INSTALL := $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS))
 export UV_LINK_MODE ?= copy
 export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
@@ -105,7 +108,10 @@ $(REF_STAMP): $(STAMP) requirements/reference.txt
 	$(PIP) install -q --no-deps -r requirements/reference.txt
 	touch $(REF_STAMP)
 
+# blindspot's own modules compiled first (an editable install is not): see UV_INSTALL
+SOURCES := blindspot perturbations metrics datasets_scripts
 test: env browser reference
+	$(PY) -m compileall -q -j 0 $(SOURCES) > /dev/null
 	$(PY) -m pytest -n 2 --durations=15
 
 bench: env

@@ -7,7 +7,9 @@ used twice and the longest functions are printed too. Run it on any checkout:
     python benchmarks/code_figures.py            # this checkout
     python benchmarks/code_figures.py --root DIR # another one (e.g. a worktree of an older commit)
 
-Function-local imports are ``import``/``from`` statements inside a function body; an import
+Function-local imports are ``import``/``from`` statements inside a function body; the internal
+ones import blindspot's own modules, and outside ``cli/`` (one a command) each needs a reason (a
+real circle or a heavy dependency) in a comment on its line or the line above (issue 41); an import
 circle is a strongly connected set of modules in the graph of ``blindspot.*`` imports (all of
 them, and top-of-module ones only). ruff and mypy figures come from ``make check``.
 """
@@ -27,6 +29,19 @@ ORCHESTRATION = ("blindspot/runner", "blindspot/protocols", "blindspot/cli", "bl
                  "blindspot/search/protocol")
 
 
+@dataclass(frozen=True)
+class LocalImport:
+    """An import of one of blindspot's own modules inside a function."""
+
+    path: Path
+    line: int
+    target: str
+    reason: str  # the comment on its line or the line above ("" when none)
+
+    def where(self, root: Path) -> str:
+        return f"{self.path.relative_to(root).as_posix()}:{self.line} imports {self.target}"
+
+
 @dataclass
 class ModuleFacts:
     name: str
@@ -35,6 +50,7 @@ class ModuleFacts:
     local_imports: int
     imports_top: set[str] = field(default_factory=set)
     imports_all: set[str] = field(default_factory=set)
+    internal_local: list[LocalImport] = field(default_factory=list)
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -55,9 +71,18 @@ def resolve(current: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
+def comment_of(lines: list[str], line: int) -> str:
+    """The comment on 1-based ``line`` of ``lines`` or, failing that, on the line above."""
+    for text in (lines[line - 1], lines[line - 2] if line > 1 else ""):
+        if "#" in text:
+            return text.split("#", 1)[1].strip()
+    return ""
+
+
 def scan(root: Path, path: Path) -> ModuleFacts:
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)
+    lines = source.splitlines()
     name = module_name(root, path)
     facts = ModuleFacts(name, path, len(source.splitlines()), 0)
     inside: set[int] = set()
@@ -76,14 +101,32 @@ def scan(root: Path, path: Path) -> ModuleFacts:
         else:
             base = resolve(name, path.name == "__init__.py", node)
             targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        internal = False
         for target in targets:
             if target.split(".")[0] in ALIASED:
                 target = "blindspot." + target
             if target.startswith("blindspot"):
+                internal = True
                 facts.imports_all.add(target)
                 if not local and not _under_type_checking(tree, node):
                     facts.imports_top.add(target)
+        if local and internal:
+            base = targets[-1] if isinstance(node, ast.ImportFrom) else targets[0]
+            base = "blindspot." + base if base.split(".")[0] in ALIASED else base
+            facts.internal_local.append(LocalImport(path, node.lineno, base,
+                                                    comment_of(lines, node.lineno)))
     return facts
+
+
+#: where internal function-local imports are the rule: a command module imports its work
+LOCAL_IMPORTS_HOME = "blindspot/cli/"
+
+
+def internal_local_imports(root: Path, modules: dict[str, ModuleFacts]) -> list[LocalImport]:
+    """The internal function-local imports outside ``cli/``, in file order."""
+    return sorted((imp for facts in modules.values() for imp in facts.internal_local
+                   if not imp.path.relative_to(root).as_posix().startswith(LOCAL_IMPORTS_HOME)),
+                  key=lambda imp: (imp.path, imp.line))
 
 
 def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
@@ -204,6 +247,10 @@ def main() -> None:
     top_cycles = cycles(modules, "imports_top")
     print(f"python lines (blindspot + perturbations + metrics + datasets_scripts): {total}")
     print(f"function-local imports: {local} ({1000 * local / total:.1f} per 1,000 lines)")
+    internal = internal_local_imports(root, modules)
+    print(f"internal function-local imports outside cli/: {len(internal)}")
+    for imp in internal:
+        print(f"  {imp.where(root)}  # {imp.reason or '(no reason given)'}")
     print(f"orchestration lines (runner/, protocols/, CLIs, demo_job, search protocol): {orch_lines}, "
           f"function-local imports there: {orch_local}")
     print(f"import circles, all imports: {len(all_cycles)} "

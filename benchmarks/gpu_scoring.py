@@ -464,6 +464,7 @@ def bench_bartscore(args, device, shape, rows: list[Row]) -> None:
     from blindspot import models
     from blindspot.scorers import _lm_utils as lm
     from blindspot.scorers.bartscore import BartScore, seq2seq_mean_logprobs
+    from blindspot.scoring.scorer import ScoreInput
 
     folder = Path(tempfile.mkdtemp(prefix="bart-shaped-"))
     copy_tokenizer(args.gpt_tokenizer or models.resolve_model("smollm2"), folder)
@@ -500,12 +501,15 @@ def bench_bartscore(args, device, shape, rows: list[Row]) -> None:
     today_s = time.perf_counter() - start
     rows.append(Row("bartscore", f"today's scorer fp32 ({base_n} pairs)", today_s, base_tokens,
                     flops * base_tokens / tokens))
+    # a row with its reference as the source scores exactly the pair (reference, output): its
+    # faithfulness output is that pair's mean log-probability, through the scorer's own batches
+    items = [ScoreInput(hypothesis, source=reference) for reference, hypothesis in pairs]
     for precision in ("bf16", "fp32"):
         scorer = BartScore(model=str(folder), precision=precision, token_budget=args.token_budget)
-        scorer._pair_scores(pairs)  # warm-up
+        scorer.score_batch(items)  # warm-up
         sync(device)
         start = time.perf_counter()
-        ours = scorer._pair_scores(pairs)
+        ours = [row["faithfulness"] for row in scorer.score_batch(items)]
         sync(device)
         seconds = time.perf_counter() - start
         rows.append(Row("bartscore", f"ours {precision} ({len(pairs)} pairs)", seconds, tokens,

@@ -12,6 +12,7 @@ work on a shared machine only ever slows a run down). The machine's core count a
 are printed with the figures, and so is the speed-up the runs' CPU seconds allow on idle cores.
 
     python benchmarks/num_proc_speedup.py [--num-proc 2] [--rows 1000] [--seeds 1,2,3,4,5] [--repeat 2]
+                                          [--tests fluency,consistency]
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def _resources(golds: list[dict]) -> dict:
             "ngram_corpus": reference_corpus([g["reference"] for g in golds])}
 
 
-def _child(rows: int, seeds: list[int], num_proc: int, parse_only: bool) -> None:
+def _child(rows: int, seeds: list[int], num_proc: int, parse_only: bool, tests: str) -> None:
     from blindspot.perturbations.dataset import preparse, run_suite
 
     ds, golds = _dataset(rows)
@@ -58,7 +59,7 @@ def _child(rows: int, seeds: list[int], num_proc: int, parse_only: bool) -> None
         return
     resources = _resources(golds)
     start, cpu = time.perf_counter(), _cpu_seconds()
-    out, plan = run_suite(ds, "fluency,consistency", "open_ended", seeds=seeds,
+    out, plan = run_suite(ds, tests, "open_ended", seeds=seeds,
                           resources=resources, num_proc=num_proc, progress=False)
     print(json.dumps({"seconds": time.perf_counter() - start, "cpu": _cpu_seconds() - cpu,
                       "cells": len(plan.items), "rows_out": out.num_rows}))
@@ -72,7 +73,8 @@ def _cpu_seconds() -> float:
 
 def _run(args: argparse.Namespace, cache: str, num_proc: int, parse_only: bool = False) -> dict:
     return run_child(__file__, ["--child", "--rows", str(args.rows), "--seeds", args.seeds,
-                                "--num-proc", str(num_proc)] + (["--parse-only"] * parse_only),
+                                "--num-proc", str(num_proc), "--tests", args.tests]
+                     + (["--parse-only"] * parse_only),
                      BLINDSPOT_CACHE=cache)
 
 
@@ -97,10 +99,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2, help="runs per setting; the fastest counts")
     parser.add_argument("--child", action="store_true")
     parser.add_argument("--parse-only", action="store_true")
+    parser.add_argument("--tests", default="fluency,consistency", help="the suite (the target's)")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     if args.child:
-        _child(args.rows, seeds, args.num_proc, args.parse_only)
+        _child(args.rows, seeds, args.num_proc, args.parse_only, args.tests)
         return 0
     load = os.getloadavg()[0]
     warm = tempfile.mkdtemp(prefix="bench-numproc-")
@@ -116,7 +119,7 @@ def main() -> int:
                 runs[procs].append(_run(args, cache(), procs))
         figures[name] = {p: min(r, key=lambda x: x["seconds"]) for p, r in runs.items()}
     cells = figures[next(iter(figures))][1]["cells"]
-    print(f"WikiText suite, {args.rows} golds, {cells} cells, seeds {seeds}; "
+    print(f"WikiText suite {args.tests}, {args.rows} golds, {cells} cells, seeds {seeds}; "
           f"{os.cpu_count()} cores on this machine, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f} (1 min); fastest of {args.repeat} runs each")
     target = EFFICIENCY_TARGET * args.num_proc

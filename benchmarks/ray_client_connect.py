@@ -9,6 +9,10 @@ CI), and joins it ``--connects`` times through ``ray://`` in fresh processes, fi
 attempt (the baseline: Ray alone), then the default; it prints failures and retries of each.
 
     python benchmarks/ray_client_connect.py [--connects 30] [--parallel 3] [--busy 2]
+                                            [--address ray://HOST:PORT]
+
+``--address`` joins a head that is already running (its ``RAY_AUTH_*`` settings in the
+environment) instead of starting one: the test suite's smoke run joins its session's head.
 
 Measured on 2 shared cores (2026-11-26, 30 drivers, 3 at once, 2 cores busy, load 2-5): Ray
 alone failed 2, 3 and 0 of 30 in three runs (5 of 90, near the ~7% the Ray issue reports). With
@@ -93,21 +97,27 @@ def main() -> None:
     parser.add_argument("--connects", type=int, default=30)
     parser.add_argument("--busy", type=int, default=2, help="cores kept spinning meanwhile")
     parser.add_argument("--parallel", type=int, default=3, help="drivers joining at once")
+    parser.add_argument("--address", default=None,
+                        help="a running head's ray://HOST:PORT (default: start one)")
     args = parser.parse_args()
     from blindspot.runner.ray_engine import CLIENT_SERVER_ATTEMPTS
 
     folder = Path(tempfile.mkdtemp(prefix="bs-ray-", dir="/tmp"))  # Unix socket paths are short
-    token = folder / "auth_token"  # the head's own token (Ray's default once one exists)
-    token.write_text(secrets.token_hex(32))
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-           "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    if not args.address:
+        token = folder / "auth_token"  # the head's own token (Ray's default once one exists)
+        token.write_text(secrets.token_hex(32))
+        env.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(token))
     env.pop("RAY_ADDRESS", None)
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
             for _ in range(args.busy)]
     head = None
     try:
-        head, client = start_head(folder, env)
-        address = f"ray://127.0.0.1:{client}"
+        if args.address:
+            address = args.address
+        else:
+            head, client = start_head(folder, env)
+            address = f"ray://127.0.0.1:{client}"
         print(f"{args.connects} drivers join {address}, {args.parallel} at once, {args.busy} "
               "cores busy, "
               f"load {os.getloadavg()[0]:.1f}")

@@ -10,6 +10,9 @@ Exit status 1 when they differ. On a machine without a GPU it runs the same at a
 actor then takes a CPU slot and the precision is the CPU's bf16).
 
     python benchmarks/ray_gpu_plan.py --data .gpucarry/data --tokenizer .gpucarry/tok/gpt
+
+``--address HOST:PORT`` joins a running cluster instead of starting Ray in this process (the
+test suite's smoke run joins its session's head).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--tokenizer", default=None, help="tokenizer folder (default: SmolLM2's)")
     parser.add_argument("--n", type=int, default=300, help="WikiText golds")
+    parser.add_argument("--address", default=None, help="a running cluster (default: start Ray)")
     args = parser.parse_args()
 
     gpu = torch.cuda.is_available()
@@ -72,7 +76,8 @@ def main() -> int:
 
     import ray
 
-    ray.init(include_dashboard=False, log_to_driver=False)  # the runs' Ray engine joins it
+    # the runs' Ray engine joins it
+    ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
     resources = ray.cluster_resources()
     plan = RayEngine()._score_slots(get_scorer("gpt_ppl", **options["gpt_ppl"]))
     print(f"ray cluster: {resources.get('CPU', 0):.0f} CPUs, {resources.get('GPU', 0):.0f} GPUs; "

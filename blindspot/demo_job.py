@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +26,11 @@ from rich.markup import escape
 
 import blindspot
 from blindspot.demo import demo_path
+from blindspot.forking import single_thread_after_fork, worker_context
 from blindspot.models import OFFLINE_MODELS, available_models
-from blindspot.report.files import MARKDOWN_FILE
+from blindspot.protocols.interface import ProtocolRequest, get_protocol
+from blindspot.report.files import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
+from blindspot.report.plots import plot_names
 
 if TYPE_CHECKING:  # the runner is the heavy edge: imported when the demo runs
     from blindspot.protocols.rank import RankResult
@@ -89,8 +94,32 @@ DEMO_PLAN: tuple[DemoRun, ...] = (
             needs=("minilm", "smollm2"), cells=MODEL_CELLS),
 )
 DEMO_SEEDS = (1, 2, 3)
+#: the model metrics the demo runs in bf16 where this CPU multiplies bf16 matrices natively
+#: (:func:`native_bf16`): GPT-PPL on SmolLM2 took 2.3x less CPU there, with the same verdict on
+#: each of its 15 translation tests (issue 41); BERTScore on MiniLM took more, so it stays float32
+BF16_METRICS = ("gpt_ppl",)
 #: the report folder of a task's model metrics, next to the lexical one
 MODELS_SUFFIX = "-models"
+
+
+def native_bf16() -> bool:
+    """Whether this CPU multiplies bf16 matrices in hardware (AMX tiles or AVX512-BF16): there a
+    bf16 copy of a model scores several times faster than float32; elsewhere bf16 is emulated,
+    slower than float32."""
+    import torch  # the model metrics' heavy edge: loaded when they run
+
+    return any(getattr(torch.cpu, check, lambda: False)()
+               for check in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
+
+
+def with_bf16(run: DemoRun) -> DemoRun:
+    """``run`` with ``precision=bf16`` for its :data:`BF16_METRICS` where :func:`native_bf16`
+    (its table's title and each result's signature say so), else as it is."""
+    named = {m.split("@")[0].split(".")[0] for m in run.model_metrics} & set(BF16_METRICS)
+    if not named or not native_bf16():
+        return run
+    return replace(run, options={**run.options, **{
+        name: {**run.options.get(name, {}), "precision": "bf16"} for name in sorted(named)}})
 
 
 def _model_metrics(run: DemoRun, installed: Sequence[str], console: Console) -> list[str]:
@@ -127,18 +156,29 @@ class DemoReports:
 
     def write(self, console: Console) -> None:
         """Write each report not already there (a second ``make demo`` rewrites none), through
-        the rank protocol's report."""
-        from blindspot.protocols.interface import get_protocol
-
+        the rank protocol's report: in a process per core (drawing the plots is most of it, in
+        one thread each), forked so that each starts with what this process imported."""
         stale = [(result, folder) for result, folder in self.pending
                  if not report_is_current(result.to_dict(), folder)]
         if stale:
             console.print(f"writing {len(stale)} report folder{'s' if len(stale) > 1 else ''} "
                           "(plots take a few seconds)")
-        protocol = get_protocol("rank")
-        for result, folder in stale:
-            protocol.report(result, folder)
-            (folder / CODE_STAMP).write_text(code_digest() + "\n", encoding="utf-8")
+        workers = min(len(stale), os.cpu_count() or 1)
+        if workers < 2:
+            for item in stale:
+                write_report(item)
+            return
+        with ProcessPoolExecutor(workers, mp_context=worker_context(),
+                                 initializer=functools.partial(single_thread_after_fork,
+                                                               load_torch=False)) as pool:
+            list(pool.map(write_report, stale))  # a report's error is raised here
+
+
+def write_report(item: tuple[RankResult, Path]) -> None:
+    """One demo report folder, from its rank result, stamped with the code that wrote it."""
+    result, folder = item
+    get_protocol("rank").report(result, folder)
+    (folder / CODE_STAMP).write_text(code_digest() + "\n", encoding="utf-8")
 
 
 def _judge(console: Console, title: str | None, folder: Path, data: Any,
@@ -147,8 +187,6 @@ def _judge(console: Console, title: str | None, folder: Path, data: Any,
     """The rank protocol's run, its table printed under ``title`` (None: judged quietly, no
     bars, no table); its result. The run state is ``folder``'s, the report is written later
     (:class:`DemoReports`)."""
-    from blindspot.protocols.interface import ProtocolRequest, get_protocol
-
     if title is not None:
         console.rule(title)
     protocol = get_protocol("rank")
@@ -198,9 +236,6 @@ def report_is_current(results: dict[str, Any], folder: Path) -> bool:
     this code (a second ``make demo``: its plots would take most of the run to redraw). A
     missing file, other results or other code make it not current, so a damaged or outdated
     report is rewritten."""
-    from blindspot.report.plots import plot_names
-    from blindspot.report.writer import HTML_FILE, MARKDOWN_FILE, RESULTS_FILE, results_json
-
     files = [RESULTS_FILE, MARKDOWN_FILE, HTML_FILE, CODE_STAMP, *plot_names(results).values()]
     if not all((folder / name).is_file() for name in files):
         return False
@@ -233,7 +268,7 @@ def run_demo(out: Path, seeds: Sequence[int] = DEMO_SEEDS, num_proc: int | None 
             continue
         name = run.task + MODELS_SUFFIX
         folders[name] = out / name
-        reports.add(_judge_models(console, run, metrics, folders[name],
+        reports.add(_judge_models(console, with_bf16(run), metrics, folders[name],
                                   model_cells or run.cells, num_proc), folders[name])
     reports.write(console)
     for task, folder in folders.items():

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from blindspot.models import resolve_model
+from blindspot.scorers.comet_score import import_comet
 
 #: small enough to build in about a second, big enough to have every code path
 _TINY = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
@@ -85,8 +86,6 @@ def tiny_comet(folder: str | Path, reference_free: bool = False, seed: int = 0) 
     ``comet.load_from_checkpoint`` and needs no download (the encoder is a local folder)."""
     import torch
     from transformers import BertConfig, BertModel
-
-    from blindspot.scorers.comet_score import import_comet
 
     import_comet()
     from comet.models import ReferencelessRegression, RegressionMetric

@@ -7,8 +7,10 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import ray_support
 from filelock import FileLock
 from hypothesis import settings
 
@@ -20,6 +22,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ["BLINDSPOT_CACHE"] = tempfile.mkdtemp(prefix="blindspot-test-cache-")
+# Ray, single-node on loopback (tests/ray_support.py): read when ray is imported, so set first
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 #: the real data beside the repository (never copied into it)
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -104,9 +109,9 @@ def _quick_tests_load_no_model(request: pytest.FixtureRequest) -> Iterator[None]
                     "remove its quick mark, or keep the model out of it", pytrace=False)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def one_ray_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Requested by every fixture or test that starts a Ray cluster: two clusters on two cores at
+    """Requested by :func:`ray_head`, the session's one Ray cluster: two clusters on two cores at
     once made each several times slower, and the Ray client test ran past its timeout in
     clean-clone CI (74 s alone). Its tests form one xdist group (see
     :func:`_group_the_ray_tests`), so under ``--dist loadgroup`` this lock beside the workers'
@@ -131,3 +136,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason}; CI must have it", pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def ray_head(one_ray_at_a_time: None) -> Iterator[ray_support.Head]:
+    """The session's one Ray cluster (tests/ray_support.py), started on first use: every test
+    that needs Ray joins it, in this process (:func:`ray_driver`) or from one of its own."""
+    with ray_support.running_head() as head:
+        yield head
+
+
+@pytest.fixture(scope="module")
+def ray_driver(ray_head: ray_support.Head) -> Iterator[Any]:
+    """This process joined to :func:`ray_head` for a module: its ``engine="ray"`` runs use it."""
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(ray_support)  # the workers cannot import tests/
+    with ray_support.driver(ray_head) as ray:
+        yield ray

@@ -21,11 +21,14 @@ from blindspot.demo_job import (
     _first_rows,
     _model_metrics,
     code_digest,
+    native_bf16,
     report_is_current,
     run_demo,
+    with_bf16,
 )
 from blindspot.perturbations import REGISTRY, suite_tests
 from blindspot.perturbations.suites import CATEGORIES
+from blindspot.progress import progress_bar, restart_clock
 from blindspot.runner import resolve_metrics
 from blindspot.runner.data import load_gold_data
 from blindspot.runner.metric_run import MetricRun
@@ -106,6 +109,22 @@ def test_demo_without_smollm2_says_so_in_one_line_and_keeps_the_lexical_metrics(
         "llm_judge@smollm2"]
 
 
+def test_the_demo_scores_gpt_ppl_in_bf16_only_where_the_cpu_multiplies_bf16() -> None:
+    """GPT-PPL (SmolLM2) gets ``precision=bf16`` where the CPU has bf16 matrix units, and its
+    table's title says so; BERTScore and the judge run as they are everywhere."""
+    (translation,) = [run for run in DEMO_PLAN if "gpt_ppl@smollm2" in run.model_metrics]
+    (judged,) = [run for run in DEMO_PLAN if "llm_judge@smollm2" in run.model_metrics]
+    assert with_bf16(judged) == judged
+    fast = with_bf16(translation)
+    assert "bertscore" not in fast.options
+    if native_bf16():
+        assert fast.options["gpt_ppl"] == {"precision": "bf16"}
+        assert "gpt_ppl@smollm2 precision=bf16 (" in fast.describe_models("gpt_ppl@smollm2",
+                                                                          MODEL_CELLS)
+    else:
+        assert fast == translation
+
+
 def test_first_rows_file_is_the_demo_head(tmp_path: Path) -> None:
     path = _first_rows("translation", 3, tmp_path / "models")
     assert path.name == "demo-translation-first3.jsonl"
@@ -115,7 +134,8 @@ def test_first_rows_file_is_the_demo_head(tmp_path: Path) -> None:
 
 def test_scoring_estimate_is_measured_and_keeps_the_scores(tmp_path: Path,
                                                            monkeypatch) -> None:
-    """The forecast scores two batches (into the score cache), times the second and counts the
+    """The forecast scores the first batch (the model's load) and times the last ones (into the
+    score cache: the cells from the first on then each do their own work), and counts the
     distinct pending texts; the cells then score exactly as without a forecast."""
     monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache"))
     gold = load_gold_data("demo", "translation")
@@ -125,8 +145,11 @@ def test_scoring_estimate_is_measured_and_keeps_the_scores(tmp_path: Path,
     cells = [list(texts), [t.upper() for t in texts], [t.lower() for t in texts]]
     run = MetricRun(spec, RunState(tmp_path / "a"), settings.batch_size)
     inputs = run.inputs(gold.column("references"), gold.column("source"))
+    jobs = run.pending_jobs(cells, inputs)
     estimate = run.estimate(cells, inputs)
     assert estimate is not None and estimate.metric == "chrf.chrf"
+    left = run.pending_jobs(cells, inputs)
+    assert len(jobs) > 10 and left[0] == jobs[1] and left in (jobs[1:-1], jobs[1:-2])
     assert estimate.texts == len({t for cell in cells for t in cell})
     assert estimate.seconds >= 0 and estimate.rate > 0
     assert str(estimate).startswith(f"scoring {estimate.texts:,} texts with chrf.chrf: about ")
@@ -136,6 +159,34 @@ def test_scoring_estimate_is_measured_and_keeps_the_scores(tmp_path: Path,
     assert [plain.score(cell, inputs)[0] for cell in cells] == with_forecast
     # nothing left to forecast once every text is scored
     assert run.estimate(cells, inputs) is None
+
+
+@pytest.mark.quick
+def test_a_bar_forecasts_from_its_steps_not_from_a_one_off_wait() -> None:
+    """A minute of parsing and loading before a bar's first step does not make its forecast:
+    after :func:`restart_clock` the remaining time is unknown until a step was timed, then comes
+    from that step alone; the count and the elapsed time stay as they were."""
+    def bar_after_a_minute_of_loading():
+        bar = progress_bar(total=230, file=io.StringIO(), mininterval=0)
+        bar.start_t -= 60
+        bar.last_print_t -= 60
+        return bar
+
+    plain = bar_after_a_minute_of_loading()
+    plain.update()
+    assert "<3:49:00," in str(plain)  # the wild forecast: 229 cells at a minute each
+
+    bar = bar_after_a_minute_of_loading()
+    restart_clock(bar)
+    assert bar.format_dict["elapsed"] >= 60
+    assert "<?," in str(bar)  # unknown until a step was timed
+    bar.last_print_t -= 0.5  # the first cell takes half a second
+    bar.update()
+    assert bar.format_dict["rate"] == pytest.approx(2, rel=0.1)
+    assert "<01:54," in str(bar)  # 229 cells at 2 a second
+    bar.update(4)
+    restart_clock(bar)
+    assert bar.n == 5
 
 
 def test_each_model_metric_table_comes_before_the_next_metric_scores(tmp_path: Path,
@@ -150,14 +201,14 @@ def test_each_model_metric_table_comes_before_the_next_metric_scores(tmp_path: P
     monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache"))
     screen = io.StringIO()
     on_screen_at_gpt_ppl: list[str] = []
-    score_batch = GptPpl.score_batch
+    score_prepared = GptPpl.score_prepared  # what scores a batch, in float32 and in bf16
 
-    def spied(self: GptPpl, batch: list) -> list:
+    def spied(self: GptPpl, batch: list, prepared: object) -> list:
         if not on_screen_at_gpt_ppl:
             on_screen_at_gpt_ppl.append(screen.getvalue())
-        return score_batch(self, batch)
+        return score_prepared(self, batch, prepared)
 
-    monkeypatch.setattr(GptPpl, "score_batch", spied)
+    monkeypatch.setattr(GptPpl, "score_prepared", spied)
     cells = ModelCells(rows=2)
     folders = run_demo(tmp_path / "out", [1], console=Console(file=screen, width=200),
                        tasks=["translation"], model_cells=cells)
@@ -174,7 +225,8 @@ def test_each_model_metric_table_comes_before_the_next_metric_scores(tmp_path: P
     folder = folders["translation" + MODELS_SUFFIX]
     together = run_blindspot(str(_first_rows("translation", cells.rows, folder)),
                              list(DEMO_PLAN[-1].model_metrics), task="translation", tests="all",
-                             seeds=[1], state_dir=tmp_path / "one-run", progress=False)
+                             seeds=[1], state_dir=tmp_path / "one-run", progress=False,
+                             metric_options=with_bf16(DEMO_PLAN[-1]).options)
     assert (folder / "results.json").read_text(encoding="utf-8") == results_json(together)
     assert list(together["datasets"]["demo-translation-first2.jsonl"]["metrics"]) == [
         bertscore, gpt_ppl]

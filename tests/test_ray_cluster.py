@@ -1,116 +1,38 @@
 """`blindspot run --engine ray --address ...` joins a Ray cluster started apart from the run.
 
-One head for the module, started as a user would (``ray start --head``: 2 CPUs, its own temp dir,
-its own auth token, loopback only) and stopped by its process group at the end, even when a test
-failed. ``blindspot run`` joins it in a process of its own, as a driver on a node of the cluster
-(``HOST:PORT``, what ``--address auto`` and RAY_ADDRESS resolve to) and through Ray Client
-(``ray://HOST:PORT``); both give the local engine's results.json byte for byte.
-
-Ray turns 127.0.0.1 into this machine's IP (even ``--node-ip-address 127.0.0.1``) unless it runs
-single-node, ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``: the head and the drivers run with that
-variable, so nothing listens beyond loopback.
+The head is the session's one cluster (tests/ray_support.py), started as a user would (``ray
+start --head``: 2 CPUs, its own temp dir, its own auth token, loopback only). ``blindspot run``
+joins it in a process of its own, as a driver on a node of the cluster (``HOST:PORT``, what
+``--address auto`` and RAY_ADDRESS resolve to) and through Ray Client (``ray://HOST:PORT``); both
+give the local engine's results.json byte for byte.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from engine_support import write_cnndm_gold
+from ray_support import Head
 from typer.testing import CliRunner
 
-#: a small real slice: 6 CNN/DM rows, two tests, one seed, two metrics
-RUN_ARGS = ["--metrics", "rouge,chrf", "--tests", "truncation,sentence_switching",
-            "--seeds", "1", "--task", "summarization"]
-
-
-@dataclass
-class Head:
-    """A running head: where to reach it and the environment its drivers need."""
-
-    gcs_port: int
-    client_port: int
-    env: dict[str, str]
-    cache: Path  # the BLINDSPOT_CACHE of the head's workers (which must never write one)
-    logs: Path  # the head's session logs, quoted when a driver fails
-
-    def client_server_logs(self) -> str:
-        """The tails of the Ray Client servers' logs: the proxier's and each driver's own server
-        (``ray_client_server_PORT.err``), the only account of a client that could not start."""
-        tails = []
-        for log in sorted(self.logs.glob("ray_client_server*")):
-            text = log.read_text(encoding="utf-8", errors="replace").strip()
-            if text:
-                tails.append(f"--- {log.name} (last 40 lines)\n"
-                             + "\n".join(text.splitlines()[-40:]))
-        return "\n".join(tails) or f"(no Ray Client server log under {self.logs})"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _stop(group: int) -> None:
-    """Stop every process of the head's process group (ours: a new session), TERM then KILL."""
-    for sig, wait_s in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(group, sig)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(group, 0)
-            except ProcessLookupError:
-                return
-            time.sleep(0.2)
+#: a small real slice: 6 CNN/DM rows, two tests, one seed, one metric (tests/test_ray_engine.py
+#: holds the engine to the local results on more; here it is the joining that is tested)
+RUN_ARGS = ["--metrics", "chrf", "--tests", "truncation,sentence_switching", "--seeds", "1",
+            "--task", "summarization"]
+#: one perturbing and one scoring actor: each is a process that imports blindspot
+ONE_ACTOR = ("--actors", "1", "--num-proc", "1")
 
 
 @pytest.fixture(scope="module")
-def head(one_ray_at_a_time: None) -> Iterator[Head]:
-    # a short folder: Ray's Unix sockets live under it, and their paths may not pass 107 bytes
-    folder = Path(tempfile.mkdtemp(prefix="bs-ray-", dir="/tmp" if os.path.isdir("/tmp")
-                                   else None))
-    token = folder / "auth_token"
-    token.write_text(secrets.token_hex(32))
-    cache = folder / "head-cache"
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-           "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token),
-           "BLINDSPOT_CACHE": str(cache)}
-    env.pop("RAY_ADDRESS", None)
-    gcs_port, client_port = _free_port(), _free_port()
-    # `ray start` of this interpreter (the head's workers run the Python that started it)
-    command = [sys.executable, "-m", "ray.scripts.scripts", "start", "--head",
-               "--node-ip-address", "127.0.0.1", "--num-cpus", "2", "--port", str(gcs_port),
-               "--ray-client-server-port", str(client_port), "--include-dashboard", "false",
-               "--dashboard-host", "127.0.0.1", "--dashboard-port", str(_free_port()),
-               "--dashboard-agent-listen-port", str(_free_port()),
-               "--temp-dir", str(folder / "ray"), "--disable-usage-stats"]
-    # a new session: the head's daemons stay in this process group, which teardown stops
-    started = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        output, _ = started.communicate(timeout=120)
-        if started.returncode != 0:
-            pytest.fail(f"`ray start --head` failed ({started.returncode}):\n{output}")
-        yield Head(gcs_port, client_port, env, cache, folder / "ray" / "session_latest" / "logs")
-    finally:
-        started.kill()
-        _stop(started.pid)
-        shutil.rmtree(folder, ignore_errors=True)
+def head(ray_head: Head) -> Head:
+    """The session's one Ray cluster (tests/ray_support.py), started as a user would."""
+    return ray_head
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +78,7 @@ def _score_entries(cache: Path) -> int:
 
 def test_a_driver_on_the_cluster_gets_the_local_results(head: Head, gold: Path, local: bytes,
                                                         tmp_path: Path) -> None:
-    run = _run_on(head, gold, tmp_path, "--address", f"127.0.0.1:{head.gcs_port}")
+    run = _run_on(head, gold, tmp_path, "--address", head.address, *ONE_ACTOR)
     assert (run / "out" / "results.json").read_bytes() == local
     # the driver wrote both caches; the cluster's workers wrote none
     assert (run / "cache" / "parses.sqlite").exists()
@@ -168,8 +90,7 @@ def test_a_ray_client_driver_gets_the_local_results(head: Head, gold: Path, loca
                                                     tmp_path: Path) -> None:
     """Through Ray Client (the pipelines then run in an actor on the cluster: a client has no
     core worker for Ray Data), with one scoring actor and one perturbing actor."""
-    run = _run_on(head, gold, tmp_path, "--address", f"ray://127.0.0.1:{head.client_port}",
-                  "--actors", "1", "--num-proc", "1")
+    run = _run_on(head, gold, tmp_path, "--address", head.client_address, *ONE_ACTOR)
     assert (run / "out" / "results.json").read_bytes() == local
     assert (run / "cache" / "parses.sqlite").exists()
     assert _score_entries(run / "cache") > 0
@@ -188,7 +109,8 @@ def test_an_address_where_nothing_answers_is_a_clear_error(given: str, from_env:
         closed.bind(("", 0))
         port = closed.getsockname()[1]
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "COLUMNS": "400"}
-        env.pop("RAY_ADDRESS", None)
+        for setting in ("RAY_ADDRESS", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"):  # a user's machine
+            env.pop(setting, None)
         if from_env:
             env["RAY_ADDRESS"] = from_env.format(port=port)
         # refused at once (Ray alone would retry for minutes): well within the guard

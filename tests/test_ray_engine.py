@@ -1,7 +1,8 @@
 """The Ray engine gives the very results of the local engine, even when a worker dies.
 
-One local Ray cluster (2 CPUs, loopback, no dashboard, no usage stats) for the whole module. Each
-engine runs with its own fresh cache folder, so the Ray run really computes everything itself.
+This process drives the session's one Ray cluster (2 CPUs, loopback, no dashboard, no usage
+stats: tests/ray_support.py). Each engine runs with its own fresh cache folder, so the Ray run
+really computes everything itself.
 """
 
 from __future__ import annotations
@@ -15,29 +16,22 @@ from typing import Any
 import pytest
 from engine_support import write_cnndm_gold
 
-os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-import ray  # noqa: E402
-
-from blindspot.protocols.rank import run_blindspot  # noqa: E402
-from blindspot.runner.metric_spec import MetricSpec  # noqa: E402
-from blindspot.scoring.cache import ScoreCache  # noqa: E402
-from blindspot.scoring.custom import FunctionScorer  # noqa: E402
+from blindspot.protocols.rank import run_blindspot
+from blindspot.runner.metric_spec import MetricSpec
+from blindspot.scoring.cache import ScoreCache
+from blindspot.scoring.custom import FunctionScorer
 
 RUN = dict(task="summarization", tests="truncation,sentence_switching", seeds=[1, 2],
            progress=False)
+#: one perturbing and one scoring actor (each is a process that imports blindspot), where the
+#: pool's size is not what is tested: the byte-identity test runs the default pools
+ONE_ACTOR = dict(actors=1, num_proc=1)
 
 
 @pytest.fixture(scope="module")
-def cluster(one_ray_at_a_time: None) -> Any:
-    import ray_support
-    from ray import cloudpickle
-
-    cloudpickle.register_pickle_by_value(ray_support)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=200 * 1024 * 1024,
-             runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
-    yield ray
-    ray.shutdown()
+def cluster(ray_driver: Any) -> Any:
+    """This process joined to the session's Ray cluster (tests/conftest.py)."""
+    return ray_driver
 
 
 @pytest.fixture()
@@ -47,9 +41,9 @@ def gold_file(tmp_path: Path) -> Path:
 
 def _run(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, data: Path, metrics: Any,
          **settings: Any) -> bytes:
-    """results.json of a run with its own cache folder."""
+    """results.json of a run with its own cache folder (``settings`` over :data:`RUN`)."""
     monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / f"cache-{name}"))
-    run_blindspot(str(data), metrics, out=tmp_path / name, **RUN, **settings)
+    run_blindspot(str(data), metrics, out=tmp_path / name, **{**RUN, **settings})
     return (tmp_path / name / "results.json").read_bytes()
 
 
@@ -69,16 +63,28 @@ def _driver_must_not_compute(monkeypatch: pytest.MonkeyPatch, metrics: tuple[str
 
 def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    local = _run(tmp_path, "local", monkeypatch, gold_file, "rouge,chrf")
+    """Registered metrics and a user's function from ``my_metric.py:score`` (it reaches the
+    workers by value: they cannot import the user's file), on a whitespace test and two that
+    read spaCy's parses (shipped to the workers once): the local engine's results, byte for
+    byte, every cell perturbed and scored on Ray."""
+    script = tmp_path / "my_metric.py"
+    script.write_text("def score(predictions, references):\n"
+                      "    return [len(p.split()) / len(r[0].split())\n"
+                      "            for p, r in zip(predictions, references)]\n", encoding="utf-8")
+    metrics = f"rouge,chrf,{script}:score"
+    tests = {"tests": "truncation,sentence_switching,stopword_removal"}
+    local = _run(tmp_path, "local", monkeypatch, gold_file, metrics, **tests)
     _driver_must_not_compute(monkeypatch, ("rouge", "chrf"))
-    remote = _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray")
+    monkeypatch.setattr(FunctionScorer, "score_batch", driver_must_not)
+    remote = _run(tmp_path, "ray", monkeypatch, gold_file, metrics, engine="ray", **tests)
     assert remote == local
     results = json.loads(remote)
     (dataset_entry,) = results["datasets"].values()
-    metrics = dataset_entry["metrics"]
-    assert set(metrics) == {"rouge.rougeL", "chrf.chrf"}
-    assert all(t["status"] in ("pass", "fail") for m in metrics.values()
+    metrics_seen = dataset_entry["metrics"]
+    assert set(metrics_seen) == {"rouge.rougeL", "chrf.chrf", "score"}
+    assert all(t["status"] in ("pass", "fail") for m in metrics_seen.values()
                for t in m["tests"].values())
+    assert metrics_seen["score"]["tests"]["truncation"]["status"] == "pass"
     # the driver wrote the score cache: the same entries as the local run's, no more
     assert (len(ScoreCache(tmp_path / "cache-ray" / "scores.sqlite"))
             == len(ScoreCache(tmp_path / "cache-local" / "scores.sqlite")))
@@ -87,7 +93,7 @@ def test_ray_results_are_byte_identical_to_local(cluster: Any, gold_file: Path, 
     from blindspot.runner.ray_engine import RayEngine
 
     monkeypatch.setattr(RayEngine, "_map", driver_must_not)
-    assert _run(tmp_path, "ray", monkeypatch, gold_file, "rouge,chrf", engine="ray") == local
+    assert _run(tmp_path, "ray", monkeypatch, gold_file, metrics, engine="ray", **tests) == local
 
 
 def test_ray_runs_a_chunked_run_to_the_whole_local_runs_bytes(
@@ -95,8 +101,8 @@ def test_ray_runs_a_chunked_run_to_the_whole_local_runs_bytes(
     """Ray is an engine of the one plan: each chunk of a chunked run perturbed and scored there."""
     local = _run(tmp_path, "local", monkeypatch, gold_file, "chrf")
     _driver_must_not_compute(monkeypatch, ("chrf",))
-    assert _run(tmp_path, "ray", monkeypatch, gold_file, "chrf", engine="ray",
-                chunk_size=5) == local  # 8 rows: chunks of 5 and 3
+    assert _run(tmp_path, "ray", monkeypatch, gold_file, "chrf", engine="ray", chunk_size=5,
+                **ONE_ACTOR) == local  # 8 rows: chunks of 5 and 3
 
 
 def test_killed_worker_is_retried_and_each_score_written_once(
@@ -118,7 +124,7 @@ def test_killed_worker_is_retried_and_each_score_written_once(
         put_many(self, items)
 
     monkeypatch.setattr(ScoreCache, "put_many", counting_put_many)
-    remote = _run(tmp_path, "ray", monkeypatch, gold_file, [spec], engine="ray")
+    remote = _run(tmp_path, "ray", monkeypatch, gold_file, [spec], engine="ray", **ONE_ACTOR)
     crashed_pid = marker.read_text()
     assert crashed_pid.isdigit() and int(crashed_pid) != os.getpid()  # a Ray worker really died
     assert remote == local
@@ -184,20 +190,3 @@ def test_planned_batches_are_the_batches_of_cell_by_cell_scoring(
                  engine=LocalEngine(computes_ahead=True))
     assert ahead == cell_by_cell
     assert batches == one_by_one and len(batches) > 10
-
-
-def test_function_in_a_file_scores_on_ray(cluster: Any, gold_file: Path, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A user's function from ``my_metric.py:score`` reaches the workers by value (they cannot
-    import the user's file) and gives the local engine's results."""
-    script = tmp_path / "my_metric.py"
-    script.write_text("def score(predictions, references):\n"
-                      "    return [len(p.split()) / len(r[0].split())\n"
-                      "            for p, r in zip(predictions, references)]\n", encoding="utf-8")
-    metric = f"{script}:score"
-    local = _run(tmp_path, "local", monkeypatch, gold_file, metric)
-    monkeypatch.setattr(FunctionScorer, "score_batch", driver_must_not)
-    remote = _run(tmp_path, "ray", monkeypatch, gold_file, metric, engine="ray")
-    assert remote == local
-    (entry,) = json.loads(remote)["datasets"].values()
-    assert entry["metrics"]["score"]["tests"]["truncation"]["status"] == "pass"

@@ -1,23 +1,21 @@
 """The same rows and seeds give the same noise, scores and verdicts through every entry point.
 
 One rule seeds a row (:mod:`blindspot.seeding`: seed, test, level and the row's text), so the CLI
-(with an id column), ``run_blindspot`` in memory, streamed (``chunk_size``), in processes
-(``num_proc``) and on the local Ray engine, the ``blindspot`` module's ``compute`` (no ids) and
-the Space's run function (an upload without an id column) all agree, per test and level.
+(with an id column), ``run_blindspot`` in memory, streamed (``chunk_size``) and in processes
+(``num_proc``), the ``blindspot`` module's ``compute`` (no ids) and the Space's run function (an
+upload without an id column) all agree, per test and level. The Ray engine is held to the local
+engine's results, byte for byte and on spaCy-token tests too, once, in tests/test_ray_engine.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_support import cnndm_rows
 from typer.testing import CliRunner
-
-os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 
 ROWS = 12
 #: two spaCy-token tests (where the CLI and compute() used to disagree) and a whitespace one
@@ -50,10 +48,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return with_ids, without_ids
 
 
-def test_every_entry_point_gives_the_same_curves(files: tuple[Path, Path], tmp_path: Path,
-                                                 one_ray_at_a_time: None) -> None:
+def test_every_entry_point_gives_the_same_curves(files: tuple[Path, Path], tmp_path: Path) -> None:
     import evaluate
-    import ray
 
     from blindspot.cli import app
     from blindspot.protocols.rank import run_blindspot
@@ -72,13 +68,6 @@ def test_every_entry_point_gives_the_same_curves(files: tuple[Path, Path], tmp_p
     seen["run_blindspot"] = _curves(run_blindspot(str(with_ids), "rouge", **run))
     seen["chunk_size"] = _curves(run_blindspot(str(with_ids), "rouge", chunk_size=5, **run))
     seen["num_proc"] = _curves(run_blindspot(str(with_ids), "rouge", num_proc=2, **run))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=200 * 1024 * 1024,
-             runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
-    try:
-        seen["ray"] = _curves(run_blindspot(str(with_ids), "rouge", engine="ray", **run))
-    finally:
-        ray.shutdown()
 
     rows = [json.loads(line) for line in without_ids.read_text().splitlines()]
     module = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "blindspot"))

@@ -76,6 +76,7 @@ from blindspot.checklists import (
 )
 from blindspot.errors import DataRoles, MetricNeeds
 from blindspot.minmax import Range
+from blindspot.perturbations.dataset import build_perturbation
 from blindspot.perturbations.perturbation import REGISTRY, TASKS, canonical_name
 from blindspot.progress import progress_bar
 from blindspot.protocols.declarations import DEVIATION, NORMALISE
@@ -146,8 +147,6 @@ def _blindspot_task(task: str) -> str | None:
 def perturb_template(template: Template, gold: Any, seeds: Sequence[int],
                      resources: Mapping[str, Any]) -> Case:
     """The applied rows of ``template`` on ``gold`` over ``seeds`` (one seed if deterministic)."""
-    from blindspot.perturbations.dataset import build_perturbation
-
     texts, ids, sources = gold.column("hypothesis"), gold.ids(), gold.column("source")
     case = Case(template)
     perturbation = build_perturbation(template.test, texts, resources,

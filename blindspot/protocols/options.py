@@ -235,6 +235,7 @@ def validate_options(protocol: str, specs: Sequence[OptionSpec], given: Mapping[
                               f"{where}: {spec.name} must be {spec.accepted()}; valid options: "
                               f"{_names(allowed)}") from None
         if visitor and spec.kind in METRIC_KINDS:
+            # the runner imports datasets (seconds); declarations (and so --help) stay light
             from blindspot.runner.metric_spec import check_visitor_metric
 
             for item in (read if METRIC_KINDS[spec.kind] else [read]):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from blindspot.forking import fit_threads_to_load
+from blindspot.progress import restart_clock
 from blindspot.runner.engines import Engine, ScoreJob, ScoreJobError, ScorerRecipe, run_score_job
 from blindspot.runner.metric_spec import MetricSpec
 from blindspot.runner.state import RunState, content_key
@@ -45,11 +46,13 @@ class ScoringEstimate:
 
     metric: str
     texts: int  # distinct inputs still to score (not in the run state or score cache)
-    seconds: float  # after the two measured batches
-    rate: float  # input characters per second in the timed batch
+    seconds: float  # after the measured batches
+    rate: float  # input characters per second in the timed batches
 
     #: forecasts shorter than this are not printed
     QUIET_BELOW_S: ClassVar[float] = 5.0
+    #: a forecast times batches until this much scoring time has passed (or a tenth of them)
+    TIMED_S: ClassVar[float] = 2.0
 
     def __str__(self) -> str:
         return (f"scoring {self.texts:,} texts with {self.metric}: about {self.seconds:.0f} s "
@@ -57,9 +60,11 @@ class ScoringEstimate:
 
 
 def announce(estimate: ScoringEstimate | None, bar: Any) -> None:
-    """Print a long scoring's forecast above the progress bar (short ones are not printed)."""
+    """Print a long scoring's forecast above the progress bar (short ones are not printed);
+    the bar's own forecast starts afresh too, without the model load the estimate paid for."""
     if estimate is not None and estimate.seconds >= ScoringEstimate.QUIET_BELOW_S:
         bar.write(str(estimate), file=sys.stderr)
+    restart_clock(bar)
 
 
 class MetricRun:
@@ -163,6 +168,7 @@ class MetricRun:
         except ScoreJobError as error:
             bar.write(f"{self.spec.name}: {error}; scoring its cells one by one here to find "
                       "the cell it belongs to", file=sys.stderr)
+        restart_clock(bar)  # the cells read what was computed: their pace is not its pace
 
     def anchors(self, texts: list[str], references: Sequence[Any] | None,
                 sources: Sequence[Any] | None, engine: Engine | None
@@ -222,11 +228,16 @@ class MetricRun:
     def estimate(self, cell_texts: Iterable[list[str]], inputs: Inputs
                  ) -> ScoringEstimate | None:
         """How long scoring the cells will take, measured: the first pending batch is scored
-        (it loads the model), the second is timed, and the rest is extrapolated by input length
-        (:meth:`ScoreInput.cost`). Both batches land in the score cache, batched as
-        :meth:`score` batches them, so the scores are the same. None when fewer than two
-        batches are pending (nothing long to announce) or when a batch fails (the cell that
-        holds it reports the error when it is scored)."""
+        (it loads the model), the last ones are timed until :attr:`ScoringEstimate.TIMED_S` have
+        passed (or a tenth of the batches are done: one batch's time is a noisy sample on a
+        busy machine), and the rest is extrapolated by input length (:meth:`ScoreInput.cost`).
+        The last, not the next: the cells then score in order from the first, each doing its
+        own work, so the progress bar's remaining time is measured on real steps (the last cells
+        find their scores ready); a scorer whose scores depend on what it computed before
+        (``order_dependent``) times the next ones, in order. The batches land in the score
+        cache, batched as :meth:`score` batches them, so the scores are the same. None when fewer
+        than two batches are pending (nothing long to announce) or when a batch fails (the cell
+        that holds it reports the error when it is scored)."""
         jobs = [job for job in self.pending_jobs(cell_texts, inputs) if job[0] == "rows"]
         if len(jobs) < 2:
             return None
@@ -235,14 +246,18 @@ class MetricRun:
             return None
         self._keep(jobs[0], first)
         fit_threads_to_load()  # the first batch loaded the model, and torch with it
-        start = time.perf_counter()
-        second = self._try(jobs[1])
-        took = time.perf_counter() - start
-        if second is None:
-            return None
-        self._keep(jobs[1], second)
-        rate = _cost(jobs[1][1]) / max(took, 1e-6)
-        rest = sum(_cost(inputs) for _, inputs in jobs[2:])
+        order = jobs[1:] if self.scorer.order_dependent else jobs[:0:-1]
+        timed, took, limit = 0, 0.0, max(1, len(jobs) // 10)
+        while timed < len(order) and took < ScoringEstimate.TIMED_S and timed < limit:
+            start = time.perf_counter()
+            scores = self._try(order[timed])
+            took += time.perf_counter() - start
+            if scores is None:
+                return None
+            self._keep(order[timed], scores)
+            timed += 1
+        rate = sum(_cost(inputs) for _, inputs in order[:timed]) / max(took, 1e-6)
+        rest = sum(_cost(inputs) for _, inputs in order[timed:])
         return ScoringEstimate(self.spec.name, sum(len(inputs) for _, inputs in jobs),
                                rest / rate, rate)
 

@@ -52,7 +52,7 @@ from blindspot.perturbations.dataset import (
 )
 from blindspot.perturbations.perturbation import REGISTRY, Perturbation, canonical_task
 from blindspot.perturbations.suites import suite_tests
-from blindspot.progress import progress_bar
+from blindspot.progress import progress_bar, restart_clock
 from blindspot.report.schema import DatasetResult, MetricResult, RunResult
 from blindspot.runner.chunks import Chunk, DataSource, Spill, Tally
 from blindspot.runner.curves import Cell, Gold, JudgeSettings, keep_worst, worst_candidates
@@ -211,6 +211,7 @@ def perturbed_cells(chunk: Chunk, data: DataSource, perturbations: SuiteTests,
             try:
                 job = SuiteJob(plan, suite_state(plan, perturbations.instances, list(chunk.texts),
                                                  list(chunk.ids), chunk.sources, num_proc))
+                restart_clock(bar)  # the parse and the tests' loads were one-off
                 for index, table in engine.perturb(job):  # any order; each cell an Arrow table
                     if index not in done:  # a retried pool makes a cell again, the same
                         writer.add(index, table)

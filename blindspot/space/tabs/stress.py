@@ -28,6 +28,7 @@ from typing import Any
 from blindspot import seeding
 from blindspot.errors import message
 from blindspot.models import available_models
+from blindspot.perturbations.suites import suite_names, suite_tests
 from blindspot.protocols.interface import PROTOCOLS
 from blindspot.report import views
 from blindspot.report.html import esc, legend_list, lines_list
@@ -40,6 +41,7 @@ from blindspot.space.forms import form_for, stress_protocols
 from blindspot.space.limits import DEFAULT_LIMITS, SpaceLimits, judge_options
 from blindspot.space.matrix import cells_html
 from blindspot.space.tab import SpaceTab, register_tab
+from blindspot.space.tabs.perturb import test_names
 from blindspot.space.uploads import check_file
 
 #: the model metrics the Space offers, with the offline model each needs (the lexical ones, which
@@ -56,10 +58,6 @@ def metric_choices() -> list[str]:
 
 def test_choices() -> list[str]:
     """Suites first, then every test."""
-    # lazy: the catalogue loads every perturbation (spaCy's pipeline among them)
-    from blindspot.perturbations.suites import suite_names
-    from blindspot.space.tabs.perturb import test_names
-
     return [*suite_names(), *test_names()]
 
 
@@ -126,8 +124,6 @@ def make_request(protocol: str, data: str, task: str, columns: dict | None,
     """The run's request (what the worker gets), checked before any process starts; tests and
     seeds go in only for protocols that read them (:mod:`blindspot.space.forms`). Every metric
     must be one a visitor may run; ``options`` were checked by :func:`visitor_options`."""
-    from blindspot.perturbations.suites import suite_tests  # lazy: see test_choices
-
     name = PROTOCOLS.get(protocol).name
     form = form_for(name)
     request: dict[str, Any] = {"protocol": name, "data": data, "task": task, "columns": columns,
