@@ -41,7 +41,11 @@ import re
 import shutil
 import sysconfig
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from blindspot.pkgpath import package_dir
 from blindspot.quiet import (
@@ -233,10 +237,11 @@ def module_files(metric: str) -> dict[str, str]:
             "app.py": _APP.format(name=metric)}
 
 
-def stale_modules(root: Path | None = None) -> list[str]:
+def stale_modules(root: Path | None = None, docs: Path | None = None) -> list[str]:
     """What differs between ``root`` (default: the checkout's ``metrics/``) and the generated
-    modules, one line each (empty: they are equal): a file that differs or is missing, and a
-    generated folder whose metric is no longer registered."""
+    modules, and between ``docs`` (a docs folder) and its generated tables, one line each (empty:
+    they are equal): a file that differs or is missing, and a generated folder whose metric is no
+    longer registered."""
     root = root or metrics_root()
     stale = []
     for metric in generated_metrics():
@@ -248,6 +253,10 @@ def stale_modules(root: Path | None = None) -> list[str]:
                 stale.append(f"{path}: differs from what its scorer's card generates")
     for folder in _orphans(root):
         stale.append(f"{folder}: generated for a metric that is no longer registered")
+    if docs is not None:
+        stale += [f"{path}: its generated table differs from the registry's"
+                  for path, text in generated_docs(docs).items()
+                  if path.read_text(encoding="utf-8") != text]
     return stale
 
 
@@ -257,10 +266,11 @@ def _orphans(root: Path) -> list[Path]:
             and GENERATED_MARK in (p / f"{p.name}.py").read_text(encoding="utf-8")]
 
 
-def write_modules(root: Path | None = None) -> list[Path]:
+def write_modules(root: Path | None = None, docs: Path | None = None) -> list[Path]:
     """Write every generated module folder under ``root`` (default: the checkout's
-    ``metrics/``), rewriting only the files that differ, and remove the generated folders of
-    metrics no longer registered; returns the files written or removed."""
+    ``metrics/``), rewriting only the files that differ, remove the generated folders of
+    metrics no longer registered, and put the generated tables into the pages of ``docs`` (a docs
+    folder); returns the files written or removed."""
     root = root or metrics_root()
     changed = []
     for metric in generated_metrics():
@@ -273,7 +283,117 @@ def write_modules(root: Path | None = None) -> list[Path]:
     for folder in _orphans(root):
         shutil.rmtree(folder)
         changed.append(folder)
+    for path, text in (generated_docs(docs) if docs is not None else {}).items():
+        if path.read_text(encoding="utf-8") != text:
+            atomic_write_text(path, text)
+            changed.append(path)
     return changed
+
+
+# -- the docs' tables ---------------------------------------------------------------------------
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def metric_entries() -> list[dict[str, Any]]:
+    """Every registered metric (a plugin's too) with its declared facts, in registry order: what
+    ``blindspot metrics`` lists and docs/metrics.md's generated table shows."""
+    entries = []
+    for metric in SCORERS:
+        cls = scorer_facts(metric)
+        judged = cls.judged_output()
+        outputs = [judged, *(o for o in cls.outputs if o != judged)]
+        reads = ["predictions"]
+        for column, use in (("references", cls.uses_references), ("sources", cls.uses_source)):
+            if use != "none":
+                reads.append(column + (" (optional)" if use == "optional" else ""))
+        entries.append({
+            "metric": metric, "kind": cls.kind, "outputs": outputs,
+            "lower_is_better": [o for o in outputs if not cls.higher_is_better(o)],
+            "scales": {o: list(s) for o in outputs if (s := cls.natural_range(o))},
+            "reads": reads, "options": cls.option_names(),
+            "module": load_name(metric) if cls.card is not None else None,
+            "scorer": _origin(metric)})
+    return entries
+
+
+def entry_cells(entry: dict[str, Any]) -> list[str]:
+    """The cells of one metric's row (:data:`METRIC_COLUMNS`), as plain text."""
+    outputs = ", ".join(o + (" (lower is better)" if o in entry["lower_is_better"] else "")
+                        for o in entry["outputs"])
+    scales = sorted({f"[{low:g}, {high:g}]" for low, high in entry["scales"].values()})
+    return [entry["metric"], entry["kind"], outputs, ", ".join(scales) or "—",
+            ", ".join(entry["reads"]), entry["module"] or "—"]
+
+
+#: the columns of the metrics' table, in the terminal and in docs/metrics.md
+METRIC_COLUMNS = ("metric", "kind", "outputs (judged first)", "scale", "reads", "module")
+
+
+def metrics_table() -> str:
+    """docs/metrics.md's table of every registered metric and its declared facts."""
+    rows = ["| " + " | ".join(METRIC_COLUMNS) + " |", "|" + "---|" * len(METRIC_COLUMNS)]
+    for entry in metric_entries():
+        cells = entry_cells(entry)
+        code = {0, 5} if entry["module"] else {0}
+        rows.append("| " + " | ".join(f"`{c}`" if i in code else _cell(c)
+                                      for i, c in enumerate(cells)) + " |")
+    return "\n".join(rows)
+
+
+def _handwritten_summary(folder: Path) -> str:
+    header = (folder / "README.md").read_text(encoding="utf-8").split("---\n")[1]
+    return str(yaml.safe_load(header)["description"])
+
+
+def modules_table() -> str:
+    """docs/metric-reference.md's table of every metric module, generated or written by hand."""
+    handwritten = {p.name: p for p in handwritten_folders()}
+    rows = ["| module | loads as | what | written |", "|---|---|---|---|"]
+    for name in module_names():
+        if name in handwritten:
+            what, written = _handwritten_summary(handwritten[name]), "by hand"
+        else:
+            what, written = module_card(name).summary, f"from `{_origin(name)}`"
+        rows.append(f"| `{name}` | `evaluate.load(\"{load_name(name)}\")` | {_cell(what)} | "
+                    f"{written} |")
+    return "\n".join(rows)
+
+
+#: the generated tables of the docs: page (under docs/) -> (table name, its generator)
+DOCS_TABLES: dict[str, tuple[str, Callable[[], str]]] = {
+    "metrics.md": ("registered metrics", metrics_table),
+    "metric-reference.md": ("modules", modules_table),
+}
+
+
+def _markers(table: str) -> tuple[str, str]:
+    return (f"<!-- generated by `blindspot modules`: the {table} table, from the registry; "
+            "edit the scorers, not this table -->", f"<!-- end of the generated {table} table -->")
+
+
+def generated_docs(docs: Path) -> dict[Path, str]:
+    """Each page of :data:`DOCS_TABLES` under ``docs`` with its generated table put between its
+    markers (a page without them is an error: the table has no place)."""
+    pages = {}
+    for page, (table, generate) in DOCS_TABLES.items():
+        path = docs / page
+        text = path.read_text(encoding="utf-8")
+        start, end = _markers(table)
+        if start not in text or end not in text:
+            raise ValueError(f"{path}: the markers of the generated {table} table are missing; "
+                             f"put these two lines where it goes:\n{start}\n{end}")
+        before, rest = text.split(start, 1)
+        after = rest.split(end, 1)[1]
+        pages[path] = f"{before}{start}\n{generate()}\n{end}{after}"
+    return pages
+
+
+def docs_folder() -> Path | None:
+    """The checkout's docs/ beside metrics/ (None in an installed package)."""
+    folder = metrics_root().parent / "docs"
+    return folder if all((folder / page).is_file() for page in DOCS_TABLES) else None
 
 
 def load_name(name: str) -> str:
