@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rapidfuzz.distance import LCSseq
-from rouge_score import rouge_scorer, scoring, tokenize
+from rouge_score import scoring, tokenize
 
 from blindspot.scorers.definition import check_definition
 from blindspot.scorers.rouge_lin import lin_score, lin_type
@@ -143,6 +143,8 @@ def _rows_with_tokenizer(predictions: list[str], references: list[Any], types: l
     if lin:
         raise ValueError(f"rouge_types {lin} are computed on the scorer's own tokens; drop the "
                          "tokenizer argument to use them")
+    from rouge_score import rouge_scorer  # lazy: it imports nltk (seconds), only for a tokenizer
+
     scorer = rouge_scorer.RougeScorer(types, use_stemmer=use_stemmer, tokenizer=tokenizer)
     scores = [scorer.score_multi([refs] if isinstance(refs, str) else refs, pred)
               for refs, pred in zip(references, predictions, strict=True)]

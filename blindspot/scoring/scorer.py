@@ -158,7 +158,10 @@ class Scorer(ABC):
     @classmethod
     def option_names(cls) -> list[str] | None:
         """The options this scorer accepts: the named parameters of its ``__init__`` and its
-        ``extra_options`` (None: it takes any keyword)."""
+        ``extra_options`` (None: it takes any keyword); a scorer without an ``__init__`` of its
+        own has none."""
+        if cls.__init__ is Scorer.__init__:
+            return list(cls.extra_options)
         named = declared_options(cls.__init__)
         if named is None and not cls.extra_options:
             return None
