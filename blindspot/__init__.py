@@ -5,8 +5,7 @@ The perturbation catalogue lives in :mod:`blindspot.perturbations`, the dataset 
 noise ratio, file I/O, the offline model registry and the CLI).
 """
 
-from blindspot.evaluate_modules import quiet_cached_module_notice
-from blindspot.quiet import install_log_filters
+from blindspot.quiet import install_log_filters, quiet_cached_module_notice
 
 __version__ = "0.1.0"
 

@@ -79,7 +79,7 @@ MESSAGES: tuple[LibraryMessage, ...] = (
                    "Using the latest cached version of the module",
                    why="our modules are always the cached copies install-modules wrote",
                    logger="evaluate.loading",
-                   handled_in="blindspot.evaluate_modules.quiet_cached_module_notice"),
+                   handled_in="blindspot.quiet.quiet_cached_module_notice"),
     LibraryMessage("datasets_bars", "datasets", "Generating train split",
                    why="reading the user's file is one step of ours, with its own progress",
                    stream="stderr", handled_in="blindspot.io.quiet_datasets"),
@@ -163,3 +163,55 @@ def _pass_on(text: str, messages: list[LibraryMessage], stream: Any) -> None:
             stream.write(line)
         else:
             say_once(found.key)
+
+
+# -- evaluate's cached-module notice, for our modules (blindspot.evaluate_modules installs them) --
+
+#: the namespace of our modules in ``evaluate.load("blindspot/<name>")``
+NAMESPACE = "blindspot"
+#: evaluate's own namespace folders (``evaluate.load("<name>")``); we only ever remove from them,
+#: except under the bare names below
+CANONICAL_PREFIXES = ("evaluate-metric--", "evaluate-comparison--", "evaluate-measurement--")
+#: the folder prefix evaluate's cache looks under first for ``evaluate.load("<name>")``
+BARE_PREFIX = CANONICAL_PREFIXES[0]
+#: our modules that no canonical module is named after: they also load as ``evaluate.load(name)``
+#: (the names the project's documentation promised); every other module only as ``blindspot/<name>``
+BARE_NAMES = ("blindspot", "blindspot_accuracy", "preference_accuracy")
+
+#: evaluate's logger that warns "Using the latest cached version of the module ..." whenever a
+#: community module loads offline from its cache
+EVALUATE_LOADING_LOGGER = "evaluate.loading"
+CACHED_NOTICE = "Using the latest cached version of the module"
+
+
+def our_cache_names_pattern() -> str:
+    """A regular expression for the cache folder name evaluate's notice ends with ("couldn't be
+    found locally at <name>,") when the module is ours: ``blindspot--<any>`` or a bare name's."""
+    bare = "|".join(re.escape(name) for name in BARE_NAMES)
+    return (rf"couldn't be found locally at (?:{re.escape(NAMESPACE)}--[\w.-]+|"
+            rf"{re.escape(BARE_PREFIX)}(?:{bare})),")
+
+
+def is_our_cached_notice(message: str) -> bool:
+    """Whether a log message is evaluate's cached-module notice for one of our modules."""
+    return message.startswith(CACHED_NOTICE) and re.search(our_cache_names_pattern(),
+                                                          message) is not None
+
+
+class OurCachedModuleNotice(logging.Filter):
+    """Drops evaluate's "Using the latest cached version of the module ... couldn't be found ...
+    on the Hugging Face Hub" for our modules only (``blindspot/<name>`` and the bare names): our
+    modules are never on the Hub, the cached
+    copy is the one ``install_modules`` wrote, so the warning says nothing. Other modules keep it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not is_our_cached_notice(record.getMessage())
+
+
+def quiet_cached_module_notice() -> None:
+    """Install :class:`OurCachedModuleNotice` on evaluate's loading logger (once; importing
+    ``blindspot`` does), without importing evaluate. The start-up file's filter, built under the
+    same class name, counts as installed."""
+    logger = logging.getLogger(EVALUATE_LOADING_LOGGER)
+    if not any(type(f).__name__ == OurCachedModuleNotice.__name__ for f in logger.filters):
+        logger.addFilter(OurCachedModuleNotice())

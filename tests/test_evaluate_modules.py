@@ -1,6 +1,7 @@
 """The metric modules load offline from any directory as ``blindspot/<name>`` once registered
 (`make env` does), the non-canonical ones (blindspot, blindspot_accuracy, preference_accuracy) by
-their bare names too, and registering them never touches a canonical module's folder."""
+their bare names too, and registering them never touches a canonical module's folder. The
+committed module folders of the registered metrics are what their scorers' cards generate."""
 
 from __future__ import annotations
 
@@ -21,18 +22,26 @@ from blindspot import evaluate_modules
 from blindspot.evaluate_modules import (
     BARE_NAMES,
     BARE_PREFIX,
+    GENERATED_MARK,
     MARKER,
+    SPACE_SDK_VERSION,
     STARTUP_FILE,
     OurCachedModuleNotice,
+    generated_metrics,
+    handwritten_folders,
     install_modules,
     install_startup_filter,
     load_name,
+    metrics_root,
     module_folders,
     module_path,
     register_modules,
     remove_stale_modules,
+    stale_modules,
     startup_file_text,
+    write_modules,
 )
+from blindspot.scoring.scorer import SCORERS
 
 SCRIPT = """
 import json, evaluate
@@ -64,6 +73,52 @@ def test_load_by_name_from_another_directory_offline(tmp_path: Path) -> None:
     assert out["rouge_keys"] == ["rouge1", "rouge2", "rougeL", "rougeLsum"]
     assert "blindspot--preference_accuracy" in out["preference"][0]
     assert out["preference"][1] == {"num": 0.5}  # one hit, one tie (a failure)
+
+
+# -- generated from the scorers' cards ----------------------------------------------------------
+
+@pytest.mark.quick
+def test_the_committed_module_folders_are_what_the_cards_generate() -> None:
+    """Every registered metric with a card has its folder in the checkout, equal to what its card
+    generates (`blindspot modules` writes them); the other folders are written by hand and say
+    nothing of being generated."""
+    assert stale_modules(metrics_root()) == [], "run `blindspot modules`"
+    assert set(generated_metrics()) == {n for n, cls in SCORERS.items() if cls.card is not None}
+    folders = {p.name for p in module_folders()}
+    assert set(generated_metrics()) <= folders
+    handwritten = {p.name for p in handwritten_folders()}
+    assert handwritten == folders - set(generated_metrics())
+    assert set(BARE_NAMES) <= handwritten  # the modules that are no scorer's
+
+
+@pytest.mark.quick
+def test_writing_modules_rewrites_what_differs_and_removes_its_own_orphans(tmp_path: Path) -> None:
+    root = tmp_path / "metrics"
+    root.mkdir()
+    written = write_modules(root)
+    assert len(written) == 4 * len(generated_metrics())
+    assert write_modules(root) == []  # current: nothing is rewritten
+    card = root / "chrf" / "README.md"
+    card.write_text("edited by hand\n", encoding="utf-8")
+    assert stale_modules(root) == [f"{card}: differs from what its scorer's card generates"]
+    assert write_modules(root) == [card] and stale_modules(root) == []
+    # a generated folder whose metric is gone is removed; a folder written by hand stays
+    gone = root / "gone"
+    gone.mkdir()
+    (gone / "gone.py").write_text((root / "chrf" / "chrf.py").read_text(encoding="utf-8"),
+                                  encoding="utf-8")
+    mine = root / "mine"
+    mine.mkdir()
+    (mine / "mine.py").write_text("# written by hand\n", encoding="utf-8")
+    assert stale_modules(root) == [f"{gone}: generated for a metric that is no longer registered"]
+    assert write_modules(root) == [gone] and not gone.exists() and (mine / "mine.py").is_file()
+    assert GENERATED_MARK not in (mine / "mine.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.quick
+def test_the_cards_declare_the_pinned_space_sdk() -> None:
+    constraints = (Path(__file__).resolve().parents[1] / "requirements" / "constraints.txt")
+    assert f"gradio=={SPACE_SDK_VERSION}" in constraints.read_text(encoding="utf-8").split()
 
 
 def test_registering_twice_keeps_one_copy_per_version(tmp_path: Path) -> None:

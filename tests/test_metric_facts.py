@@ -1,8 +1,10 @@
 """Metric facts are declared on each registered scorer (issue 17): direction, natural range,
 lexical or model-based, default output, the option that selects outputs, idf, the search panel,
 the options it takes, and one format of model revision (the weights' part of every cache key).
-Every scorer's facts must be consistent, and what the runner, the deviation protocol, the Space's
-stress tab and the search derive from them must equal what their side tables said before."""
+Every scorer's facts must be consistent, what the runner, the deviation protocol, the Space's
+stress tab and the search derive from them must follow them, and every lexical metric's
+declared direction and scales must hold on real scores. No list of metrics is kept here: every
+check reads the registry, so a new scorer (or a plugin's) is checked without an edit."""
 
 from __future__ import annotations
 
@@ -14,36 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from blindspot.models import folder_revision, model_revision, resolve_model
+from blindspot.models import available_models, folder_revision, model_revision, resolve_model
 from blindspot.protocols.deviation import natural_range
 from blindspot.runner.metric_spec import lower_is_better, parse_metric_spec
 from blindspot.runner.scorers import _idf_on
-from blindspot.scoring.facts import lexical_metrics, registered_metrics, scorer_facts
-from blindspot.scoring.scorer import get_scorer
+from blindspot.scoring.facts import (
+    default_panel,
+    lexical_metrics,
+    registered_metrics,
+    scorer_facts,
+)
+from blindspot.scoring.scorer import SCORERS, get_scorer
 from blindspot.search.panel import DEFAULT_PANEL
 from blindspot.space.tabs.stress import metric_choices
-
-# The side tables these facts replaced, as they stood on main before (runner/metric_spec.py,
-# protocols/deviation.py, space/tabs/stress.py, search/panel.py).
-OLD_DEFAULT_OUTPUTS = {"rouge": "rougeL", "bertscore": "f1", "bartscore": "f", "unieval": "overall",
-                       "mauve": "mauve"}
-OLD_OUTPUT_SELECTORS = {"rouge": "rouge_types"}
-OLD_LOWER_IS_BETTER = {("ter", "ter")}
-# metrics added since (issue 33), declared the same way
-OLD_LOWER_IS_BETTER |= {("wmd", "wmd"), ("baryscore", "baryscore"), ("discoscore", "discoscore")}
-OLD_NATURAL_RANGES = {("rouge", None): (0.0, 1.0), ("bleu", "bleu"): (0.0, 100.0),
-                      ("chrf", "chrf"): (0.0, 100.0)}
-OLD_NATURAL_RANGES |= {("embedding_average", None): (-1.0, 1.0), ("vector_extrema", None): (-1.0, 1.0),
-                       ("greedy_matching", None): (-1.0, 1.0), ("wmd", "wms"): (0.0, 1.0),
-                       ("sms", None): (0.0, 1.0), ("mark_evaluate", None): (0.0, 1.0)}
-OLD_LEXICAL = ("rouge", "chrf", "bleu", "ter", "rep_ngram", "ngram_entropy")
-# issue 33 (metlex): the lexical metrics the papers examine, with their declared facts
-OLD_LEXICAL += ("meteor", "google_bleu", "nist_mt", "bleu_n", "cider", "parent", "qbleu")
-OLD_DEFAULT_OUTPUTS |= {"bleu_n": "bleu4"}
-OLD_NATURAL_RANGES |= {("meteor", "meteor"): (0.0, 1.0), ("google_bleu", "google_bleu"): (0.0, 1.0),
-                       ("bleu_n", None): (0.0, 100.0), ("parent", None): (0.0, 1.0),
-                       ("qbleu", None): (0.0, 1.0)}
-OLD_PANEL = ("chrf", "bleu", "rouge", "bertscore.f1@minilm")
 
 
 @pytest.mark.parametrize("metric", registered_metrics())
@@ -58,9 +43,9 @@ def test_declared_facts_are_consistent(metric: str) -> None:
         assert output is None or output in cls.outputs
         assert low < high
     options = cls.option_names()
-    assert options, "every registered scorer lists its options (from its signature)"
+    assert options is not None, "every registered scorer names its options (from its signature)"
     with pytest.raises(ValueError, match=f"metric '{metric}' has no option 'colour'; its "
-                                         f"options are {', '.join(options)} "):
+                                         f"options are {', '.join(options) or 'none'} "):
         get_scorer(metric, colour=1)
     if cls.output_selector is not None:
         assert cls.output_selector in options
@@ -77,15 +62,21 @@ def test_unknown_metric_is_named() -> None:
         scorer_facts("rogue")
 
 
-def test_lexical_scorers_load_no_model() -> None:
-    """Every lexical scorer scores a row with its default options without importing torch or
-    transformers (a fresh interpreter: other tests may have imported them)."""
+def test_lexical_scorers_load_no_model_and_keep_their_declared_direction_and_scale() -> None:
+    """Every lexical scorer scores rows with its default options without importing torch or
+    transformers (a fresh interpreter: other tests may have imported them). A text equal to its
+    reference (and source) beats a repetitive copy of its first words on the judged output, in
+    the direction the scorer declares, and every output lies in its declared natural range: a
+    flipped ``lower_is_better`` or a wrong scale fails here, whichever metric declares it."""
     script = (
         "import json, sys\n"
         "from blindspot.scoring.scorer import ScoreInput, get_scorer\n"
         "from blindspot.scoring.facts import lexical_metrics\n"
-        "row = ScoreInput('the cat sat on the mat', ('the cat sat on a mat',))\n"
-        "scores = {m: get_scorer(m).score_batch([row])[0] for m in lexical_metrics()}\n"
+        "ref = 'the council approved the new budget for the city schools on monday'\n"
+        "rep = 'the council the council the council the council the council'\n"
+        "rows = [ScoreInput(ref, (ref,), ref), ScoreInput(rep, (ref,), ref),\n"
+        "        ScoreInput('the cat sat on the mat', ('the cat sat on a mat',))]\n"
+        "scores = {m: get_scorer(m).score_batch(rows) for m in lexical_metrics()}\n"
         "print(json.dumps({'scores': scores, 'heavy': sorted(\n"
         "    m for m in ('torch', 'transformers') if m in sys.modules)}))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -93,26 +84,50 @@ def test_lexical_scorers_load_no_model() -> None:
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["heavy"] == []
     assert sorted(result["scores"]) == sorted(lexical_metrics())
-    assert result["scores"]["ter"]["ter"] == pytest.approx(100 / 6)  # one substitution in six
+    for metric, (same, repeated, _) in result["scores"].items():
+        cls = scorer_facts(metric)
+        judged = cls.judged_output()
+        better, worse = (same, repeated) if cls.higher_is_better(judged) else (repeated, same)
+        assert better[judged] > worse[judged], (metric, judged, same, repeated)
+        for row in (same, repeated):
+            assert set(row) == set(cls.outputs), metric
+            for output, value in row.items():
+                scale = cls.natural_range(output)
+                if scale is not None:  # to float rounding (sacrebleu's 100.00000000000004)
+                    slack = 1e-9 * (scale[1] - scale[0])
+                    assert scale[0] - slack <= value <= scale[1] + slack, (metric, output, value)
+    assert result["scores"]["ter"][2]["ter"] == pytest.approx(100 / 6)  # one substitution in six
 
 
-def test_derived_values_equal_the_old_tables() -> None:
+def test_derived_values_follow_the_declarations() -> None:
+    """What the runner, the deviation protocol, the Space and the search read is what each
+    registered scorer declares."""
     for metric in registered_metrics():
         cls = scorer_facts(metric)
-        assert cls.judged_output() == OLD_DEFAULT_OUTPUTS.get(metric, cls.outputs[0])
-        assert cls.output_selector == OLD_OUTPUT_SELECTORS.get(metric)
         for output in cls.outputs:
-            assert lower_is_better(metric, output) == ((metric, output) in OLD_LOWER_IS_BETTER)
-            old = (OLD_NATURAL_RANGES.get((metric, output))
-                   or OLD_NATURAL_RANGES.get((metric, None)))
-            assert natural_range(metric, output) == old
+            assert lower_is_better(metric, output) is not cls.higher_is_better(output)
+            assert natural_range(metric, output) == cls.natural_range(output)
+    for metric in lexical_metrics():  # a model metric's spec resolves its default model
+        cls = scorer_facts(metric)
+        spec = parse_metric_spec(metric)
+        assert spec.output == cls.judged_output()
+        assert spec.higher_is_better is cls.higher_is_better(cls.judged_output())
+        if cls.output_selector is not None:  # a spec computes only the output it judges
+            assert spec.options == {cls.output_selector: [cls.judged_output()]}
     assert natural_range("rouge", "rouge3") == (0.0, 1.0)  # any ROUGE type the options ask for
-    assert lower_is_better("ter") and not lower_is_better("chrf")
-    assert parse_metric_spec("ter").higher_is_better is False
-    assert parse_metric_spec("rouge").options == {"rouge_types": ["rougeL"]}
-    assert set(lexical_metrics()) == set(OLD_LEXICAL)
-    assert metric_choices()[:len(OLD_LEXICAL)] == lexical_metrics()
-    assert DEFAULT_PANEL == OLD_PANEL
+    assert not lower_is_better("no-such-metric") and natural_range("no-such-metric", "x") is None
+    assert lexical_metrics() == [name for name, cls in SCORERS.items() if cls.kind == "lexical"]
+    assert metric_choices()[:len(lexical_metrics())] == lexical_metrics()  # any machine runs them
+
+
+def test_the_default_search_panel_is_declared_and_runs_offline() -> None:
+    assert DEFAULT_PANEL == default_panel() and DEFAULT_PANEL
+    places = [cls.search_panel[0] for cls in SCORERS.values() if cls.search_panel]
+    assert len(places) == len(set(places)) == len(DEFAULT_PANEL)
+    for spec in DEFAULT_PANEL:
+        parsed = parse_metric_spec(spec)
+        cls = scorer_facts(parsed.metric)
+        assert cls.kind == "lexical" or parsed.options[cls.model_option] in available_models()
 
 
 def test_idf_follows_the_declared_default() -> None:

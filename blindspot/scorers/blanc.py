@@ -47,6 +47,7 @@ from blindspot.models import load_masked_lm
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.mlm_ppl import head_on_positions
 from blindspot.scorers.unieval import split_sentences
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 BLANC_CITATION = """@inproceedings{vasilyev-etal-2020-fill,
@@ -135,12 +136,76 @@ def blanc_measure(counts: list[list[int]], measure: str) -> float:
     return s01 / total if total else 0.0
 
 
+_BLANC_CARD = ModuleCard(
+    title="BLANC", emoji="❓",
+    summary=("BLANC-help: how much a summary helps a masked LM fill in its document, on "
+             "blindspot's cached scoring layer."),
+    description="""\
+BLANC (Vasilyev et al., 2020), BLANC-help and BLANC-tune, on blindspot's scoring layer.
+
+Every ``gap``-th token of each document sentence (``sources``) is masked, and a BERT masked LM
+fills it in twice: after the summary (``predictions``) and after a filler of as many "."
+tokens. BLANC = (tokens the summary made right - tokens it made wrong) / masked tokens
+(``measure="relative"``; ``"improve"``: right / (masked - made wrong)). In [-1, 1], higher is
+better. Options: ``model`` (default ``bert-base-uncased``), ``measure``, ``gap`` (2; the paper's
+figures used 6), ``gap_mask`` (1), ``min_token_length_normal`` / ``_lead`` / ``_followup``
+(4 / 2 / 100), ``filler_token`` ("."), ``help_sep`` (""), ``len_sent_allow_cut`` (100),
+``inference_batch_size``, ``device``: the ``blanc`` package's defaults. ``mode="tune"`` is
+BLANC-tune: a copy of the model is fine-tuned on the summary (``finetune_epochs`` 10,
+``finetune_chunk_size`` 64, ``finetune_chunk_stride`` 32, ``finetune_top_fully``,
+``p_token_replace`` / ``p_token_original`` 0.1, ``learning_rate`` 5e-5, ``warmup_steps`` 0,
+``random_seed`` 0, seeded for every row) and compared with the original on the document alone.""",
+    examples="""\
+>>> import evaluate, tempfile
+>>> from blindspot.tiny_models import tiny_masked_lm
+>>> folder = tiny_masked_lm(tempfile.mkdtemp())  # random weights: the numbers mean nothing
+>>> blanc = evaluate.load("blindspot/blanc")
+>>> out = blanc.compute(predictions=["Fire crews evacuated the homes.", ""],
+...                     sources=["A large fire forced the evacuation of several homes."] * 2,
+...                     model=folder, use_aggregator=False)
+>>> -1 <= out["blanc"][0] <= 1, out["blanc"][1]  # an empty summary helps nothing: 0
+(True, 0.0)
+""",
+    inputs="""\
+Args:
+    predictions (list of str): summaries.
+    sources (list of str): their documents.
+    model, mode, measure, gap, gap_mask, min_token_length_normal, min_token_length_lead,
+    min_token_length_followup, filler_token, help_sep, len_sent_allow_cut,
+    finetune_epochs, finetune_chunk_size, finetune_chunk_stride, finetune_top_fully,
+    p_token_replace, p_token_original, learning_rate, warmup_steps, random_seed,
+    inference_batch_size, device: see the description.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    blanc: in [-1, 1], higher is better.
+""",
+    citation=BLANC_CITATION,
+    sections="""\
+## Metric description
+BLANC-help (Vasilyev et al., 2020) masks every `gap`-th token of each document sentence and asks a BERT masked LM to fill them in twice: after the summary, and after a filler of the same length. BLANC is the share of tokens the summary made right minus the share it made wrong. `mode="tune"` is BLANC-tune: the model is fine-tuned on the summary instead and compared with the original. Reference-free: it needs `sources`.
+
+The module's docstring (`blanc.py`) states every option, default and choice; the scorer
+(`blindspot/scorers/blanc.py`) is the computation, cached and batched by blindspot's scoring
+layer, so `blindspot run --metrics blanc` judges it like any other metric.
+
+## How to use
+```python
+import evaluate
+blanc = evaluate.load("blindspot/blanc")  # or the path of this folder
+```
+See the examples in `blanc.py`; they run offline on tiny models built from configs.
+""",  # noqa: E501
+    requirements=("torch", "transformers", "spacy"),
+)
+
+
 @register_scorer
 class Blanc(lm.ModelScorer):
     """BLANC-help (or BLANC-tune) of each summary (hypothesis) for its document (source), on any
     masked LM."""
 
     name = "blanc"
+    card = _BLANC_CARD
     outputs = ("blanc",)
     uses_references = "none"
     uses_source = "required"

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 from blindspot.models import comet_checkpoint, load_comet, model_revision
 from blindspot.scorers import _device
 from blindspot.scorers._lm_utils import ModelScorer, place
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 #: paper defaults (blind-spots paper: COMET / COMET-QE of WMT20/21); newer: Unbabel/wmt22-comet-da,
@@ -207,11 +208,150 @@ class _CometScorer(ModelScorer):
         return [float(s) for s in result.scores]
 
 
+#: the checkpoint of evaluate's canonical ``comet`` module's "default" configuration (with
+#: unbabel-comet 2.x); a blind-spot run's default is the paper's, :data:`DEFAULT_REFERENCE_MODEL`
+CANONICAL_MODEL = "Unbabel/wmt22-comet-da"
+
+
+def comet_module(module: Any, predictions: list[str], references: list[Any], sources: list[str],
+                 gpus: int | None = None, progress_bar: bool = False,
+                 model: str | None = None) -> dict[str, Any]:
+    """The ``comet`` module's compute: evaluate's canonical ``comet`` (the configuration names the
+    checkpoint; ``scores`` per row and their mean), on the cached scoring layer."""
+    import torch  # the heavy edge
+
+    checkpoint = model or (CANONICAL_MODEL if module.config_name == "default"
+                           else module.config_name)
+    if gpus is None:
+        gpus = 1 if torch.cuda.is_available() else 0
+    rows = module.scorer_rows(predictions, references, sources=sources, model=checkpoint,
+                              gpus=gpus)
+    scores = rows["comet"]
+    return {"mean_score": sum(scores) / len(scores), "scores": scores}
+
+
+_COMET_CARD = ModuleCard(
+    title="COMET drop-in", emoji="☄️",
+    summary=("COMET (unbabel-comet): a drop-in for evaluate's comet (same configuration, "
+             "arguments, defaults and outputs), from any checkpoint, on blindspot's cached scoring"
+             " layer."),
+    description="""\
+COMET (Rei et al., 2020) through unbabel-comet: a drop-in for evaluate's canonical ``comet``.
+
+The same configuration, arguments, defaults and outputs as ``evaluate.load("comet")``: the
+configuration names the checkpoint (``"default"`` is ``Unbabel/wmt22-comet-da``, any other name is
+passed to ``comet.download_model``: ``evaluate.load("comet", "Unbabel/XCOMET-XL")``);
+``compute(sources=..., predictions=..., references=..., gpus=None, progress_bar=False)`` returns
+``scores`` (one per row) and ``mean_score`` (their mean, COMET's system score). ``gpus`` None
+means 1 when CUDA is available.
+
+Added: ``model=`` a checkpoint file, model folder, Hub id or legacy name, overriding the
+configuration; several references per row (the mean of the per-reference scores); the model
+loads once per process and each distinct row is scored once and cached on disk.
+
+A blind-spot run scores the same per-row COMET (``blindspot run --metrics comet``, the
+``comet_score`` module), with the blind-spots paper's checkpoint ``wmt20-comet-da`` by default.""",
+    examples="""\
+>>> import evaluate, tempfile
+>>> from blindspot.tiny_models import tiny_comet
+>>> folder = tiny_comet(tempfile.mkdtemp())  # random weights: the numbers mean nothing
+>>> comet = evaluate.load("blindspot/comet")
+>>> out = comet.compute(sources=["Die Katze saß auf der Matte.", "Ein Hund."],
+...                     predictions=["The cat sat on the mat.", "A dog."],
+...                     references=["The cat was on the mat.", "A dog."], model=folder)
+>>> sorted(out), len(out["scores"])
+(['mean_score', 'scores'], 2)
+""",
+    inputs="""\
+Args:
+    sources (list of str): source sentences.
+    predictions (list of str): translations.
+    references (list of str or list of list of str): reference translations.
+    gpus (int): 0 (CPU) or 1; default 1 when CUDA is available.
+    progress_bar (bool): accepted, changes nothing (no progress bar is shown).
+    model (str): a checkpoint (file, folder, Hub id or legacy name) instead of the configuration's.
+Returns:
+    scores: COMET per row (higher is better; the range depends on the checkpoint);
+    mean_score: their mean.
+""",
+    citation=CITATION,
+    sections="""\
+## Metric description
+COMET (Rei et al., 2020) is a trained regression metric: a cross-lingual encoder (XLM-RoBERTa
+for the WMT20–22 models) embeds the source, the hypothesis and the reference, and a feed-forward
+head predicts a human quality judgement (DA z-scores or MQM). COMET-QE is the reference-free
+variant trained on (source, hypothesis) only. This module runs the released models through the
+`unbabel-comet` package (`comet.load_from_checkpoint`, `model.predict`), loading each checkpoint
+once per process; distinct inputs are scored once and cached on disk.
+
+## Drop-in for evaluate's `comet`
+Offline after `make env`, from any directory: `evaluate.load("blindspot/comet")`. `evaluate.load("comet")` is evaluate's canonical
+module (online, or from your own module cache), which installing blindspot never touches; ours
+gives the same results for the same call.
+
+```python
+import evaluate
+comet = evaluate.load("blindspot/comet")                          # Unbabel/wmt22-comet-da
+comet = evaluate.load("blindspot/comet", "Unbabel/XCOMET-XL")     # the configuration names it
+comet.compute(sources=sources, predictions=hyps, references=refs)
+# {'mean_score': ..., 'scores': [...]}
+comet.compute(sources=sources, predictions=hyps, references=refs, model="path/to/checkpoint")
+```
+The configuration and arguments are the canonical module's: the configuration names the
+checkpoint (`"default"` is `Unbabel/wmt22-comet-da`, as the canonical module with unbabel-comet
+2.x; any other name goes to unbabel-comet), `gpus` (default 1 when CUDA is available, else 0),
+`progress_bar` (accepted; no bar is shown).
+
+Added: `model=` a checkpoint file, model folder, Hub id or legacy name instead of the
+configuration's; several references per row (the mean of the per-reference scores); the model
+loads once per process; each distinct row is scored once and cached on disk.
+
+## Output
+`scores`: COMET per row, higher is better (the range depends on the checkpoint); `mean_score`:
+their mean (unbabel-comet's system score).
+
+## Canonical default and the blind-spot protocol
+A blind-spot run (`blindspot run --metrics comet`, the `comet_score` module) scores the same
+per-row COMET, with the blind-spots paper's checkpoint `wmt20-comet-da` as the default.
+
+## Paper default and variants
+- The blind-spots paper (He et al., 2023) tests COMET and COMET-QE on WMT21 de-en, TED-MT and
+  CNN/DM; defaults here: `wmt20-comet-da` (reference-based) and `wmt21-comet-qe-mqm` (QE), both
+  legacy names `comet.download_model` fetches. Newer checkpoints: `Unbabel/wmt22-comet-da`,
+  `Unbabel/wmt22-cometkiwi-da` (QE; gated on the Hub, its encoder `microsoft/infoxlm-large` must
+  be reachable too).
+- MENLI (Chen & Eger, 2023) compares against reference-based and reference-free COMET and finds
+  COMET + 0.3 × XNLI-D the best reference-free MT combination.
+
+## Blind spots the papers found
+- Copy-source (He et al., App. D): COMET-QE scores a hypothesis that is a copy of the *source*
+  higher than the gold translation (it does not check the hypothesis' language); reference-based
+  COMET gives the copy a score very close to the gold one.
+- BERT-diverge: COMET-QE's scores do not drop when a masked-LM rewrite changes the meaning — the
+  only failure the paper found on WMT.
+- Truncation: COMET-QE fails (a truncated hypothesis is not penalised as it should be).
+- Article removal on summarization: COMET-QE fails; reference-based COMET is more robust.
+- MENLI's adversarial set: standard metrics including COMET are weak on name, number and pronoun
+  errors while strong on omission, addition and jumbling.
+
+## Offline use and tests
+No COMET weights exist without the Hub or Unbabel's servers; a name that cannot be fetched fails
+at once with `ModelNotAvailableError`. The tests build tiny random COMET models in COMET's own
+checkpoint layout (`blindspot.tiny_models.tiny_comet`: a tiny BERT encoder saved as a local folder
+and named as `pretrained_model`, so nothing is downloaded) and check parity with a direct
+`load_from_checkpoint(...).predict(...)` call on WMT21 rows.
+""",  # noqa: E501
+    requirements=("unbabel-comet==2.2.7",),
+    compute=comet_module,
+)
+
+
 @register_scorer
 class Comet(_CometScorer):
     """Reference-based COMET: (source, hypothesis, reference)."""
 
     name = "comet"
+    card = _COMET_CARD
     outputs = ("comet",)
     uses_references = "required"
     mode = "ref"
@@ -224,6 +364,8 @@ class CometQE(_CometScorer):
 
     name = "comet_qe"
     outputs = ("comet_qe",)
+    #: served by the comet_score module's "qe" configuration, beside reference-based COMET
+    card = None
     uses_references = "none"
     mode = "qe"
     default_model = DEFAULT_QE_MODEL

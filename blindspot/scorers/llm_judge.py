@@ -32,6 +32,7 @@ from blindspot.errors import BlindspotInputError
 from blindspot.judges.backends import Endpoint, RemoteJudge, Reply, Sampling, check_url, local_replies
 from blindspot.judges.template import JudgeTemplate, load_template
 from blindspot.models import ModelNotAvailableError, load_causal_lm, model_revision, resolve_model
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
 BACKENDS = ("transformers", "openai")
@@ -55,11 +56,99 @@ def rubric_variant(template: JudgeTemplate, variant: str) -> JudgeTemplate:
     return template
 
 
+_LLM_JUDGE_CARD = ModuleCard(
+    title="LLM judge", emoji="⚖️",
+    summary=("A prompted chat model grades each text on a declared rubric (G-Eval), in-process or "
+             "behind an OpenAI-compatible server."),
+    description="""\
+LLM judge: a prompted chat model grades each prediction on a rubric, on blindspot's scoring layer.
+
+G-Eval's form (Liu et al., 2023): the score is the probability-weighted mean of the grade tokens
+in the judge's next-token distribution (``mode="weighted"``), or the grade parsed from its greedy
+(``"greedy"``) or sampled (``"sample"``) reply. The prompt is a template: a shipped one by name
+(``coherence``, ``consistency``, ``fluency``, ``relevance``: G-Eval's SummEval criteria;
+``mt_adequacy``) or the path of your own ``.toml`` file. Backends: ``transformers`` (a local chat
+model, ``model="smollm2"`` offline) or ``openai`` (an OpenAI-compatible server at ``url``, its key
+from the environment variable ``api_key_env``). Distinct rows are judged once and cached on disk;
+the template, model, backend and sampling settings are in the cache key.""",
+    examples="""\
+>>> import evaluate
+>>> judge = evaluate.load("blindspot/llm_judge")
+>>> out = judge.compute(predictions=["The cat sat on the mat."], template="fluency",
+...                     model="smollm2", use_aggregator=False)
+>>> sorted(out)
+['calls', 'completion_tokens', 'grade', 'prompt_tokens', 'score']
+>>> 1 <= out["score"][0] <= 3
+True
+""",
+    inputs="""\
+Args:
+    predictions (list of str): the texts to judge.
+    sources (list of str): the source texts, for a template that shows {source}.
+    references (list of str or list of list of str): for a template that shows {references}.
+    template (str): a shipped template name or the path of a .toml template (default "coherence").
+    model (str): the judge: "smollm2" offline, a local folder, a Hub id, or a server's model name.
+    backend (str): "transformers" (in this process, default) or "openai" (needs url).
+    mode (str): "weighted" (default), "greedy" or "sample" (temperature, top_p, seed).
+    rubric (str): "as_written" (default), "reversed" or "reworded".
+    url (str), api_key_env (str), concurrency, retries, timeout, max_calls: the openai backend.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    score: the weighted (or parsed) grade, on the template's scale, higher is better;
+    grade: the most probable (or parsed) grade;
+    calls, prompt_tokens, completion_tokens: what each row cost (NaN: not reported).
+""",
+    citation="""\
+@inproceedings{liu-etal-2023-g,
+    title = "{G}-Eval: {NLG} Evaluation using {GPT}-4 with Better Human Alignment",
+    author = "Liu, Yang and Iter, Dan and Xu, Yichong and Wang, Shuohang and Xu, Ruochen and
+              Zhu, Chenguang",
+    booktitle = "Proceedings of the 2023 Conference on Empirical Methods in Natural Language
+                 Processing",
+    year = "2023",
+}
+""",
+    sections="""\
+## Metric description
+A chat model reads a template's system and user messages (the rubric, the scale, the text and,
+where the template shows them, the source and references) and grades the text. With
+`mode="weighted"` (the default, G-Eval's form) the score is the probability-weighted mean of the
+grade tokens in the judge's next-token distribution; `"greedy"` and `"sample"` parse the grade
+from the reply. Shipped templates: `coherence`, `consistency`, `fluency`, `relevance` (G-Eval's
+SummEval criteria, worded for blindspot) and `mt_adequacy`; give the path of your own `.toml`
+file to use yours. (`pairwise` compares two answers: it is for `blindspot judge-audit`'s
+position audit and grades no text alone.)
+
+## How to use
+```python
+import evaluate
+judge = evaluate.load("blindspot/llm_judge")
+judge.compute(predictions=["A fire forced 200 families from their homes."],
+              sources=["A fire at a plastics factory forced the evacuation of 200 homes..."],
+              template="consistency", model="smollm2")
+# a server: backend="openai", url="http://127.0.0.1:8000/v1", key in $OPENAI_API_KEY
+```
+
+## Output values
+`score` (the template's scale, higher is better), `grade`, and the cost of each row: `calls`,
+`prompt_tokens`, `completion_tokens` (NaN where the server does not report them).
+
+## Limitations and bias
+A judge has blind spots of its own: it may prefer the first of two answers, longer answers, text
+from its own model, or grade differently from one sample to the next. `blindspot run --metrics
+llm_judge@smollm2` runs every blind-spot test on it; see docs/judges.md. A reply with no grade
+fails its row; it is never scored 0.
+""",
+    requirements=("torch", "transformers", "openai"),
+)
+
+
 @register_scorer
 class LlmJudge(Scorer):
     """A prompted chat model as a metric, in this process or behind an OpenAI-compatible API."""
 
     name = "llm_judge"
+    card = _LLM_JUDGE_CARD
     outputs = ("score", "grade", "calls", "prompt_tokens", "completion_tokens")
     cost_outputs = ("calls", "prompt_tokens", "completion_tokens")
     default_output = "score"

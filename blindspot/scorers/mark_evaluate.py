@@ -35,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from blindspot.scorers._token_vectors import LayerVectorScorer
+from blindspot.scorers._token_vectors import LayerVectorScorer, module_inputs
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 DEFAULT_MODEL = "textattack/bert-base-uncased-MNLI"
@@ -80,11 +81,96 @@ def me_petersen(hypothesis: Any, reference: Any, k: int = 1) -> float:
     return 1.0 - min(1.0, abs(petersen_estimate(hyp, ref, k) - total) / total)
 
 
+_MARK_EVALUATE_CARD = ModuleCard(
+    title="Mark-Evaluate Petersen", emoji="🏷️",
+    summary=("Mark-Evaluate Petersen (Mordido & Meinel, 2020): capture-recapture estimate of the "
+             "known population of two texts' token vectors, on blindspot's cached scoring layer."),
+    description="""\
+Mark-Evaluate Petersen on blindspot's cached scoring layer.
+
+Mark-Evaluate Petersen (Mordido & Meinel, 2020) applied to a candidate-reference pair, as the
+examination of BERTScore, BLEURT, NUBIA, MoverScore and Mark-Evaluate did (its code, LazerLambda/ME):
+the two texts' sets of contextual token vectors (each text encoded alone without [CLS]/[SEP], every
+token once in each of the last five layers) are the population; a vector is captured when it lies in a
+k-nearest-neighbour hypersphere of the other set; the Petersen estimate `N_hat = M * C / R` (marked
+`M = |S| + a`, captured `C = |S'| + b`, recaptured `R = a + b`, with `a` and `b` the vectors of each
+set inside the other's spheres) is compared with the known size `N = |S| + |S'|`:
+`score = 1 - min(1, |N_hat - N| / N)`; `layers=1` reads the last layer only.
+
+Runs offline on MiniLM (``model_type="minilm"``). Several
+references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.""",
+    examples="""\
+>>> import evaluate
+>>> metric = evaluate.load("blindspot/mark_evaluate")
+>>> out = metric.compute(predictions=["The cat sat on the mat.",
+...                                   "mat the on sat cat The.", "The dog sat on the mat.",
+...                                   "Quantum computers factor large numbers quickly."],
+...                      references=["The cat sat on the mat.", "The cat sat on the mat.",
+...                                  "The cat sat on the mat.",
+...                                  "My grandmother bakes bread every Sunday morning."],
+...                      model_type="minilm", use_aggregator=False)
+>>> [round(s, 2) for s in out["me_petersen"]]
+[1.0, 0.56, 0.99, 0.0]
+""",
+    inputs=module_inputs(
+    """model_type (str): encoder: Hub id, local folder or offline short name "minilm" (default
+        "textattack/bert-base-uncased-MNLI").
+    k (int): neighbours per hypersphere (default 1, as the examination).
+    layers (int): how many of the last hidden states give vectors (default 5, as the examination).""",
+    """    me_petersen: in [0, 1], higher is better; 1 for identical texts, 0 when no vector of
+        either text falls inside the other's hyperspheres."""),
+    citation="""\
+@inproceedings{mordido-meinel-2020-mark,
+    title = "Mark-Evaluate: Assessing Language Generation using Population Estimation Methods",
+    author = "Mordido, Gon{\\c{c}}alo and Meinel, Christoph",
+    booktitle = "Proceedings of COLING 2020",
+    year = "2020",
+}
+""",
+    sections="""\
+## Metric description
+Mark-Evaluate Petersen (Mordido & Meinel, 2020) applied to a candidate-reference pair, as the
+examination of BERTScore, BLEURT, NUBIA, MoverScore and Mark-Evaluate did (its code, LazerLambda/ME):
+the two texts' sets of contextual token vectors (each text encoded alone without [CLS]/[SEP], every
+token once in each of the last five layers) are the population; a vector is captured when it lies in a
+k-nearest-neighbour hypersphere of the other set; the Petersen estimate `N_hat = M * C / R` (marked
+`M = |S| + a`, captured `C = |S'| + b`, recaptured `R = a + b`, with `a` and `b` the vectors of each
+set inside the other's spheres) is compared with the known size `N = |S| + |S'|`:
+`score = 1 - min(1, |N_hat - N| / N)`; `layers=1` reads the last layer only.
+
+The implementation is written from the paper and the facts of the examination's code (LazerLambda/ME), whose outputs it reproduces (tests/test_reference_models.py); it uses no code of theirs.
+
+## How to use
+```python
+import evaluate
+metric = evaluate.load("blindspot/mark_evaluate")
+metric.compute(predictions=["The cat sat on the mat."], references=["The cat is on the mat."], model_type="minilm")
+metric.compute(predictions=[...], references=[...], use_aggregator=False)  # per-row lists
+```
+Offline: model_type="minilm". In a blind-spot run: `blindspot run --data demo --metrics mark_evaluate@minilm`.
+
+## Output
+```
+me_petersen: in [0, 1], higher is better; 1 for identical texts, 0 when no vector of
+        either text falls inside the other's hyperspheres.
+```
+
+## Paper default and variants
+The examination used k = 1 and BERT-base fine-tuned on MNLI; Mordido & Meinel's release embeds whole sentences with an SBERT model to compare corpora. The estimate reaches N whenever every vector is captured, so on short texts (few vectors, wide spheres) the score saturates near 1.
+
+## Blind spots the papers found
+The examination: ME-P is the most sensitive to word order (0.47 at the first level of word swaps, 0.01 for a random permutation) and to word drop and repetition, yet no metric, ME-P included, falls for negation.
+""",  # noqa: E501
+    requirements=("bert-score==0.3.13", "scipy", "torch", "transformers"),
+)
+
+
 @register_scorer
 class MarkEvaluatePetersen(LayerVectorScorer):
     """ME-Petersen of each hypothesis against each reference, averaged over references."""
 
     name = "mark_evaluate"
+    card = _MARK_EVALUATE_CARD
     outputs = ("me_petersen",)
     natural_ranges = {None: (0.0, 1.0)}
     version = "2"

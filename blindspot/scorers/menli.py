@@ -33,6 +33,7 @@ from blindspot.minmax import combine as combine_minmax
 from blindspot.models import load_sequence_classifier
 from blindspot.scorers import _device
 from blindspot.scorers._lm_utils import ModelScorer, length_chunks, max_positions, pad_id, place
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import ScoreInput, register_scorer
 
 #: the MENLI paper (also cited by the MENLI adversarial-set builder's cards)
@@ -144,12 +145,156 @@ def combine(nli_scores: Sequence[float], other_scores: Sequence[float], weight: 
     return combine_minmax(nli_scores, other_scores, weight, weight_name="nli_weight")
 
 
+def menli_module(module: Any, predictions: list[str], references: list[Any] | None = None,
+                 sources: list[str] | None = None, use_aggregator: bool = True,
+                 combine_with: Any = None, nli_weight: float = 0.2,
+                 combine_key: str | None = None, **options: Any) -> dict[str, Any]:
+    """The ``menli`` module's compute: MENLI's NLI scores per row, optionally combined with
+    another metric's (``combine_with``: a module or a list of its per-row scores)."""
+    rows = module.default_compute(predictions, references, sources, use_aggregator=False,
+                                  **options)
+    if combine_with is not None:
+        given_refs = None if not any(references or []) else references
+        given_srcs = None if not any(sources or []) else sources
+        other = other_metric_scores(combine_with, predictions, given_refs, given_srcs,
+                                    combine_key)
+        rows["combined"] = combine(rows["menli"], other, nli_weight)
+    return module.aggregate(rows) if use_aggregator else rows
+
+
+_MENLI_CARD = ModuleCard(
+    title="MENLI NLI metric", emoji="⚖️",
+    summary=("MENLI's NLI-based metric (directions, formulas, reference-free, min-max combination "
+             "with any metric) on blindspot's cached scoring layer."),
+    description="""\
+MENLI's NLI metric (Chen & Eger, 2023) on blindspot's scoring layer.
+
+An NLI model reads two whole texts (premise, hypothesis) and the score is a formula over its
+entailment (e), neutral (n) and contradiction (c) probabilities. Options: ``direction``
+("ref->hyp", default; "hyp->ref"; "avg": class probabilities of both directions averaged, then
+the formula; "src->hyp": reference-free, the source is the premise), ``formula`` ("e", default;
+"-c", "e-n", "e-c", "e-n-2c"), ``model`` (paper defaults: NLI-R
+``ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli``, and for "src->hyp" the cross-lingual
+``MoritzLaurer/mDeBERTa-v3-base-mnli-xnli``; NLI-D ``microsoft/deberta-large-mnli``; aliases
+"nli-r", "nli-d", "xnli-d"), ``label_order`` (e.g. "c,n,e"; default: from the model config's
+id2label, else a table of known checkpoints), ``multi_reference`` ("mean" or "max").
+
+Combination with any other metric M over the scored batch, as in the paper:
+``combine_with=`` an evaluate module (or a list of its per-row scores), ``nli_weight=`` w (0.2),
+``combine_key=`` the other module's output to use; the result gets ``combined`` =
+``w * minmax(menli) + (1 - w) * minmax(M)``.""",
+    examples="""\
+>>> import evaluate, tempfile
+>>> from blindspot.tiny_models import tiny_nli
+>>> folder = tiny_nli(tempfile.mkdtemp())  # random weights: the numbers mean nothing
+>>> menli = evaluate.load("blindspot/menli")
+>>> out = menli.compute(predictions=["A cat sat.", "A dog ran."],
+...                     references=["The cat sat.", "No dog ran."], model=folder,
+...                     direction="avg", formula="e-c", use_aggregator=False)
+>>> len(out["menli"]), all(-1 <= s <= 1 for s in out["menli"])
+(2, True)
+>>> both = menli.compute(predictions=["A cat sat.", "A dog ran."],
+...                      references=["The cat sat.", "No dog ran."], model=folder,
+...                      combine_with=[10.0, 30.0], nli_weight=0.2, use_aggregator=False)
+>>> sorted(both), sorted(round(x, 6) for x in both["combined"])
+(['combined', 'menli'], [0.0, 1.0])
+>>> chrf = evaluate.load("blindspot/chrf")
+>>> with_chrf = menli.compute(predictions=["A cat sat.", "A dog ran."],
+...                           references=["The cat sat.", "No dog ran."], model=folder,
+...                           combine_with=chrf)
+>>> sorted(with_chrf)
+['combined', 'menli']
+>>> menli.compute(predictions=["Eine Katze."], model=folder, direction="src->hyp")
+Traceback (most recent call last):
+...
+ValueError: metric 'menli' needs the source texts; pass sources=[...]
+""",
+    inputs="""\
+Args:
+    predictions (list of str): hypotheses.
+    references (list of str or list of list of str): references (not for direction="src->hyp").
+    sources (list of str): sources (direction="src->hyp" only).
+    model, direction, formula, label_order, multi_reference: see the description.
+    combine_with: an evaluate module or a list of per-row scores of another metric.
+    nli_weight (float): w in w * minmax(menli) + (1 - w) * minmax(other) (default 0.2).
+    combine_key (str): the other module's output to combine with (default: its only one).
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    menli: the formula's value (e in [0, 1]; -c in [-1, 0]; e-n, e-c in [-1, 1]; e-n-2c in
+        [-3, 1]); combined (with combine_with): in [0, 1].
+""",
+    citation=MENLI_CITATION,
+    sections="""\
+## Metric description
+MENLI (Chen & Eger, 2023) scores a hypothesis with an off-the-shelf NLI model: the premise and
+the hypothesis are whole texts (no sentence splitting), and the score is a formula over the
+model's entailment (e), neutral (n) and contradiction (c) probabilities.
+
+- `direction`: `"ref->hyp"` (the reference is the premise; default), `"hyp->ref"`, `"avg"` (the
+  class probabilities of both directions are averaged first, then the formula is applied), or
+  `"src->hyp"` (reference-free: the source is the premise).
+- `formula`: `"e"` (default), `"-c"`, `"e-n"`, `"e-c"`, `"e-n-2c"`.
+- `model`: NLI-R `ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli` (default, label order
+  e, n, c), NLI-D `microsoft/deberta-large-mnli` (c, n, e), cross-lingual XNLI-D
+  `MoritzLaurer/mDeBERTa-v3-base-mnli-xnli` (default for `src->hyp`; e, n, c). Aliases `nli-r`,
+  `nli-d`, `xnli-d`. The label order comes from the model config's `id2label` when its names say
+  it, else from a table of known checkpoints, else from `label_order="e,n,c"` (or its order).
+- `multi_reference`: `"mean"` (default) or `"max"` over a row's references.
+
+Combination with any other metric M: `w * minmax(N) + (1 - w) * minmax(M)` over the scored batch
+(`combine_with=` an evaluate module or a list of its per-row scores, `nli_weight=` w, default 0.2,
+`combine_key=` the other module's output when it has several).
+
+## How to use
+```python
+import evaluate
+menli = evaluate.load("blindspot/menli")
+menli.compute(predictions=["A man plays guitar."], references=["A man is playing the guitar."])
+menli.compute(predictions=["A man plays guitar."], sources=["Ein Mann spielt Gitarre."],
+              direction="src->hyp")
+chrf = evaluate.load("blindspot/chrf")
+menli.compute(predictions=hyps, references=refs, combine_with=chrf, nli_weight=0.2)
+```
+
+## Output
+`menli`: e in [0, 1]; -c in [-1, 0]; e-n, e-c in [-1, 1]; e-n-2c in [-3, 1]; higher is better.
+`combined` (with `combine_with`): in [0, 1]. Min-max needs the whole batch: a combined score
+depends on the other rows scored with it (a constant batch maps to 0).
+
+## Paper default and variants
+Over MT the paper recommends formula `e` from the premise-to-candidate direction; for
+summarization it found `e-c` with the candidate as premise (`hyp->ref`) best reference-based and
+`-c` from the source (`src->hyp`) best reference-free. The best combinations it reports are
+BLEURT + 0.2 × NLI-R (reference-based MT) and COMET + 0.3 × NLI-D (reference-free MT); all
+weights below 0.5 were safe choices. Pairs longer than the model's maximum length are truncated
+(longest first); the paper's models were trained on sentence pairs, so long source documents are
+a known weakness.
+
+## Blind spots the papers found
+- NLI metrics are at about random level on fluency attacks (typos, jumbling, subject-verb
+  disagreement), worst reference-free.
+- They correlate much less with human segment-level MT judgements (0.15–0.22 Pearson) than
+  trained metrics, hence the combination.
+- Cross-lingual (reference-free) NLI models are weaker than monolingual ones.
+
+## Offline use and tests
+No NLI weights exist offline. The tests check the five formulas, the four directions and
+multi-reference pooling on known class probabilities, label orders from configs and the table,
+that a classifier with permuted output rows and id2label gives identical scores, parity with a
+direct softmax on a tiny random classifier, and the min-max combination by hand.
+""",
+    requirements=("torch", "transformers"),
+    compute=menli_module,
+)
+
+
 @register_scorer
 class Menli(ModelScorer):
     """MENLI's NLI metric; options ``model``, ``direction``, ``formula``, ``label_order``,
     ``multi_reference``."""
 
     name = "menli"
+    card = _MENLI_CARD
     outputs = ("menli",)
     # set per instance: references for the ref directions, the source for src->hyp
     uses_references = "optional"

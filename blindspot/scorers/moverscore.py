@@ -51,6 +51,7 @@ from blindspot.scorers._encoders import (
     truncation_of,
 )
 from blindspot.scorers._lm_utils import ModelScorer
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 DEFAULT_MODEL = "distilbert-base-uncased"
@@ -138,11 +139,142 @@ def mover_score(hypothesis: Cloud, reference: Cloud, distance: str) -> float:
     return 1.0 - transport_cost(hypothesis, reference, distance)
 
 
+_MOVERSCORE_CARD = ModuleCard(
+    title="MoverScore", emoji="🚚",
+    summary=("Unigram MoverScore with idf weights on any encoder: 1 - earth mover's distance "
+             "between the contextual token embeddings of hypothesis and reference, on blindspot's "
+             "cached scoring layer."),
+    description="""\
+MoverScore (Zhao et al., 2019), unigram with idf weights, on blindspot's cached scoring layer.
+
+Each text is a cloud of its tokens' contextual embeddings (L2-normalised, last layer of the
+encoder by default), weighted by reference idf; the score is ``1 - EMD`` between the hypothesis'
+and the reference's clouds, solved exactly (POT's network simplex). Identical texts score 1.
+
+Options: ``model_type`` (Hub id, local folder or offline short name ``"minilm"``; default
+``distilbert-base-uncased``, the authors' current default; the paper's best was BERT fine-tuned on
+MNLI), ``num_layers`` (default: the last layer), ``idf`` (default True; weights from all references
+of the call), ``distance`` (``"euclidean"`` as in the paper, or ``"cosine"``), ``remove_subwords``
+(only a word's first piece carries mass), ``remove_punctuation``, ``stop_words``, ``batch_size``,
+``device``. Several references per hypothesis are averaged.""",
+    examples="""\
+>>> import evaluate
+>>> moverscore = evaluate.load("blindspot/moverscore")
+>>> out = moverscore.compute(predictions=["The cat sat on the mat."],
+...                          references=["The cat sat on the mat."], model_type="minilm",
+...                          idf=False)
+>>> round(out["moverscore"], 4)
+1.0
+>>> out = moverscore.compute(
+...     predictions=["A cat is sitting on a mat.", "Stocks fell sharply.", "Dogs bark."],
+...     references=["The cat sat on the mat.", "Markets dropped today.", "Dogs bark loudly."],
+...     model_type="minilm", use_aggregator=False)
+>>> [round(s, 2) for s in out["moverscore"]]
+[0.43, -0.01, 0.4]
+""",
+    inputs="""\
+Args:
+    predictions (list of str): hypotheses.
+    references (list of str or list of list of str): one or several references per hypothesis
+        (several are averaged).
+    model_type (str): Hub id, local folder or offline short name ("minilm");
+        default distilbert-base-uncased.
+    num_layers (int): layer whose output is used (default: the last).
+    idf (bool): idf weights from all references of the call (default True).
+    distance (str): "euclidean" (default, on normalised embeddings) or "cosine".
+    remove_subwords, remove_punctuation (bool, default True); stop_words (list of str).
+    batch_size (int): model batch size (default 64). device (str): default cuda if available.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    moverscore: 1 - EMD, at most 1 (identical texts), higher is better; below 0 for very
+        unrelated texts (the Euclidean distance of unit vectors reaches 2).
+    truncated_inputs, max_length: how many distinct texts were longer than the encoder's
+        max_length (tokens) and cut to it (the call warns once when any was).
+""",
+    citation="""\
+@inproceedings{zhao-etal-2019-moverscore,
+    title = "{M}over{S}core: Text Generation Evaluating with Contextualized Embeddings and Earth Mover Distance",
+    author = "Zhao, Wei and Peyrard, Maxime and Liu, Fei and Gao, Yang and Meyer, Christian M. and Eger, Steffen",
+    booktitle = "Proceedings of EMNLP-IJCNLP 2019",
+    year = "2019",
+    pages = "563--578",
+}
+""",  # noqa: E501
+    sections="""\
+## Metric description
+MoverScore (Zhao et al., 2019) compares two texts as weighted clouds of contextual token
+embeddings and scores them by how little "work" it takes to move one cloud onto the other: the
+earth mover's distance (EMD). Here, the unigram variant:
+
+- each token's embedding is the output of layer `num_layers` of the encoder (default: the last
+  layer), L2-normalised;
+- each token weighs its idf, `log((M + 1) / (df + 1))` over the M references of the call (`df`
+  counts a token once per reference; unseen tokens get `log(M + 1)`), normalised to total mass 1
+  per text; special tokens, punctuation and continuation word pieces weigh 0 (a word is
+  represented by its first piece);
+- the cost of moving mass between two tokens is the Euclidean distance of their normalised
+  embeddings (`distance="cosine"` uses `1 - cos`);
+- score = `1 - EMD`, solved exactly by POT's network simplex (`ot.emd2`). Identical texts score 1.
+
+The implementation is written from the paper's description; it does not use the authors'
+`moverscore` package (which needs pyemd).
+
+## How to use
+```python
+import evaluate
+moverscore = evaluate.load("blindspot/moverscore")
+moverscore.compute(predictions=["The cat sat on the mat."],
+                   references=["The cat is on the mat."],
+                   model_type="distilbert-base-uncased")   # default; needs the Hub
+moverscore.compute(predictions=[...], references=[...], model_type="minilm")  # offline
+```
+Options: `model_type` (Hub id, local folder, or offline short name `minilm`), `num_layers`
+(default: last layer), `idf` (default True; the weights come from all references of the call),
+`distance` (`"euclidean"` or `"cosine"`), `remove_subwords`, `remove_punctuation` (default True),
+`stop_words` (tokens given weight 0), `batch_size`, `device`, `use_aggregator=False` for per-row
+lists. Several references per hypothesis are averaged.
+
+## Output
+`moverscore`: `1 - EMD`. 1 for identical texts; with the Euclidean distance of unit vectors (up to
+2) the score can fall below 0 for unrelated texts. Higher is better. Two texts without any weighted
+token (empty, or only punctuation) score 1; one such text against a normal one scores 0.
+
+Long inputs are cut to the encoder's maximum length (512 tokens for MiniLM and BERT): when any
+was, the call warns once (`TruncationWarning`, with their number and the limit), and every result
+carries `truncated_inputs` (distinct texts cut) and `max_length` (the limit, in tokens).
+
+## Paper default and variants
+- The paper's best variant was unigram (or bigram) MoverScore on BERT fine-tuned on MNLI, with
+  embeddings aggregated from several layers; the MENLI paper uses the unigram variant with
+  BERT-base-MNLI; the authors' current release defaults to `distilbert-base-uncased`, last layer,
+  which is this module's default. Any of them is a `model_type` (and `num_layers`) away; the
+  multi-layer aggregation is not implemented.
+- idf: one table from the references, applied to both sides (the authors' release also allows a
+  hypothesis-side table). With a single reference in the call every reference token weighs 0, so
+  pass `idf=False` or score several rows at once.
+
+## Blind spots the papers found
+- **MENLI** (Chen & Eger, 2023): on the preference-based adversarial set MoverScore is at or below
+  chance (48% accuracy on average in reference-based MT); it improves most when combined with an
+  NLI metric.
+- **Perturbation checklists** (Sai et al., 2021): MoverScore misses negation, changed names and
+  numbers and antonyms in MT; it is robust to jumbled words and to numbers written as words.
+- **Synthetic impairments** (the examination of BERTScore, BLEURT, NUBIA, MoverScore and
+  Mark-Evaluate): MoverScore stays above 0.2 on fully shuffled text and ends around 0.2 under heavy
+  repetition, though it falls monotonically.
+- The blind-spots paper (He et al., 2023) includes MoverScore in its translation and
+  summarization suites; its catalogue lists no blind spot specific to MoverScore.
+""",
+    requirements=("bert-score==0.3.13", "pot", "torch", "transformers"),
+)
+
+
 @register_scorer
 class MoverScore(ModelScorer):
     """Unigram MoverScore of each hypothesis against each reference, averaged over references."""
 
     name = "moverscore"
+    card = _MOVERSCORE_CARD
     model_option = "model_type"
     outputs = ("moverscore",)
     supports_idf = True

@@ -46,6 +46,7 @@ from typing import Any
 from blindspot.models import load_causal_lm, load_sequence_classifier, model_revision
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.menli import label_indices, nli_probabilities
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 NUBIA_CITATION = """@inproceedings{kane-etal-2020-nubia,
@@ -120,11 +121,77 @@ def sts_scores(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], act
     return out
 
 
+_NUBIA_CARD = ModuleCard(
+    title="NUBIA", emoji="❓",
+    summary=("NUBIA: STS, NLI and GPT-2 features of a pair aggregated by a trained regressor and "
+             "calibrated, on blindspot's cached scoring layer."),
+    description="""\
+NUBIA (Kane et al., 2020) on blindspot's scoring layer.
+
+Features of each (reference, prediction) pair: ``5 x`` an STS head, the MNLI log-probabilities
+(contradiction, neutral, entailment), GPT-2's mean token cross-entropy of both texts and (8
+features) their word counts; a trained aggregator maps them to a raw score ``r``, calibrated
+against the reference with itself (``s``): ``nubia = clip(1 - (s - r) / (|s| + 1), 0, 1)``.
+Options: ``aggregator`` (required: the path of a joblib regressor; NUBIA's own are online only,
+e.g. https://nubia-nn.s3.amazonaws.com/aggregators/nn_2015_2017_8_dim.joblib; the file is
+unpickled, so give only files you trust), ``sts_model`` (default
+``cross-encoder/stsb-roberta-large``), ``sts_activation`` ("sigmoid" or "identity"),
+``nli_model`` (``roberta-large-mnli``), ``lm_model`` (``gpt2``), ``six_dim`` (a 6-feature
+aggregator), ``nli_label_order``, ``batch_size``, ``device``. Several references: the mean.""",
+    examples="""\
+>>> import evaluate, tempfile
+>>> from blindspot import tiny_models as tiny
+>>> root = tempfile.mkdtemp()  # random weights: the numbers mean nothing
+>>> models = dict(aggregator=tiny.tiny_nubia_aggregator(root + "/agg.joblib"),
+...               sts_model=tiny.tiny_regressor(root + "/sts"),
+...               nli_model=tiny.tiny_nli(root + "/nli"),
+...               lm_model=tiny.tiny_causal_lm(root + "/lm"))
+>>> nubia = evaluate.load("blindspot/nubia")
+>>> out = nubia.compute(predictions=["The cat sat on the mat.", "Stocks fell."],
+...                     references=["The cat sat on the mat.", "A dog barked."],
+...                     use_aggregator=False, **models)
+>>> out["nubia"][0]  # the reference itself: calibrated to 1
+1.0
+>>> 0 <= out["nubia"][1] <= 1, sorted(out)[:3]
+(True, ['contradiction', 'grammar_hyp', 'grammar_ref'])
+""",
+    inputs="""\
+Args:
+    predictions (list of str): hypotheses.
+    references (list of str or list of list of str): references.
+    aggregator, sts_model, sts_activation, nli_model, lm_model, six_dim, nli_label_order,
+    batch_size, device: see the description.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    nubia: in [0, 1], higher is better; semantic_relation (0-5), contradiction, irrelevancy,
+    logical_agreement (percent), grammar_ref, grammar_hyp (GPT-2 cross-entropy).
+""",
+    citation=NUBIA_CITATION,
+    sections="""\
+## Metric description
+NUBIA (Kane et al., 2020) extracts a semantic-similarity score, the MNLI log-probabilities and GPT-2 perplexity features of a (reference, hypothesis) pair, maps them to a score with a trained aggregator, and calibrates it against the reference scored with itself.
+
+The module's docstring (`nubia.py`) states every option, default and choice; the scorer
+(`blindspot/scorers/nubia.py`) is the computation, cached and batched by blindspot's scoring
+layer, so `blindspot run --metrics nubia` judges it like any other metric.
+
+## How to use
+```python
+import evaluate
+nubia = evaluate.load("blindspot/nubia")  # or the path of this folder
+```
+See the examples in `nubia.py`; they run offline on tiny models built from configs.
+""",  # noqa: E501
+    requirements=("torch", "transformers", "scikit-learn", "joblib"),
+)
+
+
 @register_scorer
 class Nubia(lm.ModelScorer):
     """NUBIA of each hypothesis against each reference (mean over references)."""
 
     name = "nubia"
+    card = _NUBIA_CARD
     outputs = ("nubia", *FEATURES)
     default_output = "nubia"
     uses_references = "required"

@@ -44,6 +44,7 @@ from types import MappingProxyType
 from rapidfuzz.distance import LCSseq
 
 from blindspot.scorers.definition import check_definition
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 _ORDER = 4
@@ -153,11 +154,95 @@ def parent(generation: str, reference: str, table: Sequence[Record],
     return ParentScore(precision, recall, 2 * precision * recall / (precision + recall + 1e-8))
 
 
+_PARENT_CARD = ModuleCard(
+    title="PARENT", emoji="📋",
+    summary=("PARENT, precision and recall of table-entailed n-grams for data-to-text, on "
+             "blindspot's cached scoring layer."),
+    description="""\
+PARENT (Dhingra et al., 2019): Precision And Recall of Entailed N-grams from the Table, for
+data-to-text generation.
+
+Each row needs its TABLE as ``sources``: a JSON list of ``[attribute, value]`` pairs (or
+``[head, relation, tail]`` triples), a JSON object ``{"attribute": "value"}``, or WikiBio-style
+``attribute|||value`` (WebNLG-style ``head|||relation|||tail``) fields separated by tabs or
+newlines; any other text is one record whose value is the whole text. An n-gram of the
+generation counts as correct when the reference has it, or as far as the table entails it (the
+share of its words among the values the table states); recall mixes recall of the
+table-entailed reference n-grams with recall of the table's values (LCS), lambda 0.5; ``parent``
+is their F-score. As the authors' ``table_text_eval.py`` (equal to its recorded outputs on 40
+rows): texts are lower-cased and split on whitespace (tokenize first: "1990." is not "1990"),
+with its smoothing. ``definition="paper"`` entails with attribute names too (the paper's T-bar).
+``use_aggregator=False`` gives per-row scores, what ``blindspot run --metrics parent`` judges (the
+run's sources are the tables).""",
+    examples="""\
+>>> import evaluate
+>>> parent = evaluate.load("blindspot/parent")
+>>> table = '[["name", "john"], ["born", "1990"]]'
+>>> out = parent.compute(predictions=["john born in 1990"],
+...                      references=["john was born in 1990"], sources=[table])
+>>> {key: round(value, 4) for key, value in out.items()}
+{'parent': 0.3129, 'parent_precision': 0.726, 'parent_recall': 0.1994}
+>>> out = parent.compute(predictions=["john born in 1990"], references=["john was born in 1990"],
+...                      sources=[table], definition="paper")
+>>> round(out["parent_precision"], 4)  # the attribute "born" entails too
+0.8891
+>>> out = parent.compute(predictions=["john was born in 1990", "mary was born in 1990"],
+...                      references=["john was born in 1990"] * 2,
+...                      sources=["name|||john\\tborn|||1990"] * 2, use_aggregator=False)
+>>> [round(v, 4) for v in out["parent"]]
+[1.0, 0.5722]
+""",
+    inputs="""\
+Args:
+    predictions (list of str): generated texts.
+    references (list of str or list of list of str): references per prediction.
+    sources (list of str): the table of each row (JSON pairs or object, or attribute|||value).
+    lambda_weight (float): weight of table recall against reference recall, default 0.5.
+    definition (str): "released" (default): the authors' script; "paper": the paper's T-bar.
+    use_aggregator (bool): True (default): the mean over rows; False: one score per row.
+Returns:
+    parent, parent_precision, parent_recall: in [0, 1], higher is better.
+""",
+    citation="""\
+@inproceedings{dhingra-etal-2019-handling,
+    title = "Handling Divergent Reference Texts when Evaluating Table-to-Text Generation",
+    author = "Dhingra, Bhuwan and Faruqui, Manaal and Parikh, Ankur and Chang, Ming-Wei and Das, Dipanjan and Cohen, William",
+    booktitle = "Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics",
+    year = "2019",
+    pages = "4884--4895",
+}
+""",  # noqa: E501
+    sections="""\
+## Metric description
+PARENT (Dhingra et al., 2019): Precision And Recall of Entailed N-grams from the Table, for
+data-to-text generation.
+
+Each row needs its TABLE as ``sources``: a JSON list of ``[attribute, value]`` pairs (or
+``[head, relation, tail]`` triples), a JSON object ``{"attribute": "value"}``, or WikiBio-style
+``attribute|||value`` (WebNLG-style ``head|||relation|||tail``) fields separated by tabs or
+newlines; any other text is one record whose value is the whole text. An n-gram of the
+generation counts as correct when the reference has it, or as far as the table entails it (the
+share of its words among the values the table states); recall mixes recall of the
+table-entailed reference n-grams with recall of the table's values (LCS), lambda 0.5; ``parent``
+is their F-score. As the authors' ``table_text_eval.py`` (equal to its recorded outputs on 40
+rows): texts are lower-cased and split on whitespace (tokenize first: "1990." is not "1990"),
+with its smoothing. ``definition="paper"`` entails with attribute names too (the paper's T-bar).
+``use_aggregator=False`` gives per-row scores, what ``blindspot run --metrics parent`` judges (the
+run's sources are the tables).
+
+Offline after `make env`: `evaluate.load("blindspot/parent")`; `blindspot run --data demo --metrics parent` judges the
+per-row scores. The full list of metrics the papers examine, with what is left out and why:
+`docs/metrics.md`.
+""",  # noqa: E501
+)
+
+
 @register_scorer
 class Parent(Scorer):
     """PARENT F-score, precision and recall in [0, 1]; the table is the row's source."""
 
     name = "parent"
+    card = _PARENT_CARD
     outputs = ("parent", "parent_precision", "parent_recall")
     model_option = None
     kind = "lexical"

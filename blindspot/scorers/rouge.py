@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from types import MappingProxyType
 from typing import Any
@@ -34,6 +34,8 @@ from rouge_score import scoring, tokenize
 
 from blindspot.scorers.definition import check_definition
 from blindspot.scorers.rouge_lin import lin_score, lin_type
+from blindspot.scoring.canonical import bootstrap_mid
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 DEFAULT_ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -109,6 +111,215 @@ class _CachedStemmer:
         self.stem = functools.lru_cache(maxsize=262144)(stemmer.stem)
 
 
+class _Tokenizer:
+    """A str -> tokens callable as the object with a ``tokenize`` method rouge-score takes."""
+
+    def __init__(self, function: Callable[[str], list[str]]) -> None:
+        self.tokenize = function
+
+
+def rouge_module(module: Any, predictions: list[str], references: list[Any],
+                 rouge_types: Sequence[str] | None = None, use_aggregator: bool = True,
+                 use_stemmer: bool = False, tokenizer: Callable[[str], list[str]] | None = None,
+                 measure: str = "fmeasure", definition: str = "released") -> dict[str, Any]:
+    """The ``rouge`` module's compute: evaluate's canonical ``rouge`` (rouge-score's bootstrap
+    mid value, or per-row lists with ``use_aggregator=False``), per-row scores cached."""
+    types = list(rouge_types or ("rouge1", "rouge2", "rougeL", "rougeLsum"))
+    if tokenizer is None:
+        rows = module.scorer_rows(predictions, references, rouge_types=types,
+                                  use_stemmer=use_stemmer, measure=measure, definition=definition)
+    else:  # a callable has no stable identity to cache scores under: score directly
+        rows = _rows_with_tokenizer(predictions, references, types, use_stemmer,
+                                    _Tokenizer(tokenizer), measure)
+    return bootstrap_mid(rows) if use_aggregator else rows
+
+
+def _rows_with_tokenizer(predictions: list[str], references: list[Any], types: list[str],
+                         use_stemmer: bool, tokenizer: _Tokenizer,
+                         measure: str) -> dict[str, list[float]]:
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
+    lin = [t for t in types if lin_type(t)]
+    if lin:
+        raise ValueError(f"rouge_types {lin} are computed on the scorer's own tokens; drop the "
+                         "tokenizer argument to use them")
+    from rouge_score import rouge_scorer  # lazy: it imports nltk (seconds), only for a tokenizer
+
+    scorer = rouge_scorer.RougeScorer(types, use_stemmer=use_stemmer, tokenizer=tokenizer)
+    scores = [scorer.score_multi([refs] if isinstance(refs, str) else refs, pred)
+              for refs, pred in zip(references, predictions, strict=True)]
+    return {key: [float(getattr(score[key], measure)) for score in scores] for key in types}
+
+
+_ROUGE_CARD = ModuleCard(
+    title="ROUGE", emoji="🔤",
+    summary=("ROUGE-1/2/L/Lsum (rouge-score): a drop-in for evaluate's rouge (same arguments, "
+             "defaults and outputs), on blindspot's cached scoring layer."),
+    description="""\
+ROUGE-1/2/L/Lsum (Lin, 2004) through rouge-score: a drop-in for evaluate's canonical ``rouge``.
+
+The same arguments, defaults and outputs as ``evaluate.load("rouge")``: F-measures under the keys
+``rouge1``, ``rouge2``, ``rougeL``, ``rougeLsum`` (or those of ``rouge_types``); NO stemming by
+default (``use_stemmer=False``); ``use_aggregator=True`` gives rouge-score's bootstrap mid value
+(``BootstrapAggregator``: the median of 1,000 resampled means, drawn from numpy's global random
+state, so it varies slightly between calls unless ``np.random.seed`` is set), and
+``use_aggregator=False`` one list per key, one value per row; a ``tokenizer`` callable
+(str -> list of tokens) replaces rouge-score's. A list of references per row is rouge-score's
+``score_multi``: for each ROUGE type separately, the reference with the best F-measure.
+
+Added: ``measure="precision"`` or ``"recall"`` reports that measure of the best-F reference
+instead of the F-measure; per-row scores are deduplicated and cached. The blind-spot protocol
+(``blindspot run --metrics rouge``) judges per-row rougeL WITH the Porter stemmer, the
+blind-spots paper's setting: here that is ``use_stemmer=True, use_aggregator=False``.
+
+``rougeLsum`` is summary-level LCS over sentences separated by NEWLINES ("\\n"), as rouge-score
+expects: put each sentence on its own line first, otherwise Lsum equals rougeL. Texts are
+lower-cased and split on non-alphanumeric characters by rouge-score's tokenizer, so non-Latin
+scripts score 0.""",
+    examples="""\
+>>> import evaluate
+>>> rouge = evaluate.load("blindspot/rouge")
+>>> predictions = ["hello there", "general kenobi"]
+>>> references = ["hello there", "general kenobi"]
+>>> rouge.compute(predictions=predictions, references=references)
+{'rouge1': 1.0, 'rouge2': 1.0, 'rougeL': 1.0, 'rougeLsum': 1.0}
+>>> out = rouge.compute(predictions=["The cats sat on the mat."],
+...                     references=[["The cat sat on the mat.", "A cat was on a mat."]],
+...                     rouge_types=["rouge2"], use_aggregator=False)
+>>> [round(v, 4) for v in out["rouge2"]]
+[0.6]
+>>> out = rouge.compute(predictions=["The cats sat on the mat."],
+...                     references=[["The cat sat on the mat.", "A cat was on a mat."]],
+...                     rouge_types=["rouge2"], use_stemmer=True, use_aggregator=False)
+>>> out["rouge2"]
+[1.0]
+
+Sentences on separate lines: rougeLsum matches each sentence, rougeL the whole text.
+
+>>> out = rouge.compute(predictions=["The cat sat.\\nThe dog ran."],
+...                     references=["The dog ran.\\nThe cat sat."], use_aggregator=False)
+>>> out["rougeL"], out["rougeLsum"]
+([0.5], [1.0])
+
+ROUGE-W and ROUGE-SU* (Lin, 2004) on Lin's own example, as ROUGE-1.5.5.pl computes them
+(the default), and by the paper's formulas:
+
+>>> out = rouge.compute(predictions=["police kill the gunman"],
+...                     references=["police killed the gunman"],
+...                     rouge_types=["rougeSU", "rougeW"], use_aggregator=False)
+>>> [round(v, 4) for v in out["rougeSU"]], [round(v, 4) for v in out["rougeW"]]
+([0.5556], [0.5826])
+>>> out = rouge.compute(predictions=["police kill the gunman"],
+...                     references=["police killed the gunman"],
+...                     rouge_types=["rougeSU", "rougeW"], definition="paper",
+...                     use_aggregator=False)
+>>> out["rougeSU"], [round(v, 4) for v in out["rougeW"]]
+([0.6], [0.6757])
+""",
+    inputs="""\
+Args:
+    predictions (list of str): hypotheses (sentences separated by "\\n" for rougeLsum).
+    references (list of str or list of list of str): one or several references per hypothesis.
+    rouge_types (list of str): default ["rouge1", "rouge2", "rougeL", "rougeLsum"]; any
+        "rouge<N>", "rougeL", "rougeLsum", and (Lin, 2004; not with a custom tokenizer)
+        "rougeW" (weighted LCS), "rougeS<d>" / "rougeSU<d>" (skip bigrams at most d words
+        apart, SU with unigrams; no d: any distance, ROUGE-S* / ROUGE-SU*).
+    use_stemmer (bool): Porter stemming, default False.
+    use_aggregator (bool): True (default): bootstrap mid value over rows; False: per-row lists.
+    tokenizer (callable): str -> list of tokens, instead of rouge-score's tokenizer.
+    measure (str): "fmeasure" (default), "precision" or "recall".
+    definition (str): rougeW/S/SU only: "released" (default), what ROUGE-1.5.5.pl computes (a text
+        against itself has ROUGE-W 0.862: the script weights the reference length twice; SU
+        leaves out the last token's unigram), or "paper", Lin's formulas.
+Returns:
+    one key per ROUGE type ("rouge1", "rouge2", "rougeL", "rougeLsum"), each in [0, 1], higher
+    is better (a list per row when use_aggregator=False).
+""",
+    citation="""\
+@inproceedings{lin-2004-rouge,
+    title = "{ROUGE}: A Package for Automatic Evaluation of Summaries",
+    author = "Lin, Chin-Yew",
+    booktitle = "Text Summarization Branches Out",
+    year = "2004",
+    address = "Barcelona, Spain",
+    publisher = "Association for Computational Linguistics",
+    pages = "74--81",
+}
+""",
+    sections="""\
+## Metric description
+ROUGE (Lin, 2004) measures the overlap of a hypothesis with its references: ROUGE-N over n-grams,
+ROUGE-L over the longest common subsequence (LCS) of the whole texts, ROUGE-Lsum over the union
+LCS of their sentences. This module computes them with Google's `rouge-score` through
+blindspot's scoring layer: distinct inputs are scored once and cached on disk, and tokens and
+stems are computed once per text and per word (every score is bit-for-bit rouge-score's).
+
+## Drop-in for evaluate's `rouge`
+Offline after `make env`, from any directory: `evaluate.load("blindspot/rouge")`. `evaluate.load("rouge")` is evaluate's canonical
+module (online, or from your own module cache), which installing blindspot never touches; ours
+gives the same results for the same call, so switching is a one-word change.
+
+```python
+import evaluate
+rouge = evaluate.load("blindspot/rouge")
+rouge.compute(predictions=["hello there", "general kenobi"],
+              references=["hello there", "general kenobi"])
+# {'rouge1': 1.0, 'rouge2': 1.0, 'rougeL': 1.0, 'rougeLsum': 1.0}
+rouge.compute(predictions=hyps, references=refs, use_aggregator=False)  # per-row lists
+```
+Arguments and defaults are the canonical module's:
+- `rouge_types`: default `["rouge1", "rouge2", "rougeL", "rougeLsum"]`; any `"rouge<N>"`.
+- `use_stemmer`: Porter stemming of words longer than 3 characters, default False.
+- `use_aggregator`: True (default) gives the mid value of rouge-score's `BootstrapAggregator` (the
+  median of 1,000 resampled means, drawn from numpy's global random state: it varies slightly
+  between calls unless `np.random.seed` is set, exactly as the canonical module); False gives one
+  list per key, one value per row.
+- `tokenizer`: a callable str -> list of tokens instead of rouge-score's tokenizer.
+- Several references per row: rouge-score's `score_multi`. For each ROUGE type separately, the
+  reference with the highest F-measure is chosen.
+
+Added: `measure="precision"` or `"recall"` reports that measure of the best-F reference (not the
+best precision/recall over references) instead of the F-measure.
+
+## Output
+`rouge1`, `rouge2`, `rougeL`, `rougeLsum` (those of `rouge_types`), F-measures in [0, 1], higher
+is better; with `use_aggregator=False` each is a list with one value per row.
+
+## Canonical default and the blind-spot protocol
+The module's default is the canonical one (no stemming, bootstrap mid value). The blind-spot runs
+(`blindspot run --metrics rouge`, judged output rougeL) score per row WITH the Porter stemmer, the
+blind-spots paper's setting: `use_stemmer=True, use_aggregator=False` here.
+
+## rougeLsum and newlines
+rouge-score's `rougeLsum` splits texts into sentences **on newlines** ("\\n"). Put one sentence per
+line (e.g. with a sentence splitter) before scoring; a text with no newlines is one sentence and
+its Lsum equals its L. The blind-spots paper's CNN/DM golds and references carry no newlines.
+
+## Tokenisation
+rouge-score lower-cases, replaces every character outside `[a-z0-9]` by a space and splits, so
+punctuation is ignored and texts in non-Latin scripts get no tokens (score 0).
+
+## Paper default and variants
+He et al. (2023) report ROUGE-2 and ROUGE-L F-measure for summarization (CNN/DM with the 10
+SummEval references, best over references, stemming), following common practice. Variants:
+ROUGE-1/2/L/Lsum, F/precision/recall, stemming on/off. MENLI (Chen & Eger, 2023) reports ROUGE as
+a summarization baseline and uses ROUGE-L to rank SummEval references.
+
+## Blind spots the papers found
+- He et al. (2023): ROUGE-2 and ROUGE-L **fail the truncation test** and the **noised
+  punctuation test** on CNN/DM (plausibly because rouge-score's tokenizer drops punctuation, so
+  changed punctuation marks are invisible to it); ROUGE-2 also drops only very marginally under **sentence switching**. ROUGE-L is
+  low for their UniEval injection hypotheses, so it can flag that attack.
+- MENLI (Chen & Eger, 2023): on the preference-based adversarial sets ROUGE is below random:
+  about 34% accuracy over all phenomena (29% on adequacy ones) averaged over the MT sets (Table 8)
+  and 18.5% (11.7%) on the SummEval set SEadv (Table 9). It prefers a candidate that keeps the
+  reference's words with a changed meaning over a correct paraphrase.
+""",  # noqa: E501
+    requirements=("rouge-score", "nltk"),
+    compute=rouge_module,
+)
+
+
 @register_scorer
 class Rouge(Scorer):
     """ROUGE F-measure (or precision / recall), best over references per ROUGE type.
@@ -121,6 +332,7 @@ class Rouge(Scorer):
     """
 
     name = "rouge"
+    card = _ROUGE_CARD
     model_option = None
     kind = "lexical"
     library = "rouge-score"

@@ -34,6 +34,7 @@ from blindspot.models import load_encoder, model_revision
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers.bertscore import BertScore
 from blindspot.scorers.moverscore import MoverScore
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 SENTSIM_CITATION = """@inproceedings{song-etal-2021-sentsim,
@@ -84,11 +85,94 @@ def mean_pooled(model: Any, tokenizer: Any, texts: Sequence[str], batch_size: in
     return out
 
 
+def sentsim_module(module: Any, predictions: list[str], references: list[Any] | None = None,
+                   sources: list[str] | None = None, use_aggregator: bool = True,
+                   normalise_over_set: bool = False, **options: Any) -> dict[str, Any]:
+    """The ``sentsim`` module's compute: per-row SentSim, or the authors' set-level rescaling
+    (``normalise_over_set=True``) over the call's rows."""
+    rows = module.default_compute(predictions, references, sources, use_aggregator=False,
+                                  **options)
+    if normalise_over_set:
+        rows["sentsim"] = combine_over_set(rows["sentence_similarity"], rows["token_similarity"])
+    return module.aggregate(rows) if use_aggregator else rows
+
+
+_SENTSIM_CARD = ModuleCard(
+    title="SentSim", emoji="❓",
+    summary=("SentSim: sentence-level semantic similarity combined with BERTScore or WMD, on "
+             "blindspot's cached scoring layer."),
+    description="""\
+SentSim (Song et al., 2021) on blindspot's scoring layer.
+
+``sentsim = exp(sentence_similarity) + exp(token_similarity)``: the cosine of mean-pooled
+sentence-BERT vectors, and BERTScore F1 (``token_metric="bertscore"``) or 1 - WMD (``"wmd"``,
+MoverScore with uniform masses). It compares the prediction with its source (``against=
+"source"``, the cross-lingual reference-free use, default) or with its references
+(``"reference"``). Options: ``sentence_model`` (default
+``sentence-transformers/xlm-r-100langs-bert-base-nli-stsb-mean-tokens``), ``token_model``
+(default ``xlm-roberta-base``), ``num_layers`` (of the token model; BERTScore's default layer),
+``batch_size``, ``device``; offline, ``"minilm"`` for both. ``normalise_over_set=True`` min-max
+normalises each component over the call's rows before the exponentials, as the authors' code
+does (the per-row score cannot depend on other rows, so it is off by default).""",
+    examples="""\
+>>> import evaluate, math
+>>> sentsim = evaluate.load("blindspot/sentsim")
+>>> out = sentsim.compute(predictions=["The cat sat on the mat.", "Stocks fell sharply."],
+...                       references=["The cat sat on the mat.", "A dog barked."],
+...                       against="reference", sentence_model="minilm",
+...                       token_model="minilm", use_aggregator=False)
+>>> round(out["sentsim"][0], 4) == round(2 * math.e, 4)  # identical: both components 1
+True
+>>> out["sentsim"][1] < out["sentsim"][0]
+True
+>>> normed = sentsim.compute(predictions=["The cat sat on the mat.", "Stocks fell sharply."],
+...                          references=["The cat sat on the mat.", "A dog barked."],
+...                          against="reference", sentence_model="minilm",
+...                          token_model="minilm", normalise_over_set=True,
+...                          use_aggregator=False)
+>>> [round(x, 4) for x in normed["sentsim"]] == [round(2 * math.e, 4), 2.0]
+True
+""",
+    inputs="""\
+Args:
+    predictions (list of str): translations (or any outputs).
+    sources (list of str): their sources (against="source", default).
+    references (list of str or list of list of str): references (against="reference").
+    sentence_model, token_model, token_metric, against, num_layers, batch_size, device: see the
+        description.
+    normalise_over_set (bool): min-max each component over the rows first (default False).
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    sentsim: exp(sentence_similarity) + exp(token_similarity), higher is better;
+    sentence_similarity, token_similarity: the components.
+""",
+    citation=SENTSIM_CITATION,
+    sections="""\
+## Metric description
+SentSim (Song et al., 2021) adds the exponentials of a sentence-level similarity (cosine of mean-pooled sentence-BERT vectors) and a token-level one (BERTScore F1, or 1 - WMD). It compares the translation with the source (cross-lingual, default) or with the references.
+
+The module's docstring (`sentsim.py`) states every option, default and choice; the scorer
+(`blindspot/scorers/sentsim.py`) is the computation, cached and batched by blindspot's scoring
+layer, so `blindspot run --metrics sentsim` judges it like any other metric.
+
+## How to use
+```python
+import evaluate
+sentsim = evaluate.load("blindspot/sentsim")  # or the path of this folder
+```
+See the examples in `sentsim.py`; they run offline on tiny models built from configs.
+""",  # noqa: E501
+    requirements=("bert-score==0.3.13", "pot", "torch", "transformers"),
+    compute=sentsim_module,
+)
+
+
 @register_scorer
 class SentSim(lm.ModelScorer):
     """SentSim of each hypothesis against its source (or references)."""
 
     name = "sentsim"
+    card = _SENTSIM_CARD
     outputs = ("sentsim", "sentence_similarity", "token_similarity")
     uses_references = "optional"  # required with against="reference" (set per instance)
     uses_source = "optional"  # required with against="source" (set per instance)

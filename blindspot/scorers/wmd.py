@@ -24,7 +24,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from blindspot.scorers._word_vectors import Words, WordVectorScorer
+from blindspot.scorers._word_vectors import Words, WordVectorScorer, module_inputs
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, register_scorer
 
 
@@ -57,11 +58,84 @@ def word_bag(words: Words) -> tuple[Any, Any]:
     return bag(list(zip(words.words, words.vectors, strict=True)))
 
 
+_WMD_CARD = ModuleCard(
+    title="Word Mover's Distance", emoji="🚛",
+    summary=("word mover's distance between the word bags of hypothesis and reference, and its "
+             "similarity exp(-WMD), on blindspot's cached scoring layer."),
+    description="""\
+Word Mover's Distance on blindspot's cached scoring layer.
+
+Word Mover's Distance (Kusner et al., 2015): each text is a normalised bag of words (each distinct
+word weighs its count over the word count); WMD is the earth mover's distance between the two bags
+with the Euclidean distance of the word vectors as the cost, solved exactly (POT's `ot.emd2`).
+`wms` is the similarity `exp(-wmd)` (Clark et al., 2019), the form Fabbri et al.'s SummEval code,
+which Sai et al. ran, reports.
+
+Runs offline on MiniLM (``model_type="minilm"``, its input embeddings as word vectors). Several
+references per hypothesis are averaged. See ``blindspot/scorers/`` for every choice and why.""",
+    examples="""\
+>>> import evaluate
+>>> metric = evaluate.load("blindspot/wmd")
+>>> out = metric.compute(predictions=["The cat sat on the mat.", "Stocks fell sharply.",
+...                                   "A dog barks. It is loud."],
+...                      references=["The cat sat on the mat.", "Markets dropped today.",
+...                                  "The dog barks loudly. Neighbours woke up."],
+...                      model_type="minilm", use_aggregator=False)
+>>> [round(s, 2) for s in out["wms"]]
+[1.0, 0.32, 0.49]
+""",
+    inputs=module_inputs(
+    """    wms: exp(-wmd) in (0, 1], higher is better (judged by blindspot); wmd: the distance, >= 0,
+        lower is better (NaN when exactly one of the texts has no word)."""),
+    citation="""\
+@inproceedings{kusner2015wmd,
+    title = "From Word Embeddings To Document Distances",
+    author = "Kusner, Matt and Sun, Yu and Kolkin, Nicholas and Weinberger, Kilian",
+    booktitle = "Proceedings of ICML 2015",
+    year = "2015",
+}
+""",
+    sections="""\
+## Metric description
+Word Mover's Distance (Kusner et al., 2015): each text is a normalised bag of words (each distinct
+word weighs its count over the word count); WMD is the earth mover's distance between the two bags
+with the Euclidean distance of the word vectors as the cost, solved exactly (POT's `ot.emd2`).
+`wms` is the similarity `exp(-wmd)` (Clark et al., 2019), the form Fabbri et al.'s SummEval code,
+which Sai et al. ran, reports.
+
+The implementation is written from the papers' definitions; it uses no code of the authors'.
+
+## How to use
+```python
+import evaluate
+metric = evaluate.load("blindspot/wmd")
+metric.compute(predictions=["The cat sat on the mat."], references=["The cat is on the mat."], model_type="minilm")
+metric.compute(predictions=[...], references=[...], use_aggregator=False)  # per-row lists
+```
+Offline: model_type="minilm" (MiniLM's input embeddings as word vectors; the default, GloVe, needs the Hub once). In a blind-spot run: `blindspot run --data demo --metrics wmd@minilm`.
+
+## Output
+```
+wms: exp(-wmd) in (0, 1], higher is better (judged by blindspot); wmd: the distance, >= 0,
+        lower is better (NaN when exactly one of the texts has no word).
+```
+
+## Paper default and variants
+Sai et al. ran WMD through Fabbri et al.'s code with GloVe vectors; Kusner et al. removed stop words, which is not done here. The default table is GloVe 6B 300d as sentence-transformers publishes it (`sentence-transformers/average_word_embeddings_glove.6B.300d`, fetched from the Hub once); the words are NLTK's `word_tokenize` tokens (nlg-eval's), looked up lower-cased, and a word outside GloVe's vocabulary gets the mean vector (nlg-eval's rule). Any encoder's input embedding table serves as well (`model_type`, e.g. `minilm` offline), a word's vector being the mean of its word pieces' rows.
+
+## Blind spots the papers found
+Sai et al. (2021) include WMD among the embedding-based metrics of their checklists. By construction (a transport between bags of words) it cannot see word order.
+""",  # noqa: E501
+    requirements=("bert-score==0.3.13", "torch", "transformers", "pot", "scipy"),
+)
+
+
 @register_scorer
 class WordMoversDistance(WordVectorScorer):
     """WMD and its similarity ``exp(-WMD)``; ``wms`` is judged (higher is better)."""
 
     name = "wmd"
+    card = _WMD_CARD
     outputs = ("wms", "wmd")
     default_output = "wms"
     lower_is_better = frozenset({"wmd"})

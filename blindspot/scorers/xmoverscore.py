@@ -26,6 +26,7 @@ from typing import Any
 
 from blindspot.models import load_causal_lm, load_encoder, model_revision
 from blindspot.scorers import _lm_utils as lm
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import Reference, ScoreInput, register_scorer
 
 XMOVERSCORE_CITATION = """@inproceedings{zhao-etal-2020-limitations,
@@ -97,11 +98,71 @@ def mover_with_dropout(source: Any, target: Any, dropout_rate: float) -> float:
     return float(1.0 - (flow * cost).sum())
 
 
+_XMOVERSCORE_CARD = ModuleCard(
+    title="XMoverScore", emoji="❓",
+    summary=("XMoverScore: a cross-lingual mover's distance between source and translation plus a "
+             "target-side language model, on blindspot's cached scoring layer."),
+    description="""\
+XMoverScore (Zhao et al., 2020) on blindspot's scoring layer.
+
+Reference-free MT evaluation: the source (``sources``) and the translation (``predictions``) are
+encoded by a multilingual encoder (layer ``layer``), the source's vectors optionally remapped
+(``mapping="CLP"``: times the released projection; ``"UMD"``: less the released bias direction;
+give the file with ``remapping=``), each text becomes its ``ngram`` means, and ``xmover`` = 1 -
+the earth mover's cost after the smallest ``dropout_rate`` of the flows are dropped. ``lm`` is
+the translation's mean token log-probability under ``lm_model``, and ``xmoverscore = xmover +
+lm_weight * lm``. Paper defaults: ``model="bert-base-multilingual-cased"``, ``layer=8``,
+``ngram=2``, ``dropout_rate=0.3``, ``lm_model="gpt2"``, ``lm_weight=0.1``, CLP remapping (its
+matrix per language pair is released by the authors; ``mapping="none"`` is the default here).
+``lm_model=None`` leaves the LM term out (``lm`` = 0).""",
+    examples="""\
+>>> import evaluate
+>>> xmover = evaluate.load("blindspot/xmoverscore")
+>>> out = xmover.compute(predictions=["The cat sat on the mat.", "Stocks fell."],
+...                      sources=["The cat sat on the mat.", "Die Katze schlief."],
+...                      model="minilm", layer=6, lm_model=None, use_aggregator=False)
+>>> round(out["xmover"][0], 6), out["lm"]  # identical texts: no transport cost
+(1.0, [0.0, 0.0])
+>>> out["xmoverscore"] == out["xmover"]
+True
+""",
+    inputs="""\
+Args:
+    predictions (list of str): translations.
+    sources (list of str): their sources.
+    model, layer, ngram, mapping, remapping, dropout_rate, lm_model, lm_weight, batch_size,
+    device: see the description.
+    use_aggregator (bool): mean over rows (default) or per-row lists.
+Returns:
+    xmoverscore: xmover + lm_weight * lm; xmover: at most 1; lm: a mean log-probability (<= 0).
+    Higher is better.
+""",
+    citation=XMOVERSCORE_CITATION,
+    sections="""\
+## Metric description
+XMoverScore (Zhao et al., 2020) encodes the source and the translation with a multilingual encoder (layer 8 of mBERT), optionally remaps the source's vectors (CLP or UMD), solves the earth mover's flow between their bigram vectors, drops the 30% smallest flows, and adds 0.1 times the translation's mean token log-probability under GPT-2. Reference-free: it needs `sources`.
+
+The module's docstring (`xmoverscore.py`) states every option, default and choice; the scorer
+(`blindspot/scorers/xmoverscore.py`) is the computation, cached and batched by blindspot's scoring
+layer, so `blindspot run --metrics xmoverscore` judges it like any other metric.
+
+## How to use
+```python
+import evaluate
+xmoverscore = evaluate.load("blindspot/xmoverscore")  # or the path of this folder
+```
+See the examples in `xmoverscore.py`; they run offline on tiny models built from configs.
+""",  # noqa: E501
+    requirements=("pot", "torch", "transformers"),
+)
+
+
 @register_scorer
 class XMoverScore(lm.ModelScorer):
     """XMoverScore of each translation (hypothesis) against its source."""
 
     name = "xmoverscore"
+    card = _XMOVERSCORE_CARD
     outputs = ("xmoverscore", "xmover", "lm")
     uses_references = "none"
     uses_source = "required"

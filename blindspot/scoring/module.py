@@ -1,9 +1,11 @@
 """The base of every blindspot ``evaluate`` module: ``compute`` goes through the scoring layer.
 
-A module script under ``metrics/<name>/`` subclasses :class:`ScorerMetric`, names its scorer and
-writes its card text; features, input checks, caching and aggregation come from here. Import this
-module (``import blindspot.scoring.module as base``), not the class, so that ``evaluate.load``
-finds the script's own class first.
+A module generated from a scorer's card (``metrics/<name>/``, :mod:`blindspot.evaluate_modules`)
+subclasses :class:`CardMetric` and names its scorer; its text and any compute of its own come from
+the card. A hand-written module over a scorer (``sacrebleu``, ``perplexity``...) subclasses
+:class:`ScorerMetric` and writes its own. Features, input checks, caching and aggregation come
+from here. Import this module (``import blindspot.scoring.module as base``), not the class, so
+that ``evaluate.load`` finds the script's own class first.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from typing import Any, ClassVar
 import datasets
 import evaluate
 
+from blindspot.scorers._encoders import with_idf_corpus
+from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.engine import build_inputs, score_corpus, score_rows
-from blindspot.scoring.facts import scorer_facts
+from blindspot.scoring.facts import module_card, scorer_facts
 from blindspot.scoring.scorer import Scorer, get_scorer
 
 _MISSING_KEY = "_blindspot_missing_inputs"
@@ -32,8 +36,13 @@ class ScorerMetric(evaluate.Metric):
     def _scorer_class(self) -> type[Scorer]:
         return scorer_facts(self.scorer_name)
 
+    def _texts(self) -> tuple[str, str, str]:
+        """evaluate's description, citation and inputs description of this module."""
+        return self.module_description, self.module_citation, self.module_inputs
+
     def _info(self) -> evaluate.MetricInfo:
         cls = self._scorer_class()
+        description, citation, inputs = self._texts()
         base = {"predictions": datasets.Value("string")}
         if cls.uses_source != "none":
             base["sources"] = datasets.Value("string")
@@ -44,9 +53,8 @@ class ScorerMetric(evaluate.Metric):
                 datasets.Features({**base, "references": datasets.Sequence(datasets.Value("string"))}),
                 datasets.Features({**base, "references": datasets.Value("string")}),
             ]
-        return evaluate.MetricInfo(description=self.module_description,
-                                   citation=self.module_citation,
-                                   inputs_description=self.module_inputs, features=features)
+        return evaluate.MetricInfo(description=description, citation=citation,
+                                   inputs_description=inputs, features=features)
 
     def compute(self, *, predictions: Any = None, references: Any = None,
                 **kwargs: Any) -> dict[str, Any] | None:
@@ -74,19 +82,34 @@ class ScorerMetric(evaluate.Metric):
             kwargs[_MISSING_KEY] = tuple(missing)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
-    def _compute(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """evaluate's hook: each module script overrides it with its own keywords (so the base
-        takes any); the default work is :meth:`_score`."""
-        return self._score(*args, **kwargs)
+    def _compute(self, predictions: list[str], references: list[Any] | None = None,
+                 **arguments: Any) -> dict[str, Any]:
+        """evaluate's hook (a hand-written module may override it with its own keywords): the
+        placeholders :meth:`compute` gave for left-out columns become ``None`` again, then
+        :meth:`_module_compute` runs."""
+        missing = arguments.pop(_MISSING_KEY, ())
+        if "references" in missing:
+            references = None
+        if "sources" in missing:
+            arguments["sources"] = None
+        return self._module_compute(predictions, references, **arguments)
 
-    def _score(self, predictions: list[str], references: list[Any] | None = None,
+    def _module_compute(self, predictions: list[str], references: list[Any] | None,
+                        **arguments: Any) -> dict[str, Any]:
+        """What ``compute`` returns: :meth:`default_compute`."""
+        return self.default_compute(predictions, references, **arguments)
+
+    def default_compute(self, predictions: list[str], references: list[Any] | None = None,
                sources: list[str] | None = None, use_aggregator: bool = True,
                level: str = "sentence", **options: Any) -> dict[str, Any]:
-        missing = options.pop(_MISSING_KEY, ())
-        references = None if "references" in missing else references
-        sources = None if "sources" in missing else sources
+        """The scorer's per-row scores (their means with ``use_aggregator``), or its corpus
+        score (``level="corpus"``, or a corpus-level scorer); a scorer weighting by idf gets the
+        call's references as its idf corpus (unless ``idf=False``)."""
         if level not in ("sentence", "corpus"):
             raise ValueError(f"level must be 'sentence' or 'corpus', got {level!r}")
+        cls = self._scorer_class()
+        if cls.supports_idf:
+            options = with_idf_corpus(options, references, cls.idf_default())
         scorer = get_scorer(self.scorer_name, **options)
         result: dict[str, Any]
         if scorer.corpus_level or level == "corpus":
@@ -96,12 +119,43 @@ class ScorerMetric(evaluate.Metric):
             result = aggregate(rows) if use_aggregator else rows
         return {**result, **truncation_report(scorer, predictions, references)}
 
+    def aggregate(self, rows: dict[str, list[float]]) -> dict[str, float]:
+        """The mean of each output over rows (:func:`aggregate`), for a card's compute."""
+        return aggregate(rows)
+
+    def truncation_report(self, scorer: Any, predictions: list[str],
+                          references: list[Any] | None) -> dict[str, Any]:
+        """:func:`truncation_report`, for a card's compute."""
+        return truncation_report(scorer, predictions, references)
+
     def scorer_rows(self, predictions: list[str], references: list[Any] | None,
                     sources: list[str] | None = None, **options: Any) -> dict[str, list[float]]:
         """Per-row scores of this module's scorer with ``options`` (deduplicated and cached): what
         a blind-spot run judges, for the modules whose own default is a corpus score."""
         return score_rows(get_scorer(self.scorer_name, **options), predictions, references,
                           sources)
+
+
+class CardMetric(ScorerMetric):
+    """The module generated from a scorer's :class:`~blindspot.scoring.card.ModuleCard`: its
+    description, citation and inputs are the card's, and so is its compute when the card
+    declares one."""
+
+    def _card(self) -> ModuleCard:
+        return module_card(self.scorer_name)
+
+    def _texts(self) -> tuple[str, str, str]:
+        card = self._card()
+        return card.description, card.citation, card.inputs
+
+    def _module_compute(self, predictions: list[str], references: list[Any] | None,
+                        **arguments: Any) -> dict[str, Any]:
+        card = self._card()
+        if card.aggregate == "corpus" and "level" not in arguments:
+            arguments["level"] = "corpus" if arguments.get("use_aggregator", True) else "sentence"
+        if card.compute is None:
+            return self.default_compute(predictions, references, **arguments)
+        return card.compute(self, predictions, references, **arguments)
 
 
 def truncation_report(scorer: Any, predictions: list[str],

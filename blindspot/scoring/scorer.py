@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from blindspot.registry import Registry
+from blindspot.scoring.card import ModuleCard
 from blindspot.suggest import did_you_mean
 
 
@@ -125,6 +126,10 @@ class Scorer(ABC):
     #: the implementation the papers' numbers come from and our measured agreement with it
     #: (:class:`Reference`); None for a metric that is its own reference (blindspot's own)
     reference: ClassVar[Reference | None] = None
+    #: its ``evaluate`` module's card, examples and citation (:class:`ModuleCard`; every field
+    #: left out is read from this class), from which ``metrics/<name>/`` is generated; None for a
+    #: metric that another module serves (``comet_qe``: ``comet_score``'s "qe" configuration)
+    card: ClassVar[ModuleCard | None] = ModuleCard()
 
     def __init__(self, **config: Any) -> None:
         self.config = config
@@ -153,7 +158,10 @@ class Scorer(ABC):
     @classmethod
     def option_names(cls) -> list[str] | None:
         """The options this scorer accepts: the named parameters of its ``__init__`` and its
-        ``extra_options`` (None: it takes any keyword)."""
+        ``extra_options`` (None: it takes any keyword); a scorer without an ``__init__`` of its
+        own has none."""
+        if cls.__init__ is Scorer.__init__:
+            return list(cls.extra_options)
         named = declared_options(cls.__init__)
         if named is None and not cls.extra_options:
             return None

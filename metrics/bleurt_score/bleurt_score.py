@@ -11,7 +11,7 @@ Examples:
     >>> import evaluate, tempfile
     >>> from blindspot.tiny_models import tiny_bleurt
     >>> folder = tiny_bleurt(tempfile.mkdtemp())  # random weights: the numbers mean nothing
-    >>> bleurt = evaluate.load("metrics/bleurt_score")
+    >>> bleurt = evaluate.load("blindspot/bleurt_score")
     >>> out = bleurt.compute(predictions=["a bird chirps by the window", "a random sentence"],
     ...                      references=[["a bird sings at the window"], ["this is random", "x"]],
     ...                      model=folder, use_aggregator=False)

@@ -11,7 +11,7 @@ lower, paired Wilcoxon p-value, bootstrap CI) and the examples the metric penali
 
 Examples:
     >>> import evaluate
-    >>> blindspot = evaluate.load("metrics/blindspot")
+    >>> blindspot = evaluate.load("blindspot")
     >>> golds = ["The council approved the new budget on Monday. Spending on schools rises by 4 percent.",
     ...          "Heavy rain closed the coastal road for two days. Engineers say repairs will take a week."]
     >>> refs = ["On Monday the council passed the budget, raising school spending by 4 percent.",

@@ -16,7 +16,7 @@ cannot be judged has ``passed`` None, never True.
 
 Examples:
     >>> import evaluate
-    >>> judge = evaluate.load("metrics/blindspot_accuracy")
+    >>> judge = evaluate.load("blindspot_accuracy")
     >>> out = judge.compute(predictions=[0.8, 0.6, 0.5, 0.3, 1.0, 1.0, 1.0, 1.0],
     ...                     references=[1.0] * 8,
     ...                     tests=["drop"] * 4 + ["flat"] * 4,

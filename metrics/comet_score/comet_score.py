@@ -1,9 +1,9 @@
 """COMET and COMET-QE (Rei et al., 2020) through unbabel-comet, on blindspot's scoring layer.
 
 COMET regresses a translation-quality score from a cross-lingual encoder's features of the source,
-the hypothesis and (reference-based) the reference. Load ``evaluate.load("metrics/comet_score")``
+the hypothesis and (reference-based) the reference. Load ``evaluate.load("blindspot/comet_score")``
 for reference-based COMET (inputs: predictions, references, sources; output ``comet``) or
-``evaluate.load("metrics/comet_score", "qe")`` for COMET-QE (predictions, sources; output
+``evaluate.load("blindspot/comet_score", "qe")`` for COMET-QE (predictions, sources; output
 ``comet_qe``). ``model`` is any COMET checkpoint: a ``.ckpt`` file, a model folder
 (``hparams.yaml`` + ``checkpoints/``), a Hub id (``Unbabel/wmt22-comet-da``,
 ``Unbabel/wmt22-cometkiwi-da``) or a legacy name (``wmt20-comet-da``, ``wmt21-comet-qe-mqm``: the
@@ -15,14 +15,14 @@ Examples:
     >>> import evaluate, tempfile
     >>> from blindspot.tiny_models import tiny_comet
     >>> folder = tiny_comet(tempfile.mkdtemp())  # random weights: the numbers mean nothing
-    >>> comet = evaluate.load("metrics/comet_score")
+    >>> comet = evaluate.load("blindspot/comet_score")
     >>> out = comet.compute(predictions=["The cat sat on the mat.", "A dog."],
     ...                     references=[["The cat was on the mat."], ["A dog.", "One dog."]],
     ...                     sources=["Die Katze saß auf der Matte.", "Ein Hund."],
     ...                     model=folder, use_aggregator=False)
     >>> sorted(out), len(out["comet"])
     (['comet'], 2)
-    >>> qe = evaluate.load("metrics/comet_score", "qe")
+    >>> qe = evaluate.load("blindspot/comet_score", "qe")
     >>> qe.compute(predictions=["A dog."], sources=["Ein Hund."], model=folder)
     Traceback (most recent call last):
     ...

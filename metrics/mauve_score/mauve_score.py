@@ -21,7 +21,7 @@ reference set.
 
 Examples:
     >>> import evaluate
-    >>> mauve_metric = evaluate.load("metrics/mauve_score")
+    >>> mauve_metric = evaluate.load("blindspot/mauve_score")
     >>> human = [f"The town of Ashford had {i + 2} mills on the river in the year {1800 + 7 * i}."
     ...          for i in range(20)]
     >>> out = mauve_metric.compute(predictions=human, references=human, feature_model="minilm")

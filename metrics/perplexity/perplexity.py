@@ -20,7 +20,7 @@ better), as the blind-spots paper reports it (``blindspot run --metrics gpt_ppl`
 
 Examples:
     >>> import evaluate
-    >>> perplexity = evaluate.load("metrics/perplexity")
+    >>> perplexity = evaluate.load("blindspot/perplexity")
     >>> results = perplexity.compute(model_id="smollm2", predictions=["lorem ipsum",
     ...                              "Happy Birthday!", "Bienvenue"], add_start_token=False)
     >>> print(list(results.keys()))

@@ -19,7 +19,7 @@ MENLI-style set and reports these figures too.
 
 Examples:
     >>> import evaluate
-    >>> judge = evaluate.load("metrics/preference_accuracy")
+    >>> judge = evaluate.load("preference_accuracy")
     >>> out = judge.compute(para_scores=[0.9, 0.5, 0.4, 0.7],
     ...                     adv_scores=[0.2, 0.5, 0.6, 0.1],
     ...                     error_types=["neg", "neg", "typo", "typo"])

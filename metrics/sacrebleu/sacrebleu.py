@@ -15,7 +15,7 @@ evaluate's classic 0-1 corpus BLEU use the ``bleu`` module.
 
 Examples:
     >>> import evaluate
-    >>> sacrebleu = evaluate.load("metrics/sacrebleu")
+    >>> sacrebleu = evaluate.load("blindspot/sacrebleu")
     >>> predictions = ["hello there general kenobi", "on our way to ankh morpork"]
     >>> references = [["hello there general kenobi", "hello there !"],
     ...               ["goodbye ankh morpork", "ankh morpork"]]
