@@ -106,13 +106,13 @@ def _judge(options: JudgeOptions, **overrides: Any) -> Any:
     return get_scorer("llm_judge", **{**options, **overrides})
 
 
-def _uninformative(grades: Sequence[float]) -> str | None:
-    """The flag of a judge that gave every text one grade (its agreement and stability then
-    say nothing), or None."""
-    grade = constant_grade(grades)
-    return None if grade is None else (
-        f"uninformative: the judge gave all {len(grades)} texts the grade {grade:g}, so this "
-        "audit's agreement says nothing about it")
+def _uninformative(values: Sequence[float], what: str = "grade") -> str | None:
+    """The flag of a judge that gave every text one grade (or one score: ``what``), so that
+    what the audit compares says nothing, or None."""
+    value = constant_grade(values)
+    return None if value is None else (
+        f"uninformative: the judge gave all {len(values)} texts the {what} {value:g}, so this "
+        "audit's figures say nothing about it")
 
 
 def _flagged(flag: str | None, passed: bool, why: str) -> tuple[bool, str]:
@@ -190,7 +190,8 @@ def rubric(options: JudgeOptions, texts: Sequence[str],
              for v, s in scored.items() if v != "as_written"}
     worst = max(change, key=lambda v: change[v])
     sensitivity = change[worst]
-    flag = _uninformative([g for s in scored.values() for g in s["grade"]])
+    # the rule reads the scores (a weighted judge's vary where its most probable grade does not)
+    flag = _uninformative([x for s in scored.values() for x in s["score"]], "score")
     passed, why = _flagged(flag, sensitivity <= tol, (
         f"the {worst} rubric moves a row's score by {sensitivity:.3f} grade points on "
         f"average ({'at most' if sensitivity <= tol else 'above'} the tolerance {tol}); the "

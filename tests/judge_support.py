@@ -54,7 +54,8 @@ class Behaviour:
 
     * ``grader`` (the request's body -> its grade) replaces :func:`grade_for`: a pairwise judge
       with a known bias, one whose grade follows the request's seed, a constant one;
-    * the first ``fail_first`` chat requests get ``status`` (429, 503...);
+    * the first ``fail_first`` chat requests get ``status`` (429, 503...), with the header
+      ``Retry-After: retry_after`` (None: no such header);
     * ``reply``: how every chat request from the ``fault_from``-th on is answered (0: the
       identity probe on; 1: the probe answered well, then every row), one of :data:`REPLIES`;
     * ``no_grade``: replies hold no grade; ``logprobs``: False gives none even when asked;
@@ -69,6 +70,7 @@ class Behaviour:
     grader: Callable[[dict[str, Any]], int] | None = None
     fail_first: int = 0
     status: int = 429
+    retry_after: str | None = "0"
     reply: str = "sse"
     fault_from: int = 0
     no_grade: bool = False
@@ -80,6 +82,17 @@ class Behaviour:
     answer_at_most: int | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     answered: int = 0
+    #: how long each chat request was served, from its arrival to the last byte written or
+    #: the client hanging up (a trickle: how long the judge listened)
+    served_s: list[float] = field(default_factory=list)
+
+    def served(self, wait_s: float = 5.0) -> list[float]:
+        """:attr:`served_s` once every chat request's handler has ended (a trickle notices the
+        judge hung up at its next keep-alive), waiting at most ``wait_s``."""
+        deadline = time.monotonic() + wait_s
+        while len(self.served_s) < len(self.requests) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return list(self.served_s)
 
     def graded(self) -> list[dict[str, Any]]:
         """The chat requests that graded a row (the identity probe left out)."""
@@ -110,6 +123,13 @@ class _Handler(BaseHTTPRequestHandler):
                                                for m in models]})
 
     def do_POST(self) -> None:  # noqa: N802  (http.server's name)
+        start = time.monotonic()
+        try:
+            self._post()
+        finally:
+            self.server.behaviour.served_s.append(time.monotonic() - start)
+
+    def _post(self) -> None:
         behaviour = self.server.behaviour
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         behaviour.requests.append({"headers": {k.lower(): v for k, v in self.headers.items()},
@@ -237,7 +257,8 @@ class _Handler(BaseHTTPRequestHandler):
         payload = json.dumps({"error": {"message": message, "type": "error"}}).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Retry-After", "0")
+        if self.server.behaviour.retry_after is not None:
+            self.send_header("Retry-After", self.server.behaviour.retry_after)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)

@@ -6,6 +6,7 @@ No model is loaded. The server faults and the identity of a server: tests/test_j
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -37,6 +38,18 @@ def score(scorer, rows=ROWS):
 
 
 # -- templates and grades ---------------------------------------------------------------------------
+
+@pytest.mark.quick
+def test_judges_imports_no_scorer() -> None:
+    """blindspot.judges (templates, grades, the server backend) sits under the scorers: the
+    in-process backend that needs the likelihood metrics' helpers is scorers/llm_judge.py's."""
+    package = Path(__file__).resolve().parents[1] / "blindspot" / "judges"
+    for module in package.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            assert not any(n.startswith("blindspot.scorers") for n in names), module.name
+
 
 @pytest.mark.quick
 def test_every_shipped_template_loads_and_renders_its_placeholders() -> None:

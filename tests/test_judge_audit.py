@@ -212,10 +212,10 @@ def test_a_constant_judge_is_flagged_its_kappa_undefined_and_fail_on_exits_3(tmp
             "status 3") in gated.output
     saved = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     rubric, panel = saved["audits"]["rubric"], saved["audits"]["panel"]
-    flag = ("uninformative: the judge gave all 6 texts the grade 2, so this audit's agreement "
-            "says nothing about it")
-    assert saved["flags"] == [f"rubric: {flag}", f"panel: {flag}"]
-    assert not rubric["passed"] and rubric["explanation"].startswith(flag)
+    flag = ("uninformative: the judge gave all 6 texts the {} 2, so this audit's figures say "
+            "nothing about it")
+    assert saved["flags"] == [f"rubric: {flag.format('score')}", f"panel: {flag.format('grade')}"]
+    assert not rubric["passed"] and rubric["explanation"].startswith(flag.format("score"))
     assert rubric["sensitivity"] == 0.0  # the figure a constant judge would pass on
     # the full 3 x 3 matrix of the default panel (the rubric as written, reversed, reworded):
     # two judges that give one grade to every row have no kappa (null), not 1
@@ -225,7 +225,7 @@ def test_a_constant_judge_is_flagged_its_kappa_undefined_and_fail_on_exits_3(tmp
     assert panel["agreement"]["rubric=reworded"]["rubric=as_written"] == {
         "exact": 1.0, "within_1": 1.0, "kappa": None}
     assert "kappa undefined" in panel["explanation"] and not panel["passed"]
-    assert f"flag rubric: {flag}" in " ".join(plain.output.split())
+    assert f"flag rubric: {flag.format('score')}" in " ".join(plain.output.split())
     assert "## Flags" in (tmp_path / "report.md").read_text(encoding="utf-8")
 
 
