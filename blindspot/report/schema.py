@@ -255,8 +255,9 @@ class MetricResult(_Entry):
     #: calls and tokens; None where not reported), and ``cached``: the distinct inputs read from
     #: the score cache instead; absent for a metric that declares no cost outputs
     usage: dict[str, float | None] | None = None
-    #: why the metric's numbers say nothing about the texts (``uninformative: ...``,
-    #: :func:`blindspot.scoring.anchors.uninformative`); absent when there is no such flag
+    #: why a metric that declares ``flags_uninformative`` (an LLM judge) said nothing about the
+    #: texts (``uninformative: ...``, :func:`blindspot.scoring.anchors.uninformative`); absent
+    #: when there is no such flag
     flags: list[str] | None = None
 
     OPTIONAL = ("signature", "expectations", "usage", "flags")

@@ -94,9 +94,11 @@ class Tally:
 
     def count(self, scores: Sequence[float], ids: Sequence[Any]) -> None:
         bad = nan_rows(scores)
-        finite = [s for s in scores if math.isfinite(s)]
-        if finite:
-            self.low, self.high = min(self.low, *finite), max(self.high, *finite)
+        values = np.asarray(scores, dtype=np.float64)
+        finite = values[np.isfinite(values)]
+        if finite.size:
+            self.low = min(self.low, float(finite.min()))
+            self.high = max(self.high, float(finite.max()))
         self.values += len(scores)
         self.n_nan += len(bad)
         self.nan_ids += [ids[i] for i in bad[: 5 - len(self.nan_ids)]]

@@ -348,10 +348,11 @@ class MetricAccount:
         entry.anchors = run.anchors(texts, None if references[0] is None else references,
                                     None if sources[0] is None else sources, engine)
         entry.usage = run.usage()
-        tallies = [self.gold, *self.cells.values()]
-        flag = uninformative(min(t.low for t in tallies), max(t.high for t in tallies),
-                             entry.anchors, self.settings.tolerance)
-        entry.flags = [flag] if flag else None
+        if run.scorer.flags_uninformative:  # a judge that may grade every text alike
+            tallies = [self.gold, *self.cells.values()]
+            flag = uninformative(min(t.low for t in tallies), max(t.high for t in tallies),
+                                 entry.anchors, self.settings.tolerance)
+            entry.flags = [flag] if flag else None
 
         def cells_of(test: str) -> list[Cell]:
             cells = []

@@ -69,6 +69,7 @@ class LlmJudge(Scorer):
     name = "llm_judge"
     outputs = ("score", "grade", "calls", "prompt_tokens", "completion_tokens")
     cost_outputs = ("calls", "prompt_tokens", "completion_tokens")
+    flags_uninformative = True
     default_output = "score"
     uses_references = "optional"
     uses_source = "optional"
