@@ -30,7 +30,7 @@ export TOKENIZERS_PARALLELISM = false
 # the Space's browser tests drive Debian's chromium (Playwright cannot download a browser here)
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: env dev lint types check browser reference demo test bench clean-env
+.PHONY: env dev lint types check browser reference llama-server demo test bench clean-env
 
 env: $(STAMP)
 
@@ -108,9 +108,20 @@ $(REF_STAMP): $(STAMP) requirements/reference.txt
 	$(PIP) install -q --no-deps -r requirements/reference.txt
 	touch $(REF_STAMP)
 
+# llama.cpp's OpenAI-compatible server for the judge tests (tests/llama_support.py): its own
+# environment, .venv-llama (requirements/llama-server*.txt), with llama-cpp-python's wheel built
+# from its sdist once per machine (minutes) and kept outside the checkout, in
+# ~/.cache/blindspot/wheels; then an install takes seconds. The module checks its own stamp.
+LLAMA_STAMP := .venv-llama/.blindspot-llama-server
+llama-server: $(LLAMA_STAMP)
+
+$(LLAMA_STAMP): $(STAMP) requirements/llama-server.txt requirements/llama-server-constraints.txt \
+	  tests/llama_support.py
+	$(PY) tests/llama_support.py
+
 # blindspot's own modules compiled first (an editable install is not): see UV_INSTALL
 SOURCES := blindspot perturbations metrics datasets_scripts
-test: env browser reference
+test: env browser reference llama-server
 	$(PY) -m compileall -q -j 0 $(SOURCES) > /dev/null
 	$(PY) -m pytest -n 2 --durations=15
 

@@ -53,8 +53,9 @@ HUB_ROUND_TRIP = "tests/test_hub_roundtrip.py: a Hub server (olah) on loopback"
 GPU_PATHS = ("tests/test_gpu_device_path.py: precisions keyed apart, token budgets and the "
              "out-of-memory split on tiny models")
 JUDGE_RUNS = ("tests/test_judge_api.py: blindspot run with llm_judge and --judge-url against a judge "
-              "server on loopback; tests/test_judge_models.py: SmolLM2 in-process and through "
-              "transformers serve")
+              "server on loopback; tests/test_judge_models.py: SmolLM2 in-process")
+JUDGE_SERVERS = ("tests/test_judge_servers.py: llama.cpp's server and transformers serve started "
+                 "as printed, and the judge examples run as printed against them (on free ports)")
 #: The blocks that are never run, by page and first line, and what runs them instead.
 NOT_RUN = {
     ("README.md", 'pip install ".[models,judges,space]"  # the package, the model metrics, LLM '
@@ -77,7 +78,16 @@ NOT_RUN = {
     # paths run on a few rows
     ("docs/judges.md", "blindspot run --metrics llm_judge@smollm2,rouge --task summarization "
                        "--data demo \\"): JUDGE_RUNS,
-    ("docs/judges.md", "export OPENAI_API_KEY=...        # only if the server wants one"): JUDGE_RUNS,
+    ("docs/judges.md", "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install "
+                       "'llama-cpp-python[server]==0.3.36'"):
+        "make llama-server: tests/llama_support.py builds it into .venv-llama",
+    ("docs/judges.md", "python -m llama_cpp.server --model SmolLM2-135M-Instruct.Q4_1.gguf "
+                       "--model_alias smollm2 \\"): JUDGE_SERVERS,
+    ("docs/judges.md", "transformers serve --host 127.0.0.1 --port 8000"): JUDGE_SERVERS,
+    ("docs/judges.md", "blindspot run --metrics llm_judge@smollm2 --option "
+                       "llm_judge.template=quality \\"): JUDGE_SERVERS,
+    ("docs/judges.md", "blindspot judge-audit --data two.jsonl --rows 2 --audits position "
+                       "--template quality \\"): JUDGE_SERVERS,
     ("docs/judges.md", "blindspot run --metrics llm_judge@smollm2 --option "
                        "llm_judge.template=my_rubric.toml \\"): JUDGE_RUNS,
     ("docs/reliability.md", "python -m pytest tests/test_faults.py -q"): ".ci/run: make test",

@@ -234,7 +234,7 @@ def test_each_model_metric_table_comes_before_the_next_metric_scores(tmp_path: P
 
 def test_demo_shows_the_judge_table_beside_rouge_and_rejudges_without_the_model(
         tmp_path: Path, monkeypatch) -> None:
-    """The summarization task's model metric is the SmolLM2 judge (G-Eval's fluency rubric):
+    """The summarization task's model metric is the SmolLM2 judge (the quality rubric):
     its table holds a verdict for each of its tests, with ROUGE-L judged on the same rows beside
     it; a second demo reads every grade back and calls the judge on nothing."""
     from blindspot.scorers.llm_judge import LlmJudge
@@ -263,7 +263,7 @@ def test_demo_shows_the_judge_table_beside_rouge_and_rejudges_without_the_model(
     data = results["datasets"]["demo-summarization-first2.jsonl"]
     assert data["rows"] == 2 and list(data["metrics"]) == [judge, rouge]
     assert results["config"]["metrics"][0]["options"] == {"model": "smollm2",
-                                                          "template": "fluency"}
+                                                          "template": "quality"}
     assert data["metrics"][judge]["usage"]["calls"] >= 2 * 2  # two rows, two tests at least
     table = re.search(rf"┃ test +┃ category +┃ {re.escape(judge)} +┃ {re.escape(rouge)} +┃\n"
                       r".*\n((?:│.*\n)+)", printed)
@@ -277,7 +277,7 @@ def test_demo_shows_the_judge_table_beside_rouge_and_rejudges_without_the_model(
         for cell, metric in ((judge_cell, judge), (rouge_cell, rouge)):
             status = data["metrics"][metric]["tests"][test]["status"]
             assert status in mark and cell.startswith(mark[status]), (test, metric, cell)
-    assert "llm_judge@smollm2 template=fluency beside rouge (first 2 rows" in printed
+    assert "llm_judge@smollm2 template=quality beside rouge (first 2 rows" in printed
     # the second demo: every grade read back, the judge called on nothing, the same table
     judged.clear()
     again, same = demo()

@@ -1,16 +1,18 @@
 """The LLM judge's openai backend against a real HTTP server on 127.0.0.1 (tests/judge_support.py):
-429 then success, a reply with no grade, a server that dies mid-run (and the resume), a call
-budget too small, the weighted grade from top_logprobs, and a key that never reaches a file or a
-log. The templates are checked here too. No model is loaded."""
+429 then success, a reply with no grade, a plain JSON completion, a server that dies mid-run (and
+the resume), a call budget too small, the weighted grade from top_logprobs, and a key that never
+reaches a file or a log (and no key sent when none is set). The templates are checked here too.
+No model is loaded. The server faults and the identity of a server: tests/test_judge_faults.py."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
 
 import pytest
-from judge_support import NEXT, TOP, Behaviour, chat_server, grade_for
+from judge_support import NEXT, TOP, Behaviour, chat_server, grade_for, rows_file
 from typer.testing import CliRunner
 
 from blindspot.cli import app
@@ -38,9 +40,21 @@ def score(scorer, rows=ROWS):
 # -- templates and grades ---------------------------------------------------------------------------
 
 @pytest.mark.quick
+def test_judges_imports_no_scorer() -> None:
+    """blindspot.judges (templates, grades, the server backend) sits under the scorers: the
+    in-process backend that needs the likelihood metrics' helpers is scorers/llm_judge.py's."""
+    package = Path(__file__).resolve().parents[1] / "blindspot" / "judges"
+    for module in package.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            assert not any(n.startswith("blindspot.scorers") for n in names), module.name
+
+
+@pytest.mark.quick
 def test_every_shipped_template_loads_and_renders_its_placeholders() -> None:
     assert shipped_templates() == ["coherence", "consistency", "fluency", "mt_adequacy",
-                                   "pairwise", "relevance"]
+                                   "pairwise", "quality", "relevance"]
     for name in shipped_templates():
         template = load_template(name)
         system, user = template.render("HYPO", ("REF",), "SRC")
@@ -77,7 +91,7 @@ def test_a_users_template_file_scores_like_a_shipped_one(tmp_path: Path) -> None
                     encoding="utf-8")
     with chat_server() as (url, server):
         out = score_rows(judge(url, template=str(path), mode="greedy"), ["abc"], cache=None)
-    sent = server.requests[0]["body"]["messages"]
+    sent = server.graded()[0]["body"]["messages"]
     assert sent == [{"role": "system", "content": "grade"},
                     {"role": "user", "content": "1. short\nabc\nGrade 1-5."}]
     assert out["grade"] == [float(grade_for(sent))]
@@ -99,7 +113,7 @@ def test_grades_are_parsed_and_weighted_by_hand() -> None:
 def test_the_weighted_grade_comes_from_top_logprobs_with_calls_and_tokens() -> None:
     with chat_server() as (url, server):
         out = score(judge(url))
-    grades = [grade_for(r["body"]["messages"]) for r in server.requests]
+    grades = [grade_for(r["body"]["messages"]) for r in server.graded()]
     assert all(r["body"]["stream"] and r["body"]["top_logprobs"] == 20 for r in server.requests)
     by_prompt = sorted(grades)
     expected = sorted(g * TOP + (g + 1) * NEXT if g < 5 else 5.0 for g in grades)
@@ -112,8 +126,29 @@ def test_the_weighted_grade_comes_from_top_logprobs_with_calls_and_tokens() -> N
 def test_a_429_is_retried_and_then_succeeds() -> None:
     with chat_server(Behaviour(fail_first=2, status=429)) as (url, server):
         out = score(judge(url, mode="greedy"), ROWS[:1])
-    assert len(server.requests) == 3  # two 429s, then the answer
+    assert len(server.requests) == 4  # two 429s, then the identity probe, then the row
+    assert len(server.graded()) == 1
     assert out["grade"] == [float(grade_for(server.requests[-1]["body"]["messages"]))]
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("mode", ["greedy", "weighted"])
+def test_a_plain_json_completion_is_read_as_a_streamed_one(mode: str) -> None:
+    # a server that ignores "stream": true and answers one chat.completion object
+    with chat_server(Behaviour(reply="json")) as (url, _):
+        whole = score(judge(url, mode=mode), ROWS[:2])
+    with chat_server() as (url, _):
+        streamed = score(judge(url, mode=mode), ROWS[:2])
+    assert whole == streamed
+    assert all(g in (1.0, 2.0, 3.0, 4.0, 5.0) for g in whole["grade"])
+
+
+@pytest.mark.quick
+def test_no_key_is_sent_when_its_variable_is_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BLINDSPOT_UNSET_KEY", raising=False)
+    with chat_server() as (url, server):
+        score(judge(url, mode="greedy", api_key_env="BLINDSPOT_UNSET_KEY"), ROWS[:1])
+    assert server.requests and all("authorization" not in r["headers"] for r in server.requests)
 
 
 @pytest.mark.quick
@@ -128,9 +163,7 @@ def test_a_reply_with_no_grade_is_an_error_naming_the_row_and_the_reply() -> Non
 # -- whole runs through the command line -------------------------------------------------------------
 
 def _data(tmp_path: Path) -> Path:
-    path = tmp_path / "rows.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
-    return path
+    return rows_file(tmp_path, ROWS)
 
 
 def _run(data: Path, out: Path, url: str, *extra: str):
@@ -148,15 +181,15 @@ def test_a_call_budget_too_small_is_refused_before_any_call(
     with chat_server() as (url, server):
         refused = _run(data, tmp_path / "out", url, "--max-calls", "3")
         assert refused.exit_code == 1, refused.output
-        assert "budget is 3" in refused.output and server.requests == []
+        assert "budget is 3" in refused.output and server.graded() == []
         needed = int(re.search(r"needs up to (\d+) judge calls", refused.output)[1])
         enough = _run(data, tmp_path / "out", url, "--max-calls", str(needed))
     assert enough.exit_code == 0, enough.output
-    assert 0 < len(server.requests) <= needed
+    assert 0 < len(server.graded()) <= needed
     metric = next(iter(json.loads((tmp_path / "out" / "results.json").read_text())["datasets"]
                        .values()))["metrics"]
     entry = next(iter(metric.values()))
-    assert entry["usage"]["calls"] == len(server.requests)
+    assert entry["usage"]["calls"] == len(server.graded()) and entry["usage"]["cached"] == 0
     assert entry["anchors"]["gold"] is not None  # the anchors fit the budget too
 
 
@@ -164,7 +197,6 @@ def test_a_dead_server_stops_the_run_and_the_same_command_resumes_to_the_same_by
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("BLINDSPOT_TEST_JUDGE_KEY", KEY)
-    monkeypatch.setenv("OPENAI_LOG", "debug")  # the client's own log: the key must not be in it
     monkeypatch.setenv("BLINDSPOT_CACHE", str(tmp_path / "cache-a"))
     data, out = _data(tmp_path), tmp_path / "out"
     with chat_server(Behaviour(answer_at_most=9)) as (url, server):
@@ -172,7 +204,7 @@ def test_a_dead_server_stops_the_run_and_the_same_command_resumes_to_the_same_by
         dead = _run(data, out, url)
     assert dead.exit_code == 1
     assert dead.output.count("error: ") == 1 and "failed after 2 tries" in dead.output
-    assert "run the same command again to resume" in dead.output
+    assert "run the same command to resume" in dead.output
     assert all(r["headers"]["authorization"] == f"Bearer {KEY}" for r in server.requests)
     with chat_server(port=port) as (url, _):
         resumed = _run(data, out, url)

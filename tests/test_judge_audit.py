@@ -6,6 +6,7 @@ audit must catch the biased judge and pass the unbiased one. Only the slow test 
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -58,9 +59,23 @@ def test_position_flip_rate_of_a_pairwise_judge(grader, passed, flip, both) -> N
         (passed, flip, both)
     assert result.rule == "order_invariant" and result.figures["pairs"] == 4
     # both orders asked, gold first then gold second, each pair's own texts
-    pairs = [_pair(r["body"]) for r in behaviour.requests]
+    pairs = [_pair(r["body"]) for r in behaviour.graded()]
     assert sorted(pairs) == sorted([*zip(GOLDS, SHORT, strict=True), *zip(SHORT, GOLDS, strict=True)])
     assert f"{flip:.0%} of 4 pairs flip" in result.explanation
+
+
+def test_position_counts_a_tie_as_neither_a_preference_nor_a_flip() -> None:
+    # weighted: the judge puts the same probability on 1 and 2 (its argmax alone would say 1)
+    with chat_server(Behaviour(grader=always_first, top=0.5)) as (url, _):
+        tied = audit.position(options(url, template="pairwise"), GOLDS, SHORT, SOURCES)
+    assert tied.figures["ties"] == 1.0 and tied.figures["flip_rate"] == 0.0
+    assert tied.figures["gold_both"] == 0.0 and math.isnan(tied.figures["first_wins"])
+    assert not tied.passed and tied.flag == ("uninformative: every one of the 8 calls was a "
+                                             "tie, so the judge prefers no answer")
+    with chat_server(Behaviour(grader=always_first)) as (url, _):
+        biased = audit.position(options(url, template="pairwise"), GOLDS, SHORT, SOURCES)
+    assert biased.figures["ties"] == 0.0 and biased.figures["flip_rate"] == 1.0
+    assert biased.figures["first_wins"] == 1.0 and biased.flag is None
 
 
 def test_position_budget_is_refused_before_any_call() -> None:
@@ -77,7 +92,7 @@ def test_a_pairwise_template_grades_nothing_alone_and_must_have_scale_1_2(tmp_pa
         with pytest.raises(BlindspotInputError, match="pairwise template"):
             score_rows(get_scorer("llm_judge", **options(url, template="pairwise")), GOLDS,
                        sources=SOURCES, cache=None)
-    assert behaviour.requests == []
+    assert behaviour.graded() == []
     with pytest.raises(BlindspotInputError, match=r"must be \[1, 2\] in a pairwise"):
         parse_template({"scale": [1, 5], "rubric": ["a"], "system": "s",
                         "user": "{hypothesis} {second}"}, tmp_path / "p.toml", "p")
@@ -107,14 +122,14 @@ def test_rubric_sensitivity_catches_a_judge_that_reads_the_rubrics_wording() -> 
     assert biased.figures["exact_agreement"] == {"reversed": 1.0, "reworded": 0.0}
     assert steady.passed and steady.figures["sensitivity"] == 0.0
     # three rubrics asked of every row, the reversed one last line first
-    firsts = {_rubric_line(r["body"]) for r in behaviour.requests}
+    firsts = {_rubric_line(r["body"]) for r in behaviour.graded()}
     assert firsts == {fluency.rubric[0], fluency.rubric[-1], fluency.reworded[0]}
-    assert len(behaviour.requests) == 3 * len(texts)
+    assert len(behaviour.graded()) == 3 * len(texts)
 
 
 def test_flakiness_a_sampled_judge_whose_verdict_changes_is_no_pass() -> None:
-    def steady(body) -> int:
-        return 2
+    def steady(body) -> int:  # the padded summary below the gold, whatever the seed
+        return 1 if "In other words" in body["messages"][-1]["content"] else 2
 
     def random_grade(body) -> int:  # the grade follows the request's sampling seed
         return body["seed"] % 3 + 1
@@ -122,8 +137,8 @@ def test_flakiness_a_sampled_judge_whose_verdict_changes_is_no_pass() -> None:
     with chat_server(Behaviour(grader=steady)) as (url, behaviour):
         stable = audit.flakiness(options(url, template="fluency"), GOLDS, "judge_verbosity", 2,
                                  repeats=3)
-    assert {r["body"]["temperature"] for r in behaviour.requests} == {1.0}  # sampling on
-    assert len({r["body"]["seed"] for r in behaviour.requests}) > 1
+    assert {r["body"]["temperature"] for r in behaviour.graded()} == {1.0}  # sampling on
+    assert len({r["body"]["seed"] for r in behaviour.graded()}) > 1
     assert stable.passed and stable.figures["stability"] == 1.0
     assert stable.figures["test_verdict"] == "pass" and stable.figures["grade_stability"] == 1.0
 
@@ -163,20 +178,65 @@ def test_judge_audit_command_writes_each_audits_verdict_and_figures(tmp_path, mo
     written = (tmp_path / "results.json").read_text(encoding="utf-8")
     report = json.loads(written)
     assert (report["schema_version"], report["protocol"]) == (1, "judge-audit")
-    assert report["judge"]["server"] is True and "url" not in report["judge"]
+    assert report["judge"]["url"] == url  # shown as `blindspot run` shows it
     assert report["judge"]["max_tokens"] == 4 and report["judge"]["mode"] == "greedy"
     assert report["audits"]["position"]["flip_rate"] == 1.0
     assert report["audits"]["panel"]["judges"] == ["rubric=as_written", "rubric=reworded"]
     assert report["audits"]["panel"]["tolerance"] == 1 and report["audits"]["panel"]["passed"]
     assert len(report["audits"]["panel"]["panel"]["mean"]) == 3
-    assert len(behaviour.requests) == 2 * 3 + 2 * 3  # both orders, then two judges
-    assert {r["body"]["max_tokens"] for r in behaviour.requests} == {4}
+    assert len(behaviour.graded()) == 2 * 3 + 2 * 3  # both orders, then two judges
+    assert {r["body"]["max_tokens"] for r in behaviour.graded()} == {4}
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "## position: FAIL\n\n`order_invariant` (tolerance 0.1): 100% of 3 pairs" in markdown
     assert "## panel: pass" in markdown
     for text in (written, markdown, result.output):
-        assert key not in text and url not in text
+        assert key not in text and url in text
     assert {r["headers"]["authorization"] for r in behaviour.requests} == {f"Bearer {key}"}
+
+
+def test_a_constant_judge_is_flagged_its_kappa_undefined_and_fail_on_exits_3(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from blindspot.cli import app
+
+    def audit_of(*extra: str):
+        return CliRunner().invoke(app, [
+            "judge-audit", "--data", "demo", "--rows", "2", "--audits", "rubric,panel",
+            "--judge-url", url, "--mode", "greedy", "--out", str(tmp_path), *extra])
+
+    with chat_server(Behaviour(grader=lambda body: 2)) as (url, _):
+        gated = audit_of("--fail-on", "fail")
+        plain = audit_of()
+    assert gated.exit_code == 3 and plain.exit_code == 0, gated.output + plain.output
+    assert ("--fail-on fail: 2 failed (judge-audit / rubric, judge-audit / panel); exit "
+            "status 3") in gated.output
+    saved = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    rubric, panel = saved["audits"]["rubric"], saved["audits"]["panel"]
+    flag = ("uninformative: the judge gave all 6 texts the {} 2, so this audit's figures say "
+            "nothing about it")
+    assert saved["flags"] == [f"rubric: {flag.format('score')}", f"panel: {flag.format('grade')}"]
+    assert not rubric["passed"] and rubric["explanation"].startswith(flag.format("score"))
+    assert rubric["sensitivity"] == 0.0  # the figure a constant judge would pass on
+    # the full 3 x 3 matrix of the default panel (the rubric as written, reversed, reworded):
+    # two judges that give one grade to every row have no kappa (null), not 1
+    judges = ["rubric=as_written", "rubric=reversed", "rubric=reworded"]
+    assert list(panel["agreement"]) == judges
+    assert all(list(row) == judges for row in panel["agreement"].values())
+    assert panel["agreement"]["rubric=reworded"]["rubric=as_written"] == {
+        "exact": 1.0, "within_1": 1.0, "kappa": None}
+    assert "kappa undefined" in panel["explanation"] and not panel["passed"]
+    assert f"flag rubric: {flag.format('score')}" in " ".join(plain.output.split())
+    assert "## Flags" in (tmp_path / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.quick
+def test_panel_agreement_is_every_judge_against_every_other() -> None:
+    from blindspot.judges.agreement import agreement_matrix
+
+    matrix = agreement_matrix({"a": [1, 2, 3], "b": [1, 2, 3], "c": [3, 2, 1]})
+    assert matrix["b"]["c"].exact == matrix["c"]["b"].exact == pytest.approx(1 / 3)
+    assert matrix["a"]["a"].kappa == 1.0 and matrix["a"]["b"].exact == 1.0
+    assert math.isnan(agreement_matrix({"a": [2, 2], "b": [2, 2]})["a"]["b"].kappa)
 
 
 @pytest.mark.quick
@@ -221,7 +281,7 @@ def test_the_declared_audits_and_tolerances_are_the_audits_own() -> None:
      "panel, flakiness"),
     (["--rows", "0"], "protocol option rows=0 is not accepted by the judge-audit protocol: "
      "rows must be a whole number >= 1"),
-    (["--mode", "sample"], "mode must be one of weighted, greedy"),
+    (["--mode", "sample"], "mode must be one of weighted, greedy, auto"),
     (["--tolerance", "position=2"], "protocol option position_tolerance='2' is not accepted by "
      "the judge-audit protocol: position_tolerance must be a number >= 0 and <= 1"),
     (["--tolerance", "flakiness=0.5"], "--tolerance 'flakiness=0.5' must look like audit=value "
@@ -261,8 +321,8 @@ def test_run_protocol_judge_audit_is_the_same_protocol(tmp_path) -> None:
     assert "position   FAIL  order_invariant: 100% of 2 pairs flip" in result.output
     saved = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert saved["judge"]["model"] == "judge-model" and saved["judge"]["max_calls"] == 4
-    assert list(saved["audits"]) == ["position"] and len(behaviour.requests) == 4
-    assert url not in (tmp_path / "results.json").read_text(encoding="utf-8")
+    assert list(saved["audits"]) == ["position"] and len(behaviour.graded()) == 4
+    assert saved["judge"]["url"] == url
 
 
 def test_flakiness_a_repeat_whose_reply_holds_no_grade_gives_no_verdict() -> None:
@@ -271,8 +331,10 @@ def test_flakiness_a_repeat_whose_reply_holds_no_grade_gives_no_verdict() -> Non
                                  1, repeats=2)
     assert result.figures["verdicts"] == [None, None]
     assert result.figures["no_grade_repeats"] == 2 and not result.passed
-    assert result.figures["test_verdict"] == "fail"
-    assert ("0 repeat(s) graded every row, too few to compare grades; 2 of the repeats had a "
+    assert result.figures["test_verdict"] == "no verdict"
+    assert math.isnan(result.figures["stability"])  # never "stability 100%"
+    assert ("(stability none: no repeat gave a verdict, the test's verdict: no verdict); 0 "
+            "repeat(s) graded every row, too few to compare grades; 2 of the repeats had a "
             "reply with no grade") in result.explanation
 
 
@@ -280,8 +342,8 @@ def test_flakiness_a_repeat_whose_reply_holds_no_grade_gives_no_verdict() -> Non
 def test_position_in_process_weighs_smollm2s_own_probabilities_of_1_and_2() -> None:
     import torch
 
-    from blindspot.judges.backends import prompt_ids
     from blindspot.models import load_causal_lm
+    from blindspot.scorers.llm_judge import prompt_ids
 
     judge = get_scorer("llm_judge", model="smollm2", template="pairwise")
     pairs = [(GOLDS[0], SHORT[0]), (SHORT[0], GOLDS[0])]
@@ -320,6 +382,7 @@ def test_the_protocol_writes_a_figure_it_cannot_compute_as_null(tmp_path) -> Non
     assert saved == result.to_dict()
     flaky = saved["audits"]["flakiness"]
     assert flaky["grade_stability"] is None and flaky["verdicts"] == [None, None]
+    assert flaky["stability"] is None
     assert not flaky["passed"] and flaky["no_grade_repeats"] == 2
     view = protocol.view(result)
     assert view["passed"] == {"flakiness": False} and view["results"] == saved

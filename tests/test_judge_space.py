@@ -1,7 +1,8 @@
 """The Space and the LLM judge: a visitor never names a judge URL (their metric specs name an
 offline model at most, and they set no metric option); the operator may configure one judge
 server (``blindspot space --judge-url`` or $BLINDSPOT_SPACE_JUDGE_URL), which every llm_judge run
-of the Space then calls."""
+of the Space then calls; a judge flagged uninformative is named as such in the results the
+Space shows."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typer.testing import CliRunner
 import blindspot.space
 from blindspot.cli import app
 from blindspot.space.limits import SpaceLimits, judge_options, limits_from_env
-from blindspot.space.tabs.stress import make_request
+from blindspot.space.tabs.stress import make_request, verdicts_html
 
 OPERATOR = "http://127.0.0.1:8000/v1"
 
@@ -55,3 +56,16 @@ def test_blindspot_space_takes_the_operators_judge_url_and_refuses_credentials(
     refused = CliRunner().invoke(app, ["space", "--judge-url", "http://me:pw@127.0.0.1:8000/v1"])
     assert refused.exit_code == 1 and "credentials" in refused.output and "pw" not in refused.output
     assert len(calls) == 1
+
+
+@pytest.mark.quick
+def test_the_stress_tab_names_an_uninformative_judge() -> None:
+    flag = ("uninformative: it gave every text of the run the same score (1), so its verdicts "
+            "say nothing about the texts")
+    results = {"config": {}, "datasets": {"demo-summarization": {
+        "task": "summarization", "rows": 2,
+        "metrics": {"llm_judge.score@smollm2": {"tests": {}, "flags": [flag]},
+                    "rouge.rougeL": {"tests": {}}}}}}
+    shown = verdicts_html(results)
+    assert f"<p>flag llm_judge.score@smollm2: {flag}</p>" in shown
+    assert shown.count("<p>flag ") == 1  # ROUGE-L carries none

@@ -1,7 +1,7 @@
 """A result's signature (blindspot.scoring.signature): the same settings give the same string in
 another process and from a model in another folder; a different precision, option or model gives
-another; no path, address or key gets in; a rank run shows it in results.json, report.md, the
-HTML page and under the terminal table."""
+another; no path or key gets in (a judge server's endpoint does: it produced the grades); a
+rank run shows it in results.json, report.md, the HTML page and under the terminal table."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from judge_support import Behaviour, chat_server
 from rich.console import Console
 
 from blindspot.models import resolve_model
@@ -89,14 +90,19 @@ def test_precision_and_model_change_the_string_and_a_folder_shows_no_path(tmp_pa
 
 
 @pytest.mark.quick
-def test_a_judge_behind_a_server_signs_without_its_address_or_key(monkeypatch) -> None:
+def test_a_judge_behind_a_server_signs_with_its_endpoint_and_never_its_key(monkeypatch) -> None:
+    # what produced a server judge's grades is the server (issue 38): its endpoint, the model id
+    # it lists and its fingerprint; never the key or the variable that holds it
     monkeypatch.setenv("SIGNATURE_TEST_KEY", "sk-secret-value")
-    text = signed("llm_judge", backend="openai", url="http://127.0.0.1:9/v1",
-                  api_key_env="SIGNATURE_TEST_KEY", model="judge-model")
-    for secret in ("sk-secret-value", "SIGNATURE_TEST_KEY", "127.0.0.1", "http"):
+    with chat_server(Behaviour(fingerprint="fp_1")) as (url, _):
+        text = signed("llm_judge", backend="openai", url=url, api_key_env="SIGNATURE_TEST_KEY",
+                      model="judge-model", template="fluency")
+    for secret in ("sk-secret-value", "SIGNATURE_TEST_KEY"):
         assert secret not in text
     fields = parse_signature(text)
     assert fields["model"] == "judge-model@-" and fields["dev"] == "-"  # computed elsewhere
+    assert f'server="{url}"' in fields["opts"] and "served=judge-model" in fields["opts"]
+    assert "fingerprint=fp_1" in fields["opts"] and "mode=weighted" in fields["opts"]
 
 
 def test_a_rank_run_shows_the_signature_in_every_view(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from blindspot.exit_codes import FailOn, fail
 
 SEEDS_TEXT = ",".join(map(str, defaults.SEEDS))  # the CLI spells the default seeds "1,2,3,4,5"
 
-#: ``--fail-on``, shared by ``run`` and ``stream``
+#: ``--fail-on``, shared by ``run``, ``stream`` and ``judge-audit`` (where an audit is the test)
 FAIL_ON = typer.Option(FailOn.error, "--fail-on", case_sensitive=False,
                        help="exit 3 when a test fails (fail), or fails beyond the noise "
                             "(significant: within-noise fails are ignored); error (default): "

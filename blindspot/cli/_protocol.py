@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from blindspot.errors import message
-from blindspot.exit_codes import ExitCode, FailOn, fail, failed_tests
+from blindspot.exit_codes import ExitCode, FailOn, fail
 from blindspot.faults import ScorerUnavailable
 from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.report.files import MARKDOWN_FILE
@@ -49,7 +49,7 @@ def run_job(protocol: str, out: Path | None, fail_on: FailOn = FailOn.error,
     chosen.summarise(result, console)
     if out is not None:
         console.print(f"[bold]report:[/] {(out / MARKDOWN_FILE).resolve()}")
-    stopped = failed_tests(result.to_dict(), fail_on)
+    stopped = chosen.failed(result, fail_on)
     errored = chosen.ended_in_error(result)
     if stopped:
         code = ExitCode.TESTS_FAILED

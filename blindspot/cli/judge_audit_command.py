@@ -9,8 +9,10 @@ settings are the protocol's declared options
 as its metric options, as ``blindspot run`` passes them. The repeatable ``--judge`` and
 ``--tolerance`` stay the command's own flags, mapped onto the ``judges`` and
 ``<audit>_tolerance`` options. It runs the protocol as ``blindspot run --protocol judge-audit``
-does, through :func:`blindspot.cli._protocol.run_job`: one line per audit (its verdict and
-why) and, with ``--out``, ``results.json`` and ``report.md`` there (never the judge's URL or key).
+does, through :func:`blindspot.cli._protocol.run_job`: the judge (its server's URL as ``run``
+shows it), one line per audit (its verdict and why), the judge's flags, and, with ``--out``,
+``results.json`` and ``report.md`` there (never the key); ``--fail-on fail`` exits 3 when an
+audit fails, as ``blindspot run --fail-on fail`` does when a test fails.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from typing import Any
 import typer
 
 from blindspot.cli._declared import declared_options
+from blindspot.cli._options import FAIL_ON
 from blindspot.cli._protocol import run_job
 from blindspot.cli.run_command import _judge_options
-from blindspot.exit_codes import fail
+from blindspot.exit_codes import FailOn, fail
 from blindspot.protocols.declarations import JUDGE_AUDIT
 
 #: ``--tolerance AUDIT=VALUE`` sets the option ``AUDIT_tolerance``
@@ -67,11 +70,13 @@ def judge_audit(
     tolerance: list[str] = typer.Option([], "--tolerance", help="an audit's tolerance, "
                                         "audit=value (repeatable), e.g. position=0.2"),
     out: Path | None = typer.Option(None, help="folder for results.json and report.md"),
+    fail_on: FailOn = FAIL_ON,
     options: dict[str, Any] | None = None,
 ) -> None:
     """The judge's own blind spots: position (pairwise order), rubric order and wording,
     flakiness of a sampled judge, and panels of several judges, on the data's first rows.
-    Exits 0 once judged, like `blindspot run`; a failed audit says FAIL."""
+    Exits 0 once judged, like `blindspot run`; a failed audit says FAIL, and with --fail-on
+    fail it exits 3."""
     from blindspot.protocols.judge_audit_run import judge_variant  # the audits' code: heavy
 
     try:
@@ -83,5 +88,5 @@ def judge_audit(
         chosen["judges"] = judge
     metric_options = _judge_options({"llm_judge": settings}, judge_url,
                                     max_calls)
-    run_job("judge-audit", out, data=data, metrics=f"llm_judge@{model}", task=task,
+    run_job("judge-audit", out, fail_on, data=data, metrics=f"llm_judge@{model}", task=task,
             metric_options=metric_options, options=chosen)

@@ -3,7 +3,9 @@
 Several judges (models, or prompt variants of one: ``rubric=reversed``, ``reworded``) grade the
 same rows; :func:`panel` gives the rows' panel scores (mean, median, min) and :func:`agreement`
 how far the verdict depends on which judge was picked: the share of rows graded exactly alike,
-the share within a tolerance, and Cohen's kappa (agreement beyond chance, from scikit-learn).
+the share within a tolerance, and Cohen's kappa (agreement beyond chance, from scikit-learn;
+undefined for two judges that each give one and the same grade to every row), for one pair or
+every pair of a panel (:func:`agreement_matrix`).
 :func:`calibration` sets a judge against human grades (SummEval's expert judgments): Pearson and
 Spearman correlation, and for a pass/fail threshold on both scales the Brier score and the
 expected calibration error of the judge's scaled score read as a probability of "pass".
@@ -11,6 +13,7 @@ expected calibration error of the judge's scaled score read as a probability of 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -50,18 +53,35 @@ class Agreement:
 
     exact: float  #: share of rows with the same grade
     within: float  #: share of rows whose grades differ by at most the tolerance
-    kappa: float  #: Cohen's kappa of the grades (1: perfect, 0: chance)
+    #: Cohen's kappa of the grades (1: perfect, 0: chance); NaN when it is undefined: both
+    #: judges gave every row one and the same grade, so chance alone explains their agreement
+    kappa: float
 
 
 def agreement(first: Sequence[float], second: Sequence[float], tolerance: float = 1.0
               ) -> Agreement:
     """How often two judges agree, on the same rows (the grades, e.g. the ``grade`` output)."""
-    from sklearn.metrics import cohen_kappa_score  # scikit-learn, installed with mauve-text
+    from sklearn.metrics import cohen_kappa_score  # lazy: scikit-learn comes with the models extra
 
     a, b = _matrix({"first": first, "second": second})
     kappa = float(cohen_kappa_score(a.astype(int), b.astype(int))) if len(set(a) | set(b)) > 1 \
-        else 1.0
+        else math.nan
     return Agreement(float(np.mean(a == b)), float(np.mean(np.abs(a - b) <= tolerance)), kappa)
+
+
+def agreement_matrix(grades: Mapping[str, Sequence[float]], tolerance: float = 1.0
+                     ) -> dict[str, dict[str, Agreement]]:
+    """Every judge against every judge (judge -> judge -> :class:`Agreement`, the full N x N
+    matrix, the diagonal included), not each against the first only."""
+    _matrix(grades)  # two or more judges, one grade per row each
+    return {a: {b: agreement(grades[a], grades[b], tolerance) for b in grades} for a in grades}
+
+
+def constant_grade(grades: Sequence[float]) -> float | None:
+    """The one grade every row got, or None when the grades vary (or there are none): a judge
+    that gives every text the same grade says nothing about the texts."""
+    values = {float(g) for g in grades if not math.isnan(float(g))}
+    return values.pop() if len(values) == 1 and len(grades) > 1 else None
 
 
 @dataclass(frozen=True)

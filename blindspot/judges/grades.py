@@ -31,14 +31,20 @@ def parse_grade(reply: str, grades: Sequence[int]) -> int | None:
     return None
 
 
+def no_grade(reply: str, grades: Sequence[int], hypothesis: str, where: str = "") -> NoGradeError:
+    """The error of a reply with no grade, naming the row (its hypothesis) and the reply
+    (``where``: in what the grade was looked for, when not the reply's text)."""
+    return NoGradeError(f"the judge's reply to the row whose hypothesis starts "
+                        f"{hypothesis[:60]!r} holds no grade from {grades[0]} to {grades[-1]}"
+                        f"{where}: {reply[:200]!r}")
+
+
 def require_grade(reply: str, grades: Sequence[int], hypothesis: str) -> int:
     """The reply's grade, or a :class:`NoGradeError` naming the row (its hypothesis) and the
     reply."""
     grade = parse_grade(reply, grades)
     if grade is None:
-        raise NoGradeError(f"the judge's reply to the row whose hypothesis starts "
-                           f"{hypothesis[:60]!r} holds no grade from {grades[0]} to {grades[-1]}: "
-                           f"{reply[:200]!r}")
+        raise no_grade(reply, grades, hypothesis)
     return grade
 
 

@@ -207,8 +207,9 @@ JUDGE_AUDIT = register_protocol(ProtocolDeclaration(
                    visitor_safe=True),
         OptionSpec("repeats", "int", "flakiness: sampled repeats (one seed each)", default=3,
                    minimum=2, maximum=100, visitor_safe=True),
-        OptionSpec("mode", "choice", "how the position, rubric and panel judges answer",
-                   default="weighted", choices=("weighted", "greedy"), visitor_safe=True),
+        OptionSpec("mode", "choice", "how the position, rubric and panel judges answer "
+                   "(auto: weighted where the judge gives log-probabilities, else greedy)",
+                   default="weighted", choices=("weighted", "greedy", "auto"), visitor_safe=True),
         OptionSpec("template", "text", "the template graded by the rubric, panel and flakiness "
                    "audits (a shipped name or your .toml file)", default="fluency"),
         OptionSpec("pairwise", "text", "the pairwise template of the position audit (a shipped "

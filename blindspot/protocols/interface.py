@@ -41,7 +41,7 @@ from rich.console import Console
 
 from blindspot import defaults
 from blindspot.errors import DataRoles, MetricNeeds, check_inputs
-from blindspot.exit_codes import ended_in_error
+from blindspot.exit_codes import FailOn, ended_in_error, failed_tests
 from blindspot.faults import OutOfSpaceError, RunInterrupted, terminate_as_interrupt
 from blindspot.protocols.options import OptionSpec, validate_options
 from blindspot.registry import Registry, lowercase
@@ -241,6 +241,12 @@ class Protocol(ABC, Generic[R]):
         one test of it (:func:`blindspot.exit_codes.ended_in_error`); a protocol whose results
         name errors elsewhere says so here."""
         return ended_in_error(result.to_dict())
+
+    def failed(self, result: R, fail_on: FailOn | str) -> list[str]:
+        """What of ``result`` failed so that ``--fail-on`` exits 3: the failed tests
+        (:func:`blindspot.exit_codes.failed_tests`); a protocol whose verdicts are elsewhere
+        (the judge audits) says so here."""
+        return failed_tests(result.to_dict(), fail_on)
 
     @abstractmethod
     def execute(self, request: ProtocolRequest) -> R:

@@ -10,9 +10,11 @@ llm_judge.key=value``). The audits' own settings are the protocol's declared opt
 (:data:`~blindspot.protocols.declarations.JUDGE_AUDIT`).
 
 The report folder holds ``results.json`` (:class:`JudgeAuditResult`: each audit's rule,
-tolerance, verdict, explanation and figures, and the judge's settings) and ``report.md`` (one
-section per audit, verdict first). The judge's server URL never reaches them (``server: true``
-says one was used) and its key never does (only the environment holds it).
+tolerance, verdict, explanation and figures, the judge's settings, and its flags: an
+uninformative judge, one grade for every text) and ``report.md`` (one section per audit, verdict
+first). The judge's server URL is shown as ``blindspot run`` shows it (a URL with credentials is
+refused before any call); its key never is (only the environment holds it). With ``--fail-on
+fail`` a failed audit exits 3 (:meth:`JudgeAuditProtocol.failed`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from rich.console import Console
 
 from blindspot import judge_audit as audit
 from blindspot.checkup.protocol import load_rows
+from blindspot.exit_codes import FailOn
 from blindspot.perturbations.perturbation import REGISTRY
 from blindspot.protocols.declarations import JUDGE_AUDIT
 from blindspot.protocols.interface import Protocol, ProtocolRequest, ProtocolResult, single_data
@@ -34,8 +37,6 @@ from blindspot.report.files import MARKDOWN_FILE, RESULTS_FILE, ReportFiles
 from blindspot.runner.entries import tool
 from blindspot.runner.metric_spec import resolve_metrics
 
-#: the judge's settings that never reach a file
-SECRET_SETTINGS = ("url",)
 #: the panel's judges when the ``judges`` option is not set: the three rubric variants
 DEFAULT_PANEL = tuple({"rubric": r} for r in ("as_written", "reversed", "reworded"))
 
@@ -43,8 +44,8 @@ DEFAULT_PANEL = tuple({"rubric": r} for r in ("as_written", "reversed", "reworde
 @dataclass(kw_only=True)
 class JudgeAuditResult(ProtocolResult):
     """The judge audits of one judge on the first rows of one dataset: the judge's settings
-    (no URL, no key), the data, the test, and per audit its rule, tolerance, ``passed``,
-    explanation and figures (NaN written as null)."""
+    (its server's URL included, never a key), the data, the test, per audit its rule, tolerance,
+    ``passed``, explanation and figures (NaN written as null), and the judge's flags."""
 
     protocol: str = "judge-audit"
     judge: dict[str, Any]
@@ -54,6 +55,8 @@ class JudgeAuditResult(ProtocolResult):
     test: str
     level: Any
     audits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: ``uninformative: ...`` per audit that found the judge gives every text one grade
+    flags: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -190,20 +193,27 @@ def _names(value: str | Sequence[str]) -> list[str]:
 # -- rendering (what the report's files say) -----------------------------------------------------
 
 def summary_lines(result: JudgeAuditResult) -> list[str]:
-    """One line per audit: its name, ``pass`` or ``FAIL``, its rule and why."""
-    return [f"{name:<10} {'pass' if entry['passed'] else 'FAIL':<5} {entry['rule']}: "
-            f"{entry['explanation']}" for name, entry in result.audits.items()]
+    """The judge (its server's URL as ``run`` shows it), then one line per audit: its name,
+    ``pass`` or ``FAIL``, its rule and why; then the judge's flags."""
+    judge = result.judge
+    where = f" on {judge['url']}" if judge.get("url") else ""
+    return [f"judge      llm_judge@{judge.get('model')}{where} (mode {judge.get('mode')})",
+            *(f"{name:<10} {'pass' if entry['passed'] else 'FAIL':<5} {entry['rule']}: "
+              f"{entry['explanation']}" for name, entry in result.audits.items()),
+            *(f"flag       {flag}" for flag in result.flags)]
 
 
 def render_markdown(result: JudgeAuditResult) -> str:
     """``report.md``: the judge and the rows, then one section per audit, verdict first."""
     judge = result.judge
+    server = f", on the server `{judge['url']}`" if judge.get("url") else ""
     lines = ["# Judge audit", "",
              f"Judge `{judge.get('model')}` (template `{judge.get('template')}`, pairwise "
-             f"`{judge.get('pairwise')}`, mode `{judge.get('mode')}`"
-             f"{', on a server' if judge.get('server') else ''}) on the first {result.rows} "
-             f"rows of `{result.data}` ({result.task}); test `{result.test}` at level "
-             f"`{result.level}`.", ""]
+             f"`{judge.get('pairwise')}`, mode `{judge.get('mode')}`{server}"
+             f") on the first {result.rows} rows of `{result.data}` ({result.task}); test "
+             f"`{result.test}` at level `{result.level}`.", ""]
+    if result.flags:
+        lines += ["## Flags", "", *(f"- {flag}" for flag in result.flags), ""]
     for name, entry in result.audits.items():
         lines += [f"## {name}: {'pass' if entry['passed'] else 'FAIL'}", "",
                   f"`{entry['rule']}` (tolerance {entry['tolerance']}): {entry['explanation']}.",
@@ -224,13 +234,21 @@ class JudgeAuditProtocol(Protocol[JudgeAuditResult]):
         settings = JUDGE_AUDIT.settings(request.options)
         data, rows = audit_rows(request, settings)
         results = [RUNS[name](rows) for name in _names(settings["audits"])]
-        shown = {k: v for k, v in rows.judge.items() if k not in SECRET_SETTINGS}
         return JudgeAuditResult(
             tool=tool(),
-            judge={**shown, "template": settings["template"], "pairwise": settings["pairwise"],
-                   "server": "url" in rows.judge},
+            judge={**rows.judge, "template": settings["template"],
+                   "pairwise": settings["pairwise"]},
             data=data, task=request.task, rows=len(rows.texts), test=settings["test"],
-            level=rows.level, audits={r.audit: _entry(r) for r in results})
+            level=rows.level, audits={r.audit: _entry(r) for r in results},
+            flags=list(dict.fromkeys(f"{r.audit}: {r.flag}" for r in results if r.flag)))
+
+    def failed(self, result: JudgeAuditResult, fail_on: FailOn | str) -> list[str]:
+        """The audits that failed, when ``--fail-on`` is ``fail`` or ``significant`` (an audit
+        has no noise band: both stop on any failed audit); none with ``error``."""
+        if FailOn(fail_on) is FailOn.error:
+            return []
+        return [f"judge-audit / {name}" for name, entry in result.audits.items()
+                if not entry["passed"]]
 
     def render(self, result: JudgeAuditResult) -> ReportFiles:
         """results.json and report.md, one section per audit."""

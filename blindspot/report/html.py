@@ -107,13 +107,10 @@ def expectations(data: Mapping[str, Any]) -> str:
 
 
 def problems(data: Mapping[str, Any]) -> str:
-    """The skipped tests and the metric-level errors, with why."""
-    parts = []
-    for title, pairs in (("Skipped tests", views.skipped_tests(data)),
-                         ("Metric errors", views.metric_errors(data))):
-        if pairs:
-            parts.append(f"<h3>{esc(title)}</h3>{items(pairs)}")
-    return "".join(parts)
+    """The sections after the tables (:func:`views.problem_sections`): skipped tests, metric
+    errors, flags and usage."""
+    return "".join(f"<h3>{esc(title)}</h3>{items(pairs)}"
+                   for title, pairs in views.problem_sections(data))
 
 
 def data_uri(png: bytes) -> str:

@@ -86,13 +86,10 @@ def anchors(data: Mapping[str, Any]) -> list[str]:
 
 
 def problems(data: Mapping[str, Any]) -> list[str]:
-    """The tests the plan skipped and the metrics that could not run, with why."""
-    lines: list[str] = []
-    for title, items in (("Skipped tests", views.skipped_tests(data)),
-                         ("Metric errors", views.metric_errors(data))):
-        if items:
-            lines += [f"### {title}", "", *bullets(items), ""]
-    return lines
+    """The sections after the tables (:func:`views.problem_sections`): skipped tests, metric
+    errors, flags and usage."""
+    return [line for title, items in views.problem_sections(data)
+            for line in (f"### {title}", "", *bullets(items), "")]
 
 
 def expectations(data: Mapping[str, Any]) -> list[str]:

@@ -118,7 +118,9 @@ CHANGELOG = {
        "`within_noise`, `deciding` and `absolute_change` (issue 18); added since, no field's "
        "meaning changed: `anchors` (issue 21), `usage`, and `signature` (issue 29: what produced "
        "a metric's numbers, one line as sacrebleu prints one; optional in the schema, so files "
-       "written before it still pass)",
+       "written before it still pass), `flags` and `usage.cached` (issue 38: `usage.calls` "
+       "counts the calls the run made, a resume included; inputs read from the score cache "
+       "count in `cached`, where they had been counted as calls by mistake)",
 }
 STATUSES = ("pass", "fail", "error", "undecided")
 
@@ -249,11 +251,16 @@ class MetricResult(_Entry):
     anchors: dict[str, float | None] | None = None
     tests: dict[str, TestResult] = field(default_factory=dict)
     expectations: list[dict[str, Any]] | None = None  # absent unless examination tests ran
-    #: what scoring cost, summed over the distinct inputs (an LLM judge's calls and tokens;
-    #: None where not reported); absent for a metric that declares no cost outputs
+    #: what scoring cost, summed over the distinct inputs this run computed (an LLM judge's
+    #: calls and tokens; None where not reported), and ``cached``: the distinct inputs read from
+    #: the score cache instead; absent for a metric that declares no cost outputs
     usage: dict[str, float | None] | None = None
+    #: why a metric that declares ``flags_uninformative`` (an LLM judge) said nothing about the
+    #: texts (``uninformative: ...``, :func:`blindspot.scoring.anchors.uninformative`); absent
+    #: when there is no such flag
+    flags: list[str] | None = None
 
-    OPTIONAL = ("signature", "expectations", "usage")
+    OPTIONAL = ("signature", "expectations", "usage", "flags")
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()

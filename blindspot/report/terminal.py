@@ -17,9 +17,11 @@ from blindspot.report.views import (
     SummaryRow,
     expectation_rows,
     metric_errors,
+    metric_flags,
     signatures,
     skipped_tests,
     summary_rows,
+    usage_lines,
 )
 
 _STYLES = {"pass": "green", "fail": "bold red", WITHIN_NOISE: "yellow", "error": "bold magenta",
@@ -66,7 +68,7 @@ def print_signatures(data: dict[str, Any], console: Console) -> None:
 
 
 def print_summary(results: dict[str, Any], console: Console | None = None) -> None:
-    """Print every dataset's summary, skipped tests and metric errors."""
+    """Print every dataset's summary, skipped tests, metric errors, flags and usage."""
     console = console or Console()
     for name, data in results["datasets"].items():
         console.print(summary_table(name, data))
@@ -78,6 +80,10 @@ def print_summary(results: dict[str, Any], console: Console | None = None) -> No
             console.print(f"[yellow]skipped[/] {test}: {why}")
         for metric, message in metric_errors(data):
             console.print(f"[bold magenta]metric error[/] {metric}: {message}")
+        for metric, flag in metric_flags(data):
+            console.print(f"[bold yellow]flag[/] {metric}: {flag}", highlight=False)
+        for metric, cost in usage_lines(data):
+            console.print(f"[dim]usage[/] {metric}: {cost}", highlight=False)
         if any(c.status == WITHIN_NOISE for row in summary_rows(data) for c in row.cells):
             console.print(f"[yellow]✗{NOISE_MARK}[/] fail within noise (the deciding step lies "
                           f"inside the seeds' spread or its bootstrap interval contains 0): "

@@ -272,6 +272,37 @@ def metric_errors(data: Mapping[str, Any]) -> list[tuple[str, str]]:
             if entry.get("error")]
 
 
+def metric_flags(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(metric, flag)`` for every flag a metric carries (``uninformative: ...``)."""
+    return [(name, str(flag)) for name, entry in data.get("metrics", {}).items()
+            for flag in entry.get("flags") or ()]
+
+
+def usage_lines(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(metric, what scoring cost)`` for every metric that reports its usage (an LLM
+    judge): the calls this run made, the inputs read from the score cache, the tokens."""
+    found = []
+    for name, entry in data.get("metrics", {}).items():
+        usage = entry.get("usage")
+        if not usage:
+            continue
+        parts = [f"{number(usage.get('calls'), 0)} calls made",
+                 f"{number(usage.get('cached'), 0)} read from the score cache"]
+        parts += [f"{number(usage.get(k), 0)} {k.replace('_', ' ')}"
+                  for k in ("prompt_tokens", "completion_tokens") if k in usage]
+        found.append((name, ", ".join(parts)))
+    return found
+
+
+def problem_sections(data: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The sections a report shows after a dataset's tables, each ``(title, (name, why)
+    pairs)`` and only when it has any: the tests the plan skipped, the metrics that could not
+    run, the metrics flagged (an uninformative judge) and what scoring cost (a judge's calls)."""
+    sections = [("Skipped tests", skipped_tests(data)), ("Metric errors", metric_errors(data)),
+                ("Flags", metric_flags(data)), ("Usage", usage_lines(data))]
+    return [(title, pairs) for title, pairs in sections if pairs]
+
+
 def skipped_tests(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(test, reason)`` for every test the plan left out."""
     return [(test, str(reason)) for test, reason in data.get("skipped_tests", {}).items()]

@@ -11,6 +11,7 @@ the same ``results.json``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,9 +88,17 @@ class Tally:
     nan_ids: list[Any] = field(default_factory=list)
     corpus: float | None = None
     worst: list[Candidate] = field(default_factory=list)
+    #: the lowest and highest finite score counted (equal: the metric gave one score to all)
+    low: float = math.inf
+    high: float = -math.inf
 
     def count(self, scores: Sequence[float], ids: Sequence[Any]) -> None:
         bad = nan_rows(scores)
+        values = np.asarray(scores, dtype=np.float64)
+        finite = values[np.isfinite(values)]
+        if finite.size:
+            self.low = min(self.low, float(finite.min()))
+            self.high = max(self.high, float(finite.max()))
         self.values += len(scores)
         self.n_nan += len(bad)
         self.nan_ids += [ids[i] for i in bad[: 5 - len(self.nan_ids)]]

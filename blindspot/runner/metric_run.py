@@ -67,6 +67,26 @@ def announce(estimate: ScoringEstimate | None, bar: Any) -> None:
     restart_clock(bar)
 
 
+class MadeHere:
+    """A score cache whose writes are what this run computed: each batch's keys are marked in
+    the run state (:meth:`RunState.mark_made`) before the batch is cached, so a resumed run
+    still counts them as made, never as read from the cache."""
+
+    def __init__(self, cache: Any, state: RunState) -> None:
+        self.cache, self.state = cache, state
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        return dict(self.cache.get_many(keys))
+
+    def put_many(self, items: Iterable[tuple[str, Any]]) -> None:
+        kept = list(items)
+        self.state.mark_made([key for key, _ in kept])
+        self.cache.put_many(kept)
+
+    def __len__(self) -> int:
+        return len(self.cache)
+
+
 class MetricRun:
     """One metric on one dataset: its scorer, and cell scores kept in the run state.
 
@@ -80,8 +100,13 @@ class MetricRun:
         self.scorer = self.recipe.build()
         self.identity = self.scorer.identity()
         self.sign = 1.0 if spec.higher_is_better else -1.0
-        # the score cache (None when switched off); scores computed ahead by an engine land here
+        # the score cache (None when switched off); scores computed ahead by an engine land here.
+        # A metric that pays per call writes through :class:`MadeHere`, which marks what this run
+        # computed, so that its usage tells calls made from scores read from the cache
         self.cache: Any = default_score_cache()
+        if self.scorer.cost_outputs:
+            self.cache = MadeHere(self.cache if self.cache is not None else MemoryScoreCache(),
+                                  state)
         #: what each distinct input scored in this run cost (its ``cost_outputs``), by cache key:
         #: kept in the run state with the scores, so a resumed run reports the same usage
         self.costs: dict[str, list[float | None]] = {}
@@ -103,15 +128,19 @@ class MetricRun:
                 for key, score in zip(keys, scores, strict=True)}
 
     def usage(self) -> dict[str, float | None] | None:
-        """The run's cost, summed over its distinct inputs (None for a scorer that declares no
-        cost outputs); a count some row did not report is None."""
+        """The run's cost, summed over the distinct inputs this run computed (a resume
+        included), and ``cached``: how many distinct inputs it read from the score cache
+        instead (None for a scorer that declares no cost outputs); a count some computed row
+        did not report is None."""
         if not self.scorer.cost_outputs:
             return None
+        made = self.state.made(list(self.costs))
         totals: dict[str, float | None] = {}
         for index, name in enumerate(self.scorer.cost_outputs):
-            values = [row[index] for row in self.costs.values()]
+            values = [row[index] for key, row in self.costs.items() if key in made]
             totals[name] = None if any(v is None for v in values) else float(sum(
                 v for v in values if v is not None))
+        totals["cached"] = float(len(self.costs) - len(made))
         return totals
 
     def inputs(self, references: Sequence[Any] | None, sources: Sequence[Any] | None) -> Inputs:
@@ -304,4 +333,4 @@ class MetricRun:
         return [self.sign * s for s in kept["scores"]], None
 
 
-__all__ = ["Inputs", "MetricRun", "ScoringEstimate", "announce"]
+__all__ = ["Inputs", "MadeHere", "MetricRun", "ScoringEstimate", "announce"]

@@ -78,7 +78,7 @@ from blindspot.runner.stream import (
     stream_path,
     streamed_source,
 )
-from blindspot.scoring.anchors import ANCHOR_COUNT, ANCHOR_ROWS
+from blindspot.scoring.anchors import ANCHOR_COUNT, ANCHOR_ROWS, uninformative
 from blindspot.seeding import parse_seeds
 from blindspot.sqlite_utils import warn
 
@@ -249,6 +249,8 @@ class MetricAccount:
         self.anchor_rows: list[tuple[Any, Any, Any]] = []
         try:
             self.run = MetricRun(spec, state, settings.batch_size, data.idf_references)
+        except ScorerUnavailable:  # a judge's server that cannot serve the run: it stops here
+            raise
         except Exception as error:  # reported in the metric's entry, every test an error
             self.error = f"could not build the metric: {error_text(error)}"
             return
@@ -347,6 +349,11 @@ class MetricAccount:
         entry.anchors = run.anchors(texts, None if references[0] is None else references,
                                     None if sources[0] is None else sources, engine)
         entry.usage = run.usage()
+        if run.scorer.flags_uninformative:  # a judge that may grade every text alike
+            tallies = [self.gold, *self.cells.values()]
+            flag = uninformative(min(t.low for t in tallies), max(t.high for t in tallies),
+                                 entry.anchors, self.settings.tolerance)
+            entry.flags = [flag] if flag else None
 
         def cells_of(test: str) -> list[Cell]:
             cells = []

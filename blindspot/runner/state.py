@@ -128,6 +128,16 @@ class RunState:
     def put_record(self, key: str, value: dict[str, Any]) -> None:
         self._cells.put_many([(key, json.dumps(value, allow_nan=False))])
 
+    def mark_made(self, keys: Sequence[str]) -> None:
+        """Mark score cache keys as computed by this run (not read from the score cache): a
+        metric that pays per call (a judge) reports them as calls made, a resume included."""
+        self._cells.put_many([(f"made:{key}", "1") for key in keys])
+
+    def made(self, keys: Sequence[str]) -> set[str]:
+        """Those of ``keys`` that this run computed (:meth:`mark_made`)."""
+        return {key.removeprefix("made:")
+                for key in self._cells.get_many([f"made:{key}" for key in keys])}
+
     # -- perturbed suites ------------------------------------------------------------------------
 
     def suite_path(self, key: str) -> Path:

@@ -2,36 +2,43 @@
 
 The prompt is a template file (:mod:`blindspot.judges.template`: system and user messages, the
 rubric, the scale); the shipped ones are G-Eval's four SummEval criteria (``coherence``,
-``consistency``, ``fluency``, ``relevance``) and ``mt_adequacy``; a user's ``.toml`` file works the
-same way. A pairwise template (``pairwise``: it names ``{second}``) grades no text alone:
+``consistency``, ``fluency``, ``relevance``), ``mt_adequacy`` and ``quality`` (a short rubric
+that SmolLM2 answers with a digit even greedily); a user's ``.toml`` file works the same way. A
+pairwise template (``pairwise``: it names ``{second}``) grades no text alone:
 :meth:`LlmJudge.prefer` asks it which of two answers is better (the position audit,
-:mod:`blindspot.judge_audit`). Two backends behind the one scorer (:mod:`blindspot.judges.backends`):
+:mod:`blindspot.judge_audit`). Two backends behind the one scorer:
 
 * ``transformers``: a causal chat model in this process (``model``: ``smollm2``, a folder or a Hub
   id). ``mode=weighted`` (the default) scores the probability-weighted mean of the grade tokens in
   the next-token distribution, and the argmax grade;
-* ``openai``: any OpenAI-compatible server at ``url`` (``--judge-url``), its key read from the
-  environment variable ``api_key_env``; ``top_logprobs`` where the server returns them, else the
-  parsed grade.
+* ``openai``: any OpenAI-compatible server at ``url`` (``--judge-url``, :mod:`blindspot.judges.
+  backends`), its key read from the environment variable ``api_key_env``; ``mode=weighted``
+  needs its ``top_logprobs`` (a server without them is refused before any row: ``greedy``, or
+  ``auto``).
 
 Outputs: ``score`` (judged by default: the weighted grade, or the parsed one), ``grade`` (the
 argmax or parsed grade), and the cost of each row (``calls``, ``prompt_tokens``,
 ``completion_tokens``; NaN where a server does not report tokens), which a run sums into its
 results' ``usage``. The template's messages, rubric and scale (its fingerprint), the model, the
-backend and the sampling settings are in the cache key; the server's address, the key's variable,
-the concurrency, retries, time-out and the call budget are not (they change where and how, not
-what, is computed). A reply with no grade fails its rows (never a silent 0).
+backend and the sampling settings are in the cache key, and for a server what produced the
+grades (:class:`~blindspot.judges.backends.ServerIdentity`: its endpoint, the model id it
+lists, its ``system_fingerprint``, the mode that ran); the key's variable, the concurrency,
+retries, time-out and the call budget are not (they change how, not what, is computed). A reply
+with no grade fails its rows (never a silent 0).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from blindspot.errors import BlindspotInputError
-from blindspot.judges.backends import Endpoint, RemoteJudge, Reply, Sampling, check_url, local_replies
+from blindspot.judges.backends import Endpoint, RemoteJudge, Reply, Sampling, check_url
+from blindspot.judges.grades import require_grade, weighted_grade
 from blindspot.judges.template import JudgeTemplate, load_template
 from blindspot.models import ModelNotAvailableError, load_causal_lm, model_revision, resolve_model
+from blindspot.scorers import _lm_utils as lm
 from blindspot.scoring.card import ModuleCard
 from blindspot.scoring.scorer import ScoreInput, Scorer, register_scorer
 
@@ -151,6 +158,7 @@ class LlmJudge(Scorer):
     card = _LLM_JUDGE_CARD
     outputs = ("score", "grade", "calls", "prompt_tokens", "completion_tokens")
     cost_outputs = ("calls", "prompt_tokens", "completion_tokens")
+    flags_uninformative = True
     default_output = "score"
     uses_references = "optional"
     uses_source = "optional"
@@ -186,12 +194,28 @@ class LlmJudge(Scorer):
             self._endpoint = Endpoint(check_url(str(url)), str(api_key_env), int(concurrency),
                                       int(retries), float(timeout))
 
+    def remote(self) -> RemoteJudge:
+        """The server judge (the openai backend), made on first use."""
+        if self._remote is None:
+            self._remote = RemoteJudge(self._endpoint, _served_name(self.config["model"]),
+                                       self.sampling)
+        return self._remote
+
+    def identity_config(self) -> Mapping[str, Any]:
+        # what produced the grades: a server's endpoint and what it says it serves (asked
+        # once, before any row), and the mode that ran (``auto`` resolved)
+        if self.config["backend"] == "openai":
+            return {**self.config, **self.remote().identity().as_config()}
+        if self.sampling.mode == "auto":  # the model's own distribution is always there
+            return {**self.config, "mode": "weighted"}
+        return self.config
+
     def model_revision(self) -> str:
         return model_revision(self.config["model"]) if self.config["backend"] == "transformers" \
             else ""
 
     def weights(self) -> str | None:
-        # a server's model has no revision this machine can read
+        # a server's model has no revision this machine can read: its identity is in the options
         return super().weights() if self.config["backend"] == "transformers" else None
 
     def device_kind(self) -> str | None:
@@ -243,14 +267,9 @@ class LlmJudge(Scorer):
     def _replies(self, messages: list[list[dict[str, str]]], hypotheses: list[str]
                  ) -> list[Reply]:
         if self.config["backend"] == "openai":
-            if self._remote is None:
-                self._remote = RemoteJudge(self._endpoint, _served_name(self.config["model"]),
-                                           self.sampling)
-            return self._remote.replies(messages, self.template.grades, hypotheses)
-        from blindspot.scorers._lm_utils import place
-
+            return self.remote().replies(messages, self.template.grades, hypotheses)
         tokenizer, model = load_causal_lm(self.config["model"])
-        return local_replies(tokenizer, place(model, self._device), messages,
+        return local_replies(tokenizer, lm.place(model, self._device), messages,
                              self.template.grades, self.sampling, hypotheses)
 
 
@@ -266,3 +285,80 @@ def _served_name(model: str) -> str:
 def _as_scores(reply: Reply) -> dict[str, Any]:
     return {"score": reply.score, "grade": float(reply.grade), "calls": 1.0,
             "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+
+
+# -- in-process (the transformers backend) ------------------------------------------------------------
+
+def grade_token_ids(tokenizer: Any, grades: Sequence[int]) -> list[int]:
+    """The token id of each grade's digit; a tokenizer that splits a digit cannot be weighted."""
+    ids = []
+    for grade in grades:
+        pieces = tokenizer.encode(str(grade), add_special_tokens=False)
+        if len(pieces) != 1:
+            raise ValueError(f"the judge's tokenizer splits the grade {grade} into {len(pieces)} "
+                             "tokens; use mode=greedy")
+        ids.append(int(pieces[0]))
+    return ids
+
+
+def prompt_ids(tokenizer: Any, messages: Sequence[dict[str, str]]) -> list[int]:
+    """The chat template's token ids for ``messages``, ending where the judge's reply starts."""
+    return list(tokenizer.apply_chat_template(list(messages), add_generation_prompt=True,
+                                              tokenize=True))
+
+
+def local_replies(tokenizer: Any, model: Any, batch: Sequence[Sequence[dict[str, str]]],
+                  grades: Sequence[int], sampling: Sampling, hypotheses: Sequence[str]
+                  ) -> list[Reply]:
+    """Each row's reply from a causal chat model in this process (``auto``: weighted, the
+    model's own distribution is always there)."""
+    prompts = [prompt_ids(tokenizer, messages) for messages in batch]
+    if sampling.mode in ("weighted", "auto"):
+        return _weighted_local(tokenizer, model, prompts, grades)
+    return [_generated_local(tokenizer, model, ids, messages, grades, sampling, hypothesis)
+            for ids, messages, hypothesis in zip(prompts, batch, hypotheses, strict=True)]
+
+
+def _weighted_local(tokenizer: Any, model: Any, prompts: list[list[int]],
+                    grades: Sequence[int]) -> list[Reply]:
+    import torch  # the heavy edge: only an in-process judge runs a model
+
+    ids_of = grade_token_ids(tokenizer, grades)
+    ids, mask = lm.right_pad(prompts, lm.pad_id(tokenizer))
+    device = lm.model_device(model)
+    with torch.inference_mode():
+        logits = model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                       use_cache=False).logits
+    replies = []
+    for row, prompt in enumerate(prompts):
+        probs = torch.softmax(logits[row, len(prompt) - 1].float(), dim=-1)
+        weighted = weighted_grade({g: float(probs[i]) for g, i in zip(grades, ids_of,
+                                                                      strict=True)})
+        if weighted is None:
+            raise ValueError("the judge gave every grade token probability 0")
+        replies.append(Reply(weighted.score, weighted.grade, float(len(prompt)), 1.0))
+    return replies
+
+
+def _generated_local(tokenizer: Any, model: Any, prompt: list[int],
+                     messages: Sequence[dict[str, str]], grades: Sequence[int],
+                     sampling: Sampling, hypothesis: str) -> Reply:
+    """One row's generated reply: greedy or sampled, as a server's ``generate`` would make it
+    (the model's own generation config, with the request's settings on top)."""
+    import torch  # the heavy edge: only an in-process judge runs a model
+
+    config = copy.deepcopy(model.generation_config)
+    config.max_new_tokens = sampling.max_tokens
+    config.do_sample = sampling.mode == "sample"
+    if config.do_sample:
+        config.temperature, config.top_p = sampling.temperature, sampling.top_p
+        torch.manual_seed(sampling.row_seed(messages))
+    device = lm.model_device(model)
+    ids = torch.tensor([prompt], dtype=torch.long, device=device)
+    with torch.inference_mode():
+        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                             generation_config=config, pad_token_id=lm.pad_id(tokenizer))
+    new = out[0, len(prompt):].tolist()
+    reply = tokenizer.decode(new, skip_special_tokens=True)
+    grade = require_grade(reply, grades, hypothesis)
+    return Reply(float(grade), grade, float(len(prompt)), float(len(new)))

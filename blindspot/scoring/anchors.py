@@ -11,7 +11,7 @@ and dataset (``results.json``: ``datasets.<name>.metrics.<metric>.anchors``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from blindspot.faults import ScorerUnavailable
@@ -23,6 +23,9 @@ ANCHOR_ROWS = 8
 #: ``ANCHOR_ROWS`` rows, which a metric with a call budget counts before a run starts
 ANCHOR_COUNT = 7
 ANCHOR_SEED = 0
+#: the anchors that corrupt the gold past reading: a metric that scores both as the gold does
+#: tells texts apart no better than a constant
+CORRUPTED = ("shuffled_words", "random_characters")
 
 
 def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
@@ -59,3 +62,24 @@ def sanity_anchors(scorer: Any, spec: Any, hypotheses: Sequence[str],
 
 
 __all__ = ["ANCHOR_ROWS", "sanity_anchors"]
+
+
+def uninformative(low: float, high: float, anchors: Mapping[str, float | None] | None,
+                  tolerance: float) -> str | None:
+    """Why a metric's numbers say nothing about the texts (a flag beside its verdicts), or None:
+    it gave every text of the run one score (``low == high``, over the gold and perturbed rows),
+    or the gold and its heavily corrupted copies (:data:`CORRUPTED`) score alike, within the
+    run's ``tolerance``. An LLM judge that answers every prompt with the same digit is the
+    common case; its agreement and stability would otherwise read as perfect."""
+    if math.isfinite(low) and low == high:
+        return (f"uninformative: it gave every text of the run the same score ({low:g}), so its "
+                "verdicts say nothing about the texts")
+    gold = (anchors or {}).get("gold")
+    corrupted = [(anchors or {}).get(name) for name in CORRUPTED]
+    if gold is None or any(value is None for value in corrupted):
+        return None
+    if all(abs(value - gold) <= tolerance for value in corrupted if value is not None):
+        return (f"uninformative: the gold scores {gold:g} and its words shuffled and random "
+                f"characters score {corrupted[0]:g} and {corrupted[1]:g} (within the tolerance "
+                f"{tolerance:g}): it does not tell a text from a heavily corrupted one")
+    return None

@@ -123,6 +123,10 @@ class Scorer(ABC):
     #: outputs that count what a row cost (calls, tokens) rather than judge it: a run sums them
     #: over its distinct inputs into its results (``usage``)
     cost_outputs: ClassVar[tuple[str, ...]] = ()
+    #: True for a metric whose scores a poor model can give every text alike (an LLM judge's
+    #: few grades): a run then flags it ``uninformative`` when it did, or scored the gold like
+    #: heavily corrupted copies (:func:`blindspot.scoring.anchors.uninformative`)
+    flags_uninformative: ClassVar[bool] = False
     #: the implementation the papers' numbers come from and our measured agreement with it
     #: (:class:`Reference`); None for a metric that is its own reference (blindspot's own)
     reference: ClassVar[Reference | None] = None

@@ -31,10 +31,14 @@ package computes itself.
 
 The same settings give the same string, byte for byte, on any machine: nothing in it depends on
 where files lie, the time, the host or the card (a run on a CUDA card and one on a CPU differ in
-``dev``, as their numbers may). No secret reaches it: the options are those of the score cache's
-key, which holds no server address and no key, and an option whose name says it holds a secret
-or an address is left out all the same. Scores served from the cache count as computed with the
-settings shown (the cache keys precision, not the device).
+``dev``, as their numbers may). An LLM judge behind a server is the one exception: the server
+computed its grades, so its options name it as the score cache keys it (``server``: the
+endpoint's scheme, host, port and path; ``served``: the model id it lists; ``fingerprint``: its
+``system_fingerprint``; ``mode``: the mode that ran). No secret reaches it: the options are those
+of the score cache's key, which holds no key and no user info (a URL with either is refused), and
+an option whose name says it holds a secret or an address (the judge's ``url`` as given, the
+key's variable) is left out all the same. Scores served from the cache count as computed with
+the settings shown (the cache keys precision, not the device).
 """
 
 from __future__ import annotations

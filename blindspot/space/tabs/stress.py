@@ -176,7 +176,8 @@ def expectations_html(data: dict[str, Any]) -> str:
 
 def verdicts_html(results: dict[str, Any]) -> str:
     """Per dataset: the test x metric verdict table, the examination paper's expectations,
-    skipped tests and metric errors (the report's sections, without the details)."""
+    skipped tests, metric errors and flags (an uninformative judge): the report's sections,
+    without the details."""
     parts = []
     for name, data in results["datasets"].items():
         parts.append(f"<h4>{html.escape(name)} ({html.escape(data['task'])}, {data['rows']} rows)"
@@ -186,6 +187,7 @@ def verdicts_html(results: dict[str, Any]) -> str:
         parts.append(expectations_html(data))
         notes = [f"skipped {t}: {why}" for t, why in views.skipped_tests(data)]
         notes += [f"metric error {m}: {why}" for m, why in views.metric_errors(data)]
+        notes += [f"flag {m}: {why}" for m, why in views.metric_flags(data)]
         parts += [f"<p>{html.escape(n)}</p>" for n in notes]
     parts.append(legend_list(views.legend(results)))  # the legend: the run's tolerance and cap
     return "".join(parts)
