@@ -130,6 +130,9 @@ CORRELATION = register_protocol(ProtocolDeclaration(
                    "expert_* columns, else every other numeric column)", visitor_safe=True),
         OptionSpec("system_column", "text", "the column naming the system", default="system",
                    visitor_safe=True),
+        OptionSpec("bootstrap", "int", "resamples of a 95% percentile bootstrap interval of "
+                   "each Kendall tau, documents drawn with replacement (0: no interval)",
+                   default=0, minimum=0, maximum=100_000, visitor_safe=True),
         BATCH_SIZE,
     )))
 
