@@ -105,7 +105,7 @@ def test_a_registry_is_complete_whatever_was_imported_first() -> None:
     catalogued = [n for n, c in REGISTRY.items() if c.__module__.startswith("blindspot.perturbations.")]
     assert found["tests"] == len(catalogued) >= 60
     assert found["protocols"] == ["rank", "preference", "deviation", "correlation", "search",
-                                  "self-bias", "checkup", "judge-audit"]
+                                  "self-bias", "checkup", "judge-audit", "card"]
 
 
 def test_a_typed_result_writes_the_keys_of_results_json_in_order() -> None:
