@@ -27,7 +27,7 @@ export TOKENIZERS_PARALLELISM = false
 # the Space's browser tests drive Debian's chromium (Playwright cannot download a browser here)
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: env dev lint types check browser reference demo test bench clean-env
+.PHONY: env dev lint types check browser reference demo test bench cards clean-env
 
 env: $(STAMP)
 
@@ -107,6 +107,12 @@ test: env browser reference
 
 bench: env
 	$(PY) benchmarks/perturbation_speed.py
+
+# the shipped report cards (blindspot/cards/, issue 42), written again: run it when the verdict
+# rules, a metric or the demo data change (tests/test_card_shipped.py names the stale lexical
+# cards). SummEval's judgments come from $BLINDSPOT_DATA, else ../shared/data
+cards: env
+	$(PY) benchmarks/shipped_cards.py
 
 clean-env:
 	rm -rf $(VENV)

@@ -252,10 +252,12 @@ def _state(plan: CardPlan, request: ProtocolRequest, part: str) -> str | None:
 
 
 def _compact_test(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A test's verdict as a card keeps it: no points or per-sample view, one worst example."""
+    """A test's verdict as a card keeps it: no points or per-sample view, and the worst example
+    of a failed test only (the row its noise lowered least)."""
     kept = {k: v for k, v in result.items() if k not in ("points", "per_sample",
                                                           "worst_examples")}
-    return {**kept, "worst_examples": result.get("worst_examples", [])[:1]}
+    failed = result["status"] == "fail"
+    return {**kept, "worst_examples": result.get("worst_examples", [])[:1] if failed else []}
 
 
 def _rank(plan: CardPlan, request: ProtocolRequest, task: str, gold: GoldData
@@ -298,7 +300,7 @@ def _judgment_rows(path: str, documents: int | None) -> Any:
         raise ValueError(f"human judgments {name!r} have no id column (the document of each "
                          f"row); it has {dataset.column_names}")
     keep = set(list(dict.fromkeys(dataset["id"]))[:documents])
-    return dataset.filter(lambda row: row["id"] in keep)
+    return dataset.select([i for i, doc in enumerate(dataset["id"]) if doc in keep])
 
 
 def _human(plan: CardPlan, request: ProtocolRequest) -> tuple[dict[str, Any] | None, Any]:
