@@ -83,6 +83,16 @@ def board_view(cards: Sequence[Mapping[str, Any]], task: str, sort: str | None, 
                      [f"{i + 1}. {row.metric}" for i, row in enumerate(rows)], choices)
 
 
+#: the width of each kind of column, in pixels (the figures narrow, the signature wide)
+WIDTHS = {"metric": 230, "tasks": 210, "signature": 720}
+FIGURE_WIDTH = 95
+
+
+def column_widths(header: Sequence[str]) -> list[str]:
+    """Each column's width, so the figures' headers read on one or two lines."""
+    return [f"{WIDTHS.get(name, FIGURE_WIDTH)}px" for name in header]
+
+
 def build(context: Any) -> None:
     """The tab's components and events."""
     sources = card_sources()
@@ -120,7 +130,8 @@ def build(context: Any) -> None:
         picked = sort_in if sort_in in view.sort_choices else view.sort_choices[1] \
             if len(view.sort_choices) > 1 else None
         return (f"{len(view.cells)} metric{'s' if len(view.cells) != 1 else ''} "
-                f"({task_in}).", gr.update(value=view.cells, headers=view.header),
+                f"({task_in}).", gr.update(value=view.cells, headers=view.header,
+                                           column_widths=column_widths(view.header)),
                 gr.update(choices=view.sort_choices, value=picked),
                 gr.update(choices=view.labels, value=None), view, "")
 
