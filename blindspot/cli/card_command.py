@@ -49,8 +49,9 @@ def card(
                                         "./module_folder/ or org/hub_module"),
     data: str = typer.Option("demo", "--data", help="jsonl/csv/parquet file or Hub id (default: "
                              "the demo tasks the metric applies to)"),
-    task: str | None = typer.Option(None, help="the task of --data (default summarization); "
-                                    "with --leaderboard: show this task's figures only"),
+    task: str | None = typer.Option(None, help="the task of --data (default summarization; "
+                                    "on the demo: that demo task only); with --leaderboard: "
+                                    "show this task's figures only"),
     tests: str = typer.Option("all", help="suites and/or test names, comma-separated"),
     seeds: str = typer.Option(SEEDS_TEXT, help="seeds of the random tests"),
     out: Path | None = typer.Option(None, "--out", help="the card's folder (default: "
@@ -95,13 +96,16 @@ def card(
     if metric is None:
         fail("give the METRIC to make a card of (e.g. blindspot card rouge), --leaderboard DIR "
              "to compare cards, or --out DIR --push ORG/NAME to publish a card made before")
+    options = dict(options or {})
+    if data == "demo" and task is not None:  # --task on the demo: that demo task only
+        options.setdefault("tasks", task)
     folder = out or CARDS_FOLDER / slugify(_metric_name(metric, option))
     columns = {"hypothesis": hypothesis_column, "references": references_column,
                "source": source_column, "id": id_column}
     try:
         run_job(CARD.name, folder, data=data, metrics=metric, task=task or "summarization",
                 tests=tests, seeds=seeds_option(seeds), columns=columns, split=split,
-                metric_options=parse_options(option), options=options or {})
+                metric_options=parse_options(option), options=options)
     except typer.Exit as done:
         if done.exit_code not in (ExitCode.JUDGED, ExitCode.TESTS_IN_ERROR):
             raise
