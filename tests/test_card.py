@@ -83,7 +83,7 @@ def rouge_card(tmp_path_factory: pytest.TempPathFactory, judgments: Path
     result = _cli("card", "rouge", "--tasks", ",".join(TASKS), "--rows", str(ROWS), "--tests",
                   TESTS, "--seeds", "1", "--checkup-rows", "3", "--max-words", "64", "--human",
                   str(judgments), "--human-references", str(REFERENCES), "--bootstrap", "300",
-                  "--out", str(out), "--format", "csv")
+                  "--reports", "--out", str(out), "--format", "csv")
     return out, result, json.loads((out / "results.json").read_text(encoding="utf-8"))
 
 
@@ -100,6 +100,11 @@ def test_the_rouge_card_has_every_section_its_signature_and_its_blind_spot(rouge
     assert [c["verdict"] for c in card["checkup"]["checks"].values()].count("error") == 0
     assert card["cost"]["seconds_per_1000_texts"] > 0 and card["cost"]["texts"] == ROWS
     assert f"report: {(out / 'card.md').resolve()}" in " ".join(result.output.split())
+    # --reports: each composed protocol's own folder beside the card
+    for folder, protocol in (("rank-summarization", "rank"), ("rank-translation", "rank"),
+                             ("checkup", None), ("correlation", "correlation")):
+        saved = json.loads((out / folder / "results.json").read_text(encoding="utf-8"))
+        assert saved.get("protocol") == protocol and (out / folder / "report.md").is_file()
 
 
 def test_the_card_composes_the_rank_and_correlation_protocols(rouge_card, judgments) -> None:
@@ -203,7 +208,7 @@ def test_a_user_function_metric_joins_the_leaderboard_in_one_command(tmp_path: P
     assert len(shipped) >= 20 and shown == {"length_ratio", *shipped}
 
 
-def test_bad_input_is_one_line_before_any_work(tmp_path: Path) -> None:
+def test_bad_input_is_one_line_before_any_work(rouge_card, tmp_path: Path) -> None:
     out = tmp_path / "card"
     cases = [
         (["card", "rouge", "--human", str(tmp_path / "none.jsonl"), "--out", str(out)],
@@ -224,6 +229,12 @@ def test_bad_input_is_one_line_before_any_work(tmp_path: Path) -> None:
     result = _cli("card", "--leaderboard", str(tmp_path / "cards"), code=1)
     assert f"{damaged / 'results.json'}: not a readable results.json" in \
         " ".join(result.output.split())
+    card = json.loads((rouge_card[0] / "results.json").read_text(encoding="utf-8"))
+    (damaged / "results.json").write_text(json.dumps({**card, "tasks": {"summarization": {}}}),
+                                          encoding="utf-8")
+    result = _cli("card", "--leaderboard", str(tmp_path / "cards"), code=1)
+    assert f"{damaged / 'results.json'}: a card the leaderboard cannot read (KeyError" in \
+        " ".join(result.output.split()) and "Traceback" not in result.output
 
 
 @pytest.mark.slow

@@ -440,6 +440,13 @@ def read_card(path: Path) -> dict[str, Any] | None:
         raise ValueError(f"{path}: a card without {', '.join(missing)} (written by another "
                          f"version?); write it again with `blindspot card METRIC --out "
                          f"{path.parent}`")
+    try:  # what the leaderboard and the card's page read of it
+        card_report.board_row(results)
+        card_report.render_card(results)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:
+        raise ValueError(f"{path}: a card the leaderboard cannot read ({type(error).__name__}: "
+                         f"{str(error)[:120]}); write it again with `blindspot card METRIC "
+                         f"--out {path.parent}`") from None
     return results
 
 
