@@ -26,6 +26,7 @@ import pytest
 from conftest import SHARED_DATA
 from datasets import Dataset
 from hub_support import HubServer, hub_server
+from judge_support import Behaviour, chat_server
 from scipy import stats
 from typer.testing import CliRunner, Result
 
@@ -250,6 +251,39 @@ def test_bertscore_on_minilm_gets_a_card(tmp_path: Path) -> None:
         "|dev:cpu|" in card["signature"]
     assert card["metric"]["kind"] == "model" and card["cost"]["device"] == "cpu"
     assert card["tasks"]["translation"]["tests"]["truncation"]["status"] in ("pass", "fail")
+
+
+def _grade(body: dict) -> int:
+    """A judge with a known bias: a pairwise prompt prefers the first summary; a graded one
+    grades by the prompt's length (1-3, the fluency rubric's scale)."""
+    text = body["messages"][-1]["content"]
+    return 1 if "Summary 2:" in text else len(text) % 3 + 1
+
+
+def test_an_llm_judges_card_holds_its_audits_and_never_its_server(tmp_path: Path) -> None:
+    """The judge (a chat server on loopback, as tests/judge_support.py serves one) gets the
+    judge-audit protocol's audits on the first task's rows, as that protocol gives them; its
+    server's address reaches no file."""
+    with chat_server(Behaviour(grader=_grade)) as (url, _):
+        judge = {"llm_judge": {"backend": "openai", "url": url, "retries": 0}}
+        request = ProtocolRequest("demo", "llm_judge@judge-model", tests="truncation", seeds=[1],
+                                  metric_options=judge, progress=False, out=tmp_path / "card",
+                                  options={"tasks": "summarization", "rows": 3,
+                                           "checkup_rows": 2, "max_words": 32,
+                                           "time_cost": False})
+        card = get_protocol("card").run(request).to_dict()
+        audit = get_protocol("judge-audit").run(ProtocolRequest(
+            Dataset.from_list(read_demo("summarization")[:3]), "llm_judge@judge-model",
+            metric_options=judge, progress=False)).to_dict()
+    assert card["judge_audit"]["audits"] == {
+        name: {"passed": entry["passed"], "explanation": entry["explanation"]}
+        for name, entry in audit["audits"].items()}
+    text = (tmp_path / "card" / "card.md").read_text(encoding="utf-8")
+    assert "| position |" in text and "| rubric |" in text
+    port = url.split(":")[-1].split("/")[0]
+    for path in (tmp_path / "card").rglob("*"):
+        if path.is_file() and ".state" not in path.parts:
+            assert port not in path.read_text(encoding="utf-8"), path
 
 
 @pytest.fixture(scope="module")

@@ -69,12 +69,13 @@ from blindspot.report.card_report import CARD_FILE
 from blindspot.report.files import RESULTS_FILE, ReportFiles
 from blindspot.runner import curves
 from blindspot.runner.data import GoldData, load_gold_data, load_source
-from blindspot.runner.entries import signature
+from blindspot.runner.entries import error_text, signature
 from blindspot.runner.entries import tool as _tool
 from blindspot.runner.metric_spec import MetricSpec, resolve_metrics
 from blindspot.runner.scorers import scorer_for
 from blindspot.scorers.llm_judge import LlmJudge
 from blindspot.scoring.probe import CheckRows, as_reference_lists, direct_scores
+from blindspot.scoring.signature import hidden
 
 #: bumped when what a card computes or records changes: every card written before is stale
 CARD_VERSION = "1"
@@ -119,6 +120,13 @@ def applies(scorer: Any, task: str) -> bool:
         return False
     return (task not in UNPAIRED_REFERENCES or scorer.uses_references == "none"
             or scorer.corpus_level)
+
+
+def _shown(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options as a card writes them: never a secret or an address (a judge's server URL),
+    as a signature leaves them out (:func:`blindspot.scoring.signature.hidden`)."""
+    return {name: _shown(value) if isinstance(value, Mapping) else value
+            for name, value in options.items() if not hidden(str(name))}
 
 
 def _one_metric(metrics: Any) -> Any:
@@ -180,8 +188,8 @@ def plan_card(request: ProtocolRequest) -> CardPlan:
         chosen = [request.task]
     golds = {task: _gold(data, task, request, settings["rows"]) for task in chosen}
     settings.update(metric=metric if isinstance(metric, str) else spec.name,
-                    metric_options=json.loads(json.dumps(request.metric_options or {},
-                                                         default=str)),
+                    metric_options=_shown(json.loads(json.dumps(request.metric_options or {},
+                                                                default=str))),
                     data=str(data) if isinstance(data, (str, Path)) else "data",
                     tasks=list(golds), tests=request.tests, seeds=list(request.seeds),
                     noise_cap=request.noise_cap)
@@ -221,8 +229,8 @@ def card_inputs(plan: CardPlan) -> dict[str, Any]:
         "card": CARD_VERSION,
         "rules": _code_digest(RULE_MODULES),
         "tolerance": defaults.TOLERANCE,
-        "metric": plan.spec.as_json(),
-        "scorer": plan.scorer.identity(),
+        "metric": _shown(plan.spec.as_json()),
+        "scorer": hashlib.sha256(plan.scorer.identity().encode("utf-8")).hexdigest(),
         "signature": signature(plan.spec, plan.scorer, settings["seeds"]),
         "tests": {task: {test: REGISTRY[test].version
                          for test in suite_tests(settings["tests"], task)}
@@ -327,9 +335,12 @@ def _judge_audit(plan: CardPlan, request: ProtocolRequest) -> tuple[dict[str, An
     if plan.spec.metric != LlmJudge.name:
         return None, None
     task, gold = plan.first
-    result = get_protocol(JUDGE_AUDIT.name).run(ProtocolRequest(
-        gold.dataset, plan.metric, task=task, columns=gold.columns, split=request.split,
-        metric_options=request.metric_options))
+    try:
+        result = get_protocol(JUDGE_AUDIT.name).run(ProtocolRequest(
+            gold.dataset, plan.metric, task=task, columns=gold.columns, split=request.split,
+            metric_options=request.metric_options))
+    except Exception as error:  # a judge that fails an audit: the card says so, the rest stays
+        return {"error": error_text(error)}, None
     return {"audits": {name: {"passed": entry["passed"], "explanation": entry["explanation"]}
                        for name, entry in result.audits.items()}}, result
 
@@ -382,7 +393,7 @@ def run_card(request: ProtocolRequest) -> CardResult:
     audit, details["judge-audit"] = _judge_audit(plan, request)
     details["correlation"] = human_result
     cost = _cost(plan, [entry.pop("usage") for entry in tasks.values()])
-    metric = {**plan.spec.as_json(), "kind": plan.scorer.kind}
+    metric = {**_shown(plan.spec.as_json()), "kind": plan.scorer.kind}
     settings = {k: v for k, v in plan.settings.items() if k not in ("state_dir",)}
     if settings["human"]:
         settings["human"] = Path(settings["human"]).name
@@ -533,7 +544,7 @@ class CardProtocol(Protocol[CardResult]):
         for line in results["summary"].values():
             console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
         row = card_report.board_row(results)
-        console.print(f"  check-up: {_shown(row.checkup)} of the judged checks pass; human tau: "
+        console.print(f"  check-up: {_percent(row.checkup)} of the judged checks pass; human tau: "
                       f"{'-' if row.human_tau is None else f'{row.human_tau:.3f}'}; cost: "
                       f"{card_report.cost_text(results['cost'])}", markup=False,
                       highlight=False, soft_wrap=True)
@@ -545,7 +556,7 @@ class CardProtocol(Protocol[CardResult]):
                 "fingerprint": results["fingerprint"], "results": results}
 
 
-def _shown(share: float | None) -> str:
+def _percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
 
