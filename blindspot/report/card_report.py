@@ -322,7 +322,8 @@ def leaderboard(cards: Iterable[Mapping[str, Any]], task: str | None = None,
     down = descending if descending is not None else by not in ("metric", "cost")
     present = [r for r in found if _sort_key(r, by) is not None]
     missing = [r for r in found if _sort_key(r, by) is None]
-    present.sort(key=lambda r: (_sort_key(r, by), r.metric), reverse=down)
+    present.sort(key=lambda r: r.metric)  # ties stay in name order, whichever way the rest go
+    present.sort(key=lambda r: _sort_key(r, by), reverse=down)
     return present + sorted(missing, key=lambda r: r.metric)
 
 
