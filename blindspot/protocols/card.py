@@ -157,7 +157,6 @@ def _gold(data: Any, task: str, request: ProtocolRequest, rows: int | None) -> G
     shown, dataset = load_source(data, task, request.split)
     if rows is not None and rows < dataset.num_rows:
         dataset = dataset.select(range(rows))
-        shown = f"{shown} (first {rows} rows)"
     return load_gold_data(dataset, task, request.columns, request.split, name=shown)
 
 

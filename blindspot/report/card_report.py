@@ -143,7 +143,8 @@ def _checkup(checkup: Mapping[str, Any] | None) -> list[str]:
         return ["Not run.", ""]
     if checkup.get("error"):
         return [f"Not run: {md.escape(checkup['error'])}", ""]
-    lines = [f"{checkup['rows']} rows of {md.escape(checkup['data'])} ({checkup['task']}).", "",
+    lines = [f"The first {checkup['rows']} rows of {md.escape(checkup['data'])} "
+             f"({checkup['task']}).", "",
              *md.table(["check", "verdict", "summary"],
                        [[c["title"], c["verdict"], c["summary"]]
                         for c in checkup["checks"].values()]), ""]
@@ -209,7 +210,8 @@ def render_card(results: Mapping[str, Any]) -> str:
     metric = results["metric"]
     tasks = results["tasks"]
     direction = "higher" if metric["higher_is_better"] else "lower"
-    data = ", ".join(f"{entry['data']} ({task}, {entry['rows']} rows)"
+    first = "the first " if results["config"].get("rows") else ""
+    data = "; ".join(f"{first}{entry['rows']} rows of {entry['data']} ({task})"
                      for task, entry in tasks.items())
     lines = [f"# Report card: {md.escape(metric['name'])}", "",
              f"{md.escape(views.metric_setting(metric))}; {direction} is better; judged on "
