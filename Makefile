@@ -30,7 +30,7 @@ export TOKENIZERS_PARALLELISM = false
 # the Space's browser tests drive Debian's chromium (Playwright cannot download a browser here)
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: env dev lint types check browser reference llama-server demo test bench clean-env
+.PHONY: env dev lint types check browser reference llama-server demo test bench cards clean-env
 
 env: $(STAMP)
 
@@ -127,6 +127,12 @@ test: env browser reference llama-server
 
 bench: env
 	$(PY) benchmarks/perturbation_speed.py
+
+# the shipped report cards (blindspot/cards/, issue 42), written again: run it when the verdict
+# rules, a metric or the demo data change (tests/test_card_shipped.py names the stale lexical
+# cards). SummEval's judgments come from $BLINDSPOT_DATA, else ../shared/data
+cards: env
+	$(PY) benchmarks/shipped_cards.py
 
 clean-env:
 	rm -rf $(VENV)

@@ -677,6 +677,12 @@ GIT_IDENTITY = {"GIT_AUTHOR_NAME": "blindspot", "GIT_AUTHOR_EMAIL": "blindspot@l
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
+def commit_title(record: Mapping[str, Any]) -> str:
+    """What a push's commit says it holds: the record's ``title`` (a report card's), else an
+    adversarial dataset."""
+    return str(record.get("title", "blindspot adversarial dataset"))
+
+
 def version_tag(version: str) -> str:
     """The tag (Hub revision) of a build's semantic version: ``v1.0.0``."""
     return f"v{version}"
@@ -745,7 +751,7 @@ def _upload(path: Path, repo_id: str, token: str | None, private: bool,
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         api.upload_folder(repo_id=repo_id, folder_path=str(path), repo_type="dataset",
-                          commit_message=f"blindspot adversarial dataset {record['full_version']}",
+                          commit_message=f"{commit_title(record)} {record['full_version']}",
                           delete_patterns=[f"{DATA_DIR}/**"])  # a config a rebuild dropped goes
         api.create_tag(repo_id, tag=version_tag(record["version"]), repo_type="dataset",
                        exist_ok=True, tag_message=f"fingerprint sha256:{record['fingerprint']}")
@@ -811,7 +817,7 @@ def _commit_into_git(path: Path, repo_id: str, root: Path, record: Mapping[str, 
         parent = _git(repo, "for-each-ref", "--format=%(objectname)", branch)
         parents = ["-p", parent] if parent else []
         commit = _git(repo, "commit-tree", tree, *parents, "-m",
-                      f"blindspot adversarial dataset {record['full_version']}")
+                      f"{commit_title(record)} {record['full_version']}")
         _git(repo, "update-ref", branch, commit, *([parent] if parent else []))
         tag = version_tag(record["version"])
         if not _git(repo, "tag", "--list", tag):

@@ -49,7 +49,8 @@ def test_server_settings_are_never_visitor_safe() -> None:
                 assert not spec.visitor_safe, (protocol.name, spec.name)
             assert not (spec.file and spec.visitor_safe), (protocol.name, spec.name)
     files = {(p.name, s.name) for p in PROTOCOLS.values() for s in p.options if s.file}
-    assert files == {("deviation", "human_scores"), ("correlation", "references")}
+    assert files == {("deviation", "human_scores"), ("correlation", "references"),
+                     ("card", "human"), ("card", "human_references")}
 
 
 def test_declared_defaults_are_the_ones_the_code_runs_with() -> None:
@@ -102,7 +103,7 @@ def test_listing_the_protocols_loads_none_of_their_execution_code() -> None:
     listed = _table_cells(table)
     assert {name for name, _ in listed} >= set(PROTOCOLS) == {
         "rank", "preference", "deviation", "correlation", "search", "self-bias", "checkup",
-        "judge-audit"}
+        "judge-audit", "card"}
     assert set(DECLARED) <= listed
 
 

@@ -93,6 +93,12 @@ def _judge_url() -> str:
     return url
 
 
+def _length_ratio(predictions: list[str], references: list[list[str]]) -> list[float]:
+    """A user's metric given as a Python function (its check-up needs no fresh process)."""
+    return [len(p.split()) / max(1, len(refs[0].split()))
+            for p, refs in zip(predictions, references, strict=True)]
+
+
 #: one small real request per registered protocol (its data made in the given folder)
 REQUESTS: dict[str, Callable[[Path], ProtocolRequest]] = {
     "rank": lambda folder: ProtocolRequest(
@@ -120,6 +126,11 @@ REQUESTS: dict[str, Callable[[Path], ProtocolRequest]] = {
         data="demo", metrics="llm_judge@judge-model", progress=False,
         metric_options={"llm_judge": {"backend": "openai", "url": _judge_url(), "retries": 0}},
         options={"audits": "position,rubric", "rows": 2, "mode": "greedy"}),
+    "card": lambda folder: ProtocolRequest(
+        data="demo", metrics=_length_ratio, tests="truncation", seeds=[1], progress=False,
+        options={"tasks": "translation", "rows": 4, "checkup_rows": 2, "max_words": 32,
+                 "human": _judgments(folder), "human_references": str(CNNDM), "bootstrap": 50,
+                 "time_cost": False}),
 }
 
 

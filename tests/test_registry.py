@@ -60,7 +60,7 @@ def test_a_second_test_under_a_taken_alias_is_refused() -> None:
                             "'truncation'\\?"),
     (SCORERS, "rogue", "unknown metric 'rogue'; valid metrics: bartscore, .*rouge.*; did you "
                        "mean 'rouge'\\?"),
-    (PROTOCOLS, "rnak", "unknown protocol 'rnak'; valid protocols: checkup, correlation, "
+    (PROTOCOLS, "rnak", "unknown protocol 'rnak'; valid protocols: card, checkup, correlation, "
                         "deviation, judge-audit, preference, rank, search, self-bias; did you "
                         "mean 'rank'\\?"),
     (TASKS, "summarisaton", "unknown task 'summarisaton'; valid tasks: open_ended, "
@@ -105,7 +105,7 @@ def test_a_registry_is_complete_whatever_was_imported_first() -> None:
     catalogued = [n for n, c in REGISTRY.items() if c.__module__.startswith("blindspot.perturbations.")]
     assert found["tests"] == len(catalogued) >= 60
     assert found["protocols"] == ["rank", "preference", "deviation", "correlation", "search",
-                                  "self-bias", "checkup", "judge-audit"]
+                                  "self-bias", "checkup", "judge-audit", "card"]
 
 
 def test_a_typed_result_writes_the_keys_of_results_json_in_order() -> None:
@@ -138,4 +138,4 @@ def test_the_order_is_the_catalogues_whatever_was_imported_first() -> None:
               "from blindspot.protocols.interface import PROTOCOLS\nprint(','.join(PROTOCOLS))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout.strip()
-    assert out == "rank,preference,deviation,correlation,search,self-bias,checkup,judge-audit"
+    assert out == "rank,preference,deviation,correlation,search,self-bias,checkup,judge-audit,card"

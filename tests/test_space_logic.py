@@ -468,7 +468,7 @@ def test_tab_registry_orders_tabs_and_refuses_duplicates() -> None:
         order = [i for i in ids if i and i.startswith("tab-")]
         # order 35 twice: by name, the check-up tab first
         assert order == ["tab-perturb", "tab-stress", "tab-search", "tab-compare", "tab-checkup",
-                         "tab-extra", "tab-browse"]
+                         "tab-extra", "tab-browse", "tab-leaderboard"]
         assert {"checkup-metric", "checkup-rows", "checkup-verdicts", "checkup-anchors",
                 "checkup-data-upload"} <= set(ids)
     finally:

@@ -131,7 +131,7 @@ def test_a_second_name_only_when_it_is_as_close() -> None:
     (["run", "--data", "demo", "--metrics", "chrf", "--protocl", "rank"],
      "error: no such option: --protocl; did you mean '--protocol'?; see `blindspot run --help`\n"),
     (["rnu"], "error: unknown command 'rnu'; valid commands: list, protocols, perturb, demo, run, "
-              "checkup, stream, report, install-modules, build-dataset, build-menli, "
+              "checkup, card, stream, report, install-modules, build-dataset, build-menli, "
               "build-challenge, publish, self-bias, search, judge-audit, space; did you mean 'run'?; "
               "see `blindspot --help`\n"),
     (["perturb", "--hepl"], "error: no such option: --hepl; did you mean '--help'?; "

@@ -20,7 +20,6 @@ from blindspot.errors import message
 from blindspot.exit_codes import ExitCode, FailOn, fail
 from blindspot.faults import ScorerUnavailable
 from blindspot.protocols.interface import ProtocolRequest, get_protocol
-from blindspot.report.files import MARKDOWN_FILE
 from blindspot.seeding import parse_seeds
 
 # Wide tables when piped (make demo, CI logs); the terminal width otherwise.
@@ -48,7 +47,7 @@ def run_job(protocol: str, out: Path | None, fail_on: FailOn = FailOn.error,
         fail(message(error))
     chosen.summarise(result, console)
     if out is not None:
-        console.print(f"[bold]report:[/] {(out / MARKDOWN_FILE).resolve()}")
+        console.print(f"[bold]report:[/] {(out / chosen.report_file).resolve()}")
     stopped = chosen.failed(result, fail_on)
     errored = chosen.ended_in_error(result)
     if stopped:

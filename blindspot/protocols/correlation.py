@@ -13,7 +13,12 @@ correlated with each criterion at two levels:
 
 Coefficients (scipy.stats): Kendall's **tau-b** (``kendalltau``, which corrects for ties),
 Pearson's r (``pearsonr``) and Spearman's rho (``spearmanr``). Lower-is-better metrics (TER)
-are negated first, so a positive correlation always means agreement.
+are negated first, so a positive correlation always means agreement. With the option
+``bootstrap=N`` each level's Kendall tau also gets a 95 % percentile bootstrap interval
+(``kendall_ci``; ``scipy.stats.bootstrap``, seed ``defaults.BOOTSTRAP_SEED``): the documents are
+drawn with replacement N times, and the summary level's mean or the system level's correlation
+of per-system means is taken again on each draw (the inputs resampled, as Deutsch et al., 2021,
+resample them).
 
 Data: ``--data`` is the judgment file (one row per document x system: ``id``, ``system``, the
 output in ``summary`` (or ``--hypothesis-column``), one numeric column per criterion). The
@@ -37,6 +42,8 @@ results.json (``"protocol": "correlation"``)::
                                                             "n"},
                                                  "summary": {"kendall", "pearson", "spearman",
                                                              "n_documents", "n_undefined"}}}}}}
+
+(with ``bootstrap``, each level also holds ``"kendall_ci": [low, high]``, null where undefined).
 """
 
 from __future__ import annotations
@@ -48,10 +55,12 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 from scipy import stats
 
+from blindspot import defaults
 from blindspot.protocols.declarations import CORRELATION
 from blindspot.protocols.interface import (
     Protocol,
@@ -116,25 +125,80 @@ def system_level(systems: Sequence[str], metric: Sequence[float], human: Sequenc
     return {**correlations(m, h), "n": len(names)}
 
 
-def summary_level(documents: Sequence[str], metric: Sequence[float], human: Sequence[float]
-                  ) -> dict[str, Any]:
-    """Mean over documents of the correlation over that document's outputs."""
+def _groups(keys: Sequence[str]) -> dict[str, list[int]]:
+    """The row indices of each key, keys sorted."""
     groups: dict[str, list[int]] = {}
-    for i, d in enumerate(documents):
-        groups.setdefault(d, []).append(i)
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    return dict(sorted(groups.items()))
+
+
+def _per_document(documents: Sequence[str], metric: Sequence[float], human: Sequence[float]
+                  ) -> tuple[dict[str, list[float]], int]:
+    """Each coefficient over each document's outputs (documents where one is undefined left
+    out), and how many documents were left out."""
     per_doc: dict[str, list[float]] = {name: [] for name in COEFFICIENTS}
     undefined = 0
-    for doc in sorted(groups):
-        rows = groups[doc]
+    for rows in _groups(documents).values():
         values = correlations([metric[i] for i in rows], [human[i] for i in rows])
         if any(math.isnan(v) for v in values.values()):
             undefined += 1
             continue
         for name, v in values.items():
             per_doc[name].append(v)
+    return per_doc, undefined
+
+
+def summary_level(documents: Sequence[str], metric: Sequence[float], human: Sequence[float]
+                  ) -> dict[str, Any]:
+    """Mean over documents of the correlation over that document's outputs."""
+    per_doc, undefined = _per_document(documents, metric, human)
     out: dict[str, Any] = {name: fmean(v) if v else math.nan for name, v in per_doc.items()}
-    out.update(n_documents=len(groups) - undefined, n_undefined=undefined)
+    out.update(n_documents=len(per_doc["kendall"]), n_undefined=undefined)
     return out
+
+
+def _percentile_interval(sample: np.ndarray, statistic: Callable[..., Any], resamples: int,
+                         vectorized: bool) -> list[float] | None:
+    """The 95 % percentile bootstrap interval of ``statistic`` over ``sample`` (drawn with
+    replacement ``resamples`` times, seeded), None when undefined (fewer than 2 items, or a
+    draw where the statistic is)."""
+    if len(sample) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a degenerate draw: the interval is NaN, said as None
+        found = stats.bootstrap((sample,), statistic, n_resamples=resamples,
+                                vectorized=vectorized, method="percentile",
+                                rng=np.random.default_rng(defaults.BOOTSTRAP_SEED))
+    low, high = found.confidence_interval
+    return None if math.isnan(low) or math.isnan(high) else [float(low), float(high)]
+
+
+def kendall_intervals(systems: Sequence[str], documents: Sequence[str], metric: Sequence[float],
+                      human: Sequence[float], resamples: int) -> dict[str, list[float] | None]:
+    """The 95 % bootstrap intervals of the system- and summary-level Kendall tau, the documents
+    resampled (see the module docstring)."""
+    per_doc, _ = _per_document(documents, metric, human)
+    summary = _percentile_interval(np.array(per_doc["kendall"]), np.mean, resamples, True)
+    docs = list(_groups(documents).values())
+    names = sorted(set(systems))
+    where = {name: j for j, name in enumerate(names)}
+    # per document and system: the sums of the metric's and the humans' scores, and the count
+    sums = np.zeros((2, len(docs), len(names)))
+    counts = np.zeros((len(docs), len(names)))
+    for d, rows in enumerate(docs):
+        for i in rows:
+            sums[:, d, where[systems[i]]] += (metric[i], human[i])
+            counts[d, where[systems[i]]] += 1
+
+    def system_tau(picked: np.ndarray) -> float:
+        total = counts[picked].sum(0)
+        kept = total > 0
+        means = sums[:, picked].sum(1)[:, kept] / total[kept]
+        return _coefficient("kendall")(list(means[0]), list(means[1]))
+
+    system = _percentile_interval(np.arange(len(docs)), system_tau, resamples, False)
+    return {"system": system, "summary": summary}
 
 
 def criteria_matrix(rows: Sequence[Mapping[str, Any]], criteria: Sequence[str]
@@ -243,8 +307,13 @@ def _metric_entry(spec: Any, rows: list[dict[str, Any]], hyp: str, refs: list[li
     documents = [str(r["id"]) for r in rows]
     for criterion in criteria:
         human = [float(r[criterion]) for r in rows]
-        entry["criteria"][criterion] = {"system": system_level(systems, scores, human),
-                                        "summary": summary_level(documents, scores, human)}
+        levels = {"system": system_level(systems, scores, human),
+                  "summary": summary_level(documents, scores, human)}
+        if settings["bootstrap"]:
+            for level, interval in kendall_intervals(systems, documents, scores, human,
+                                                     settings["bootstrap"]).items():
+                levels[level]["kendall_ci"] = interval
+        entry["criteria"][criterion] = levels
     return entry
 
 
@@ -287,11 +356,13 @@ def run_correlation(request: Any) -> CorrelationResult:
         refs = [[x for c in present for x in _as_refs(r[c])] for r in rows]
     criteria = _criteria(rows, options.get("criteria"), {hyp, system, "id", *ref_columns})
     batch = options.get("batch_size")
-    settings = {"batch_size": int(batch) if batch is not None else None}
+    settings = {"batch_size": int(batch) if batch is not None else None,
+                "bootstrap": CORRELATION.settings(options)["bootstrap"]}
     fingerprint = content_key(rows, refs)
     return CorrelationResult(
         tool=_tool(),
         config={"metrics": [s.as_json() for s in specs], "criteria": criteria,
+                **({"bootstrap": settings["bootstrap"]} if settings["bootstrap"] else {}),
                 "reference_columns": ref_columns, "hypothesis_column": hyp,
                 "coefficients": {"kendall": "tau-b (scipy.stats.kendalltau)",
                                  "pearson": "scipy.stats.pearsonr",
@@ -386,5 +457,5 @@ class CorrelationProtocol(Protocol[CorrelationResult]):
         return out
 
 
-__all__ = ["CorrelationProtocol", "correlations", "criteria_matrix",
+__all__ = ["CorrelationProtocol", "correlations", "criteria_matrix", "kendall_intervals",
            "run_correlation", "summary_level", "system_level"]

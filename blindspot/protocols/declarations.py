@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from blindspot import defaults
 from blindspot.challenge_sets.names import FORMAT_NAMES, TIES_POLICIES
+from blindspot.demo import DEMO_TASKS
 from blindspot.protocols.interface import ProtocolDeclaration, register_protocol
 from blindspot.protocols.options import MAX_SEED, OptionSpec
 from blindspot.protocols.preference import ERROR_TYPES, MODES
@@ -130,6 +131,9 @@ CORRELATION = register_protocol(ProtocolDeclaration(
                    "expert_* columns, else every other numeric column)", visitor_safe=True),
         OptionSpec("system_column", "text", "the column naming the system", default="system",
                    visitor_safe=True),
+        OptionSpec("bootstrap", "int", "resamples of a 95% percentile bootstrap interval of "
+                   "each Kendall tau, documents drawn with replacement (0: no interval)",
+                   default=0, minimum=0, maximum=100_000, visitor_safe=True),
         BATCH_SIZE,
     )))
 
@@ -227,5 +231,39 @@ JUDGE_AUDIT = register_protocol(ProtocolDeclaration(
                    visitor_safe=True),
     )))
 
-__all__ = ["BATCH_SIZE", "CHECKUP", "CORRELATION", "DEVIATION", "ENGINE_OPTIONS", "JUDGE_AUDIT",
+CARD = register_protocol(ProtocolDeclaration(
+    "card",
+    "a metric's report card: the blind-spot suite (rank) on the demo tasks it applies to or the "
+    "data, the check-up, the agreement with human judgments (Kendall tau with a bootstrap "
+    "interval per criterion) and, for an LLM judge, the judge audits; card.md and results.json",
+    implementation="blindspot.protocols.card:CardProtocol",
+    options=(
+        OptionSpec("tasks", "names", "the demo tasks to judge (default: every one the metric "
+                   "applies to)", choices=DEMO_TASKS, visitor_safe=True),
+        OptionSpec("rows", "int", "judge the first ROWS gold rows of each task (default: all)",
+                   minimum=2, visitor_safe=True),
+        OptionSpec("checkup_rows", "int", "rows of the check-up", default=8, minimum=2,
+                   visitor_safe=True),
+        OptionSpec("max_words", "int", "the check-up's long-input search: append at most this "
+                   "many words", default=1024, minimum=32),
+        OptionSpec("human", "path", "human judgments to correlate with: one row per output "
+                   "(id, system, the output, a numeric column per criterion: SummEval's "
+                   "expert_* columns)", file=True),
+        OptionSpec("human_references", "path", "the references of the human judgments' "
+                   "documents, joined on id (default: the judgments' own columns)", file=True),
+        OptionSpec("human_documents", "int", "correlate on the judgments' first N documents "
+                   "(default: all)", minimum=2, visitor_safe=True),
+        OptionSpec("bootstrap", "int", "resamples of the interval of each Kendall tau",
+                   default=defaults.N_BOOT, minimum=0, maximum=100_000, visitor_safe=True),
+        OptionSpec("time_cost", "bool", "time the metric's scoring (the card's cost); false "
+                   "leaves the timing out, so a card is byte for byte reproducible",
+                   default=True, visitor_safe=True),
+        OptionSpec("reports", "bool", "also write each composed protocol's own report folder "
+                   "(rank-<task>/, checkup/, correlation/, judge-audit/) beside card.md",
+                   default=False, visitor_safe=True),
+        OptionSpec("state_dir", "path", "folder of the composed runs' resumable state (default "
+                   "<out>/.state)"),
+    )))
+
+__all__ = ["BATCH_SIZE", "CARD", "CHECKUP", "CORRELATION", "DEVIATION", "ENGINE_OPTIONS", "JUDGE_AUDIT",
            "JUDGE_AUDITS", "NORMALISE", "PREFERENCE", "RANK", "SEARCH", "SELF_BIAS"]

@@ -45,7 +45,7 @@ from blindspot.exit_codes import FailOn, ended_in_error, failed_tests
 from blindspot.faults import OutOfSpaceError, RunInterrupted, terminate_as_interrupt
 from blindspot.protocols.options import OptionSpec, validate_options
 from blindspot.registry import Registry, lowercase
-from blindspot.report.files import ReportFiles, write_folder
+from blindspot.report.files import MARKDOWN_FILE, ReportFiles, write_folder
 from blindspot.report.schema import plain, type_schema
 from blindspot.seeding import parse_seeds
 
@@ -190,6 +190,8 @@ class Protocol(ABC, Generic[R]):
     """
 
     declaration: ClassVar[ProtocolDeclaration]
+    #: the file of its report folder a command points the reader to
+    report_file: ClassVar[str] = MARKDOWN_FILE
 
     @property
     def name(self) -> str:

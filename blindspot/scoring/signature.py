@@ -123,11 +123,16 @@ def _value(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+def hidden(option: str) -> bool:
+    """Whether an option is never shown or written (a secret or an address: ``url``, keys)."""
+    return bool(_HIDDEN.search(option))
+
+
 def option_text(options: Mapping[str, Any], leave_out: Iterable[str | None] = ()) -> str:
     """Options as a signature shows them: ``name=value`` sorted by name, joined by ``,``."""
     skip = set(leave_out)
     shown = [f"{name}={_value(value)}" for name, value in sorted(options.items())
-             if name not in skip and not _HIDDEN.search(name)]
+             if name not in skip and not hidden(name)]
     return ",".join(shown) or NONE
 
 
@@ -162,4 +167,5 @@ def metric_signature(scorer: Scorer, output: str, seeds: Iterable[int]) -> str:
         seeds=",".join(str(int(s)) for s in seeds) or NONE))
 
 
-__all__ = ["KEYS", "NONE", "Signature", "metric_signature", "option_text", "parse_signature"]
+__all__ = ["KEYS", "NONE", "Signature", "hidden", "metric_signature", "option_text",
+           "parse_signature"]

@@ -6,7 +6,7 @@ tests); the preference protocol reads a MENLI-style set (columns by MENLI's name
 no tests); the correlation protocol reads human judgments and a references file. The form says
 which data choices, fields and extra file a protocol takes, so the tab shows only those and the
 request carries only those. A protocol with its own tab (search, checkup), or one the Space does
-not run (self-bias, judge-audit: :data:`NOT_IN_SPACE`), is not offered there; a protocol
+not run (self-bias, judge-audit, card: :data:`NOT_IN_SPACE`), is not offered there; a protocol
 registered later without a form gets the rank protocol's form.
 """
 
@@ -54,7 +54,9 @@ OWN_TABS = {"search": "Adversarial search", "checkup": "Check up a metric"}
 NOT_IN_SPACE = {"self-bias": "its evaluators name generator systems (metric=base_system); run "
                              "`blindspot self-bias` or `blindspot run --protocol self-bias`",
                 "judge-audit": "it audits an LLM judge with many calls per row; run "
-                               "`blindspot judge-audit` or `blindspot run --protocol judge-audit`"}
+                               "`blindspot judge-audit` or `blindspot run --protocol judge-audit`",
+                "card": "it runs the whole suite on every demo task, the check-up and the human "
+                        "agreement; run `blindspot card METRIC` (the leaderboard tab shows cards)"}
 
 
 def form_for(protocol: str) -> ProtocolForm:
