@@ -9,13 +9,13 @@ from itertools import islice
 
 import nltk
 import pytest
+from conftest import SHARED_DATA
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 from blindspot.perturbations import REGISTRY, get_perturbation, suite_tests
 from blindspot.perturbations._checklist import checklist_perturb, wordnet
 from blindspot.perturbations._dialogue import utterances
 from blindspot.tiny_models import tiny_masked_lm
-from tests.conftest import SHARED_DATA
 
 CNNDM = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 

@@ -10,13 +10,13 @@ import math
 
 import pandas as pd
 import pytest
+from conftest import SHARED_DATA
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import CHRF
 from scipy import stats
 
 from blindspot.protocols.correlation import correlations, summary_level, system_level
 from blindspot.protocols.interface import ProtocolRequest, get_protocol
-from tests.conftest import SHARED_DATA
 
 JUDGMENTS = SHARED_DATA / "summeval_expert_judgments.jsonl"
 REFERENCES = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"

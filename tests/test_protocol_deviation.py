@@ -9,6 +9,7 @@ from itertools import islice
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA
 from typer.testing import CliRunner
 
 from blindspot.checklists import TASKS, TEMPLATES, canonical_checklist_task, load_human_scores, templates_for
@@ -19,7 +20,6 @@ from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.runner.metric_spec import parse_metric_spec
 from blindspot.scoring.engine import score_rows
 from blindspot.scoring.scorer import get_scorer
-from tests.conftest import SHARED_DATA
 
 runner = CliRunner()
 

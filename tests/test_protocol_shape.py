@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import SHARED_DATA
 from judge_support import Behaviour, chat_server
 
 from blindspot.protocols.interface import (
@@ -30,7 +31,6 @@ from blindspot.protocols.interface import (
 )
 from blindspot.protocols.self_bias import SelfBiasResult
 from blindspot.search.job import SearchResult
-from tests.conftest import SHARED_DATA
 
 WMT = SHARED_DATA / "wmt21_de_en_translation.jsonl"
 MENLI = SHARED_DATA / "menli_wmt20_de_adversarial.csv"

@@ -30,7 +30,8 @@ from blindspot.cli._options import (
     parse_options,
 )
 from blindspot.cli._protocol import console, run_job, seeds_option
-from blindspot.cli.build_dataset_command import PUSH, PUSH_GIT, push_and_report, quoted
+from blindspot.cli.build_dataset_command import PUSH, PUSH_GIT, push_and_report
+from blindspot.errors import message
 from blindspot.exit_codes import ExitCode, fail
 from blindspot.protocols.declarations import CARD
 from blindspot.report.files import RESULTS_FILE, ReportFiles, slugify, write_folder
@@ -203,7 +204,7 @@ def _push(folder: Path, written: dict[str, Any], push: str | None, push_git: str
                   "version": check_version(version), "fingerprint": written["fingerprint"],
                   "full_version": full_version(version, written["fingerprint"])}
     except ValueError as error:
-        fail(quoted(error))
+        fail(message(error))
     write_folder(ReportFiles(written, {CARD_FILE: hub_readme(written),
                                        BUILD_FILE: json.dumps(record, indent=2) + "\n"}), folder)
     push_and_report(folder, push, push_git, private)

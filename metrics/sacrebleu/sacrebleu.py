@@ -76,7 +76,8 @@ class Sacrebleu(base.ScorerMetric):
     module_citation = _CITATION
     module_inputs = _INPUTS
 
-    def _compute(self, predictions: list[str], references: list[Any],
+    # evaluate's canonical module's own keywords: the contract this drop-in keeps
+    def _compute(self, predictions: list[str], references: list[Any],  # type: ignore[override]
                  smooth_method: str = "exp", smooth_value: float | None = None,
                  force: bool = False, lowercase: bool = False, tokenize: str | None = None,
                  use_effective_order: bool | None = None,
