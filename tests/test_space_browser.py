@@ -99,6 +99,7 @@ def demo_run(page) -> object:
     from playwright.sync_api import expect
 
     _open_tab(page, "Stress-test a metric")
+    page.locator("#run-status").wait_for(state="attached")  # a tab's panel renders after its click
     page.evaluate(OBSERVE_STATUS)
     clicked = page.evaluate("performance.now()")
     page.click("#run-button")

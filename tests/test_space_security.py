@@ -299,11 +299,11 @@ def test_the_page_lists_only_the_options_a_visitor_may_set(space: Space, client:
     for protocol in ("rank", "deviation", "correlation", "preference"):
         hint = str(client.predict(protocol, None, "", api_name="/on_protocol")[0])
         for spec in PROTOCOLS.get(protocol).options:
-            shown = f"`{spec.name}: " in hint
+            shown = f"- `{spec.name}`: " in hint
             assert shown == (spec.visitor_safe and not spec.file), (protocol, spec.name)
     hint = str(client.predict("rank", None, "", api_name="/on_protocol")[0])
-    assert "`tolerance: a mean score may rise by this much and still count as a decrease " \
-           "(a number >= 0; default 1e-05)`" in hint
+    assert "- `tolerance`: a mean score may rise by this much and still count as a decrease " \
+           "(a number \\>= 0; default 1e-05)" in hint
 
 
 # -- the workspace's limits, without a server -----------------------------------------------------

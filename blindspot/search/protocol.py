@@ -6,6 +6,7 @@ returns."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,13 @@ class SearchProtocol(Protocol[SearchResult]):
     declaration = SEARCH
 
     def inputs(self, request: ProtocolRequest) -> tuple[list[DataRoles], list[MetricNeeds]]:
-        """The gold data's columns and the metrics' needs, checked before any work."""
-        return gold_inputs(request)
+        """The gold data's columns and the metrics' needs, checked before any work; the gold
+        plays the reference where the data has none (the search's objective, search/panel.py)."""
+        data, metrics = gold_inputs(request)
+        return [replace(source, roles={**source.roles,
+                                       "references": source.roles.get("references")
+                                       or source.roles.get("hypothesis")})
+                for source in data], metrics
 
     def execute(self, request: ProtocolRequest) -> SearchResult:
         """Run the search (its options checked against ``SEARCH.options``); the masked LM
