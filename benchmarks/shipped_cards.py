@@ -132,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         problems = {c.name: stale(c, args.out) for c in chosen}
         for name, changed in problems.items():
-            if changed is None or changed:
-                print(f"{name}: {'missing' if changed is None else 'stale: ' + ', '.join(changed)}")
+            print(f"{name}: " + ("missing" if changed is None else
+                                 "stale: " + ", ".join(changed) if changed else "current"))
         return 1 if any(c is None or c for c in problems.values()) else 0
     protocol = get_protocol("card")
     started = time.perf_counter()

@@ -14,7 +14,7 @@ In one run, on this machine:
   report; once with a new worker per run (the Space before issue 40) and once with the spare it
   keeps now.
 
-    python benchmarks/space_speed.py [--chromium /usr/bin/chromium] [--runs 2]
+    python benchmarks/space_speed.py [--chromium /usr/bin/chromium] [--runs 2] [--cli-runs 2]
 """
 
 from __future__ import annotations
@@ -107,14 +107,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chromium", default=os.environ.get("BLINDSPOT_CHROMIUM",
                                                             "/usr/bin/chromium"))
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=2, help="page runs")
+    parser.add_argument("--cli-runs", type=int, default=2,
+                        help="command-line runs before the page (and, above 1, one after it)")
     args = parser.parse_args()
     os.environ.update(GRADIO_ANALYTICS_ENABLED="False", HF_HUB_DISABLE_TELEMETRY="1",
                       HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        cli = [_cli(root / f"cli-{n}") for n in range(2)]
+        cli = [_cli(root / f"cli-{n}") for n in range(args.cli_runs)]
         print(f"command line (fresh process): {statistics.median(cli):.1f} s "
               f"(runs: {', '.join(f'{s:.1f}' for s in cli)})")
         for name, spare in (("a new worker per run (before)", False), ("the spare worker", True)):
@@ -127,8 +129,9 @@ def main() -> int:
             print(f"page run {number}: {total:.1f} s from Run to finished ({ratio:.2f}x the "
                   f"command line; target <= {TARGET}x), first status after {first:.2f} s")
             print("  status texts: " + " / ".join(texts[:12]))
-        cli.append(_cli(root / "cli-after"))
-        print(f"command line again: {cli[-1]:.1f} s")
+        if args.cli_runs > 1:
+            cli.append(_cli(root / "cli-after"))
+            print(f"command line again: {cli[-1]:.1f} s")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -324,12 +324,19 @@ def test_wrong_columns_stop_before_any_work_and_leave_the_earlier_report(
 def test_every_gold_data_protocol_checks_the_columns_through_the_one_door(
         protocol: str, wrong_columns: Path, tmp_path: Path) -> None:
     """``Protocol.run`` checks before ``execute``: every protocol over gold data, from every
-    entry (the CLI, ``run_blindspot``, ``compute()``, the Space's worker all call it)."""
-    request = ProtocolRequest(str(wrong_columns), "rouge", tests="truncation", seeds=[1],
+    entry (the CLI, ``run_blindspot``, ``compute()``, the Space's worker all call it). The
+    search scores against the gold where the data has no references (its objective): there a
+    metric that needs the source (PARENT) finds the column missing."""
+    metric = "parent" if protocol == "search" else "rouge"
+    request = ProtocolRequest(str(wrong_columns), metric, tests="truncation", seeds=[1],
                               out=tmp_path / "out", progress=False)
     with pytest.raises(BlindspotInputError) as raised:
         get_protocol(protocol).run(request)
-    assert str(raised.value).endswith(WRONG_COLUMNS)
+    if metric == "rouge":
+        assert str(raised.value).endswith(WRONG_COLUMNS)
+    else:
+        assert "wrong.jsonl: metric 'parent.parent' needs source, and the data has no source column " \
+               "(its columns: text, ref)" in str(raised.value)
     assert not (tmp_path / "out").exists()
 
 

@@ -55,6 +55,8 @@ SMOKE: dict[str, Smoke] = {
     "num_proc_speedup.py": Smoke(("--rows", "4", "--seeds", "1", "--repeat", "1", "--tests",
                                   "truncation"), ("TARGET",)),
     "perturbation_speed.py": Smoke(("--rows", "2", "--tests", "truncation"), ("TARGET",)),
+    "shipped_cards.py": Smoke(("--only", "rep_ngram", "--check"), ("rep_ngram: current",)),
+    "space_speed.py": Smoke(("--runs", "1", "--cli-runs", "1"), ("page run 1:", "load average after")),
     "results_bytes.py": Smoke(("--out", "TMP/out", "--only", "perturb"), ("perturb\t",)),
     "rouge_speed.py": Smoke(("--docs", "2"), ("identical to rouge-score: yes",)),
     "search_wmt21.py": Smoke(("--data", "WMT", "--rows", "1", "--metrics", "chrf", "--seeds", "1",

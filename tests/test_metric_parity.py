@@ -29,6 +29,7 @@ from engine_support import cnndm_rows, wmt21_rows
 from rouge_score import rouge_scorer, scoring
 
 from blindspot.models import load_bertscore_tokenizer, resolve_model
+from blindspot.scorers import bleurt_score
 from blindspot.scorers._encoders import TruncationWarning
 
 HELLO = ["hello there general kenobi", "foo bar foobar"]
@@ -382,20 +383,9 @@ def test_bleurt_equals_bleurt_pytorch_on_wmt21(wmt, tmp_path) -> None:
 
 
 def test_bleurt_configurations_name_the_canonical_checkpoints() -> None:
-    bleurt = _module_script("bleurt")
-    assert bleurt.checkpoint("default") == ("lucadiliello/bleurt-base-128", 128)
-    assert bleurt.checkpoint("BLEURT-20-d12") == ("lucadiliello/BLEURT-20-D12", 512)
-    assert bleurt.checkpoint("bleurt-large-512") == ("lucadiliello/bleurt-large-512", 512)
+    assert bleurt_score.checkpoint("default") == ("lucadiliello/bleurt-base-128", 128)
+    assert bleurt_score.checkpoint("BLEURT-20-d12") == ("lucadiliello/BLEURT-20-D12", 512)
+    assert bleurt_score.checkpoint("bleurt-large-512") == ("lucadiliello/bleurt-large-512", 512)
     with pytest.raises(KeyError, match="bleurt-base-128"):
-        bleurt.checkpoint("bleurt-huge")
+        bleurt_score.checkpoint("bleurt-huge")
 
-
-def _module_script(name: str) -> Any:
-    """The module script itself, for its helper functions."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "metrics" / name / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"parity_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

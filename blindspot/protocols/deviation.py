@@ -404,8 +404,9 @@ class DeviationProtocol(Protocol[DeviationResult]):
     declaration = DEVIATION
 
     def inputs(self, request: ProtocolRequest) -> tuple[list[DataRoles], list[MetricNeeds]]:
-        """The gold data's columns and the metrics' needs, checked before any work."""
-        return gold_inputs(request)
+        """The one gold source's columns and the metrics' needs, checked before any work."""
+        single_data("deviation", request.data)
+        return gold_inputs(request, canonical_checklist_task(request.task))
 
     def execute(self, request: ProtocolRequest) -> DeviationResult:
         return run_deviation(request)

@@ -17,6 +17,8 @@ from rich.console import Console
 
 from blindspot.errors import DataRoles, MetricNeeds
 from blindspot.exit_codes import gate
+from blindspot.perturbations.perturbation import canonical_task
+from blindspot.perturbations.suites import suite_tests
 from blindspot.protocols.declarations import RANK
 from blindspot.protocols.interface import Protocol, ProtocolRequest, ProtocolResult
 from blindspot.report.files import ReportFiles
@@ -81,7 +83,9 @@ class RankProtocol(Protocol[RankResult]):
 
     def inputs(self, request: ProtocolRequest) -> tuple[list[DataRoles], list[MetricNeeds]]:
         """The gold data's columns and the metrics' needs, checked before any work (with
-        ``chunk_size``, each source first checked to be a file that streams)."""
+        ``chunk_size``, each source first checked to be a file that streams); the test names
+        first, so a misspelt test is named before the data's columns are read."""
+        suite_tests(request.tests, canonical_task(request.task))
         if request.options.get("chunk_size") is not None:
             for source in request.data if isinstance(request.data, (list, tuple)) else [request.data]:
                 stream_path(source)

@@ -28,7 +28,6 @@ from blindspot.io import FORMATS, read_table, table_columns
 from blindspot.models import available_models
 from blindspot.perturbations.dataset import column_values
 from blindspot.perturbations.perturbation import canonical_task
-from blindspot.perturbations.suites import suite_tests
 from blindspot.runner.metric_spec import resolve_metrics
 from blindspot.runner.scorers import reference_corpus, scorer_for
 from blindspot.runner.state import content_key
@@ -221,13 +220,12 @@ def metric_needs(metrics: Any, metric_options: Mapping[str, Mapping[str, Any]] |
             for spec, scorer in ((spec, scorer_for(spec)) for spec in specs)]
 
 
-def gold_inputs(request: Any) -> tuple[list[DataRoles], list[MetricNeeds]]:
+def gold_inputs(request: Any, task: str | None = None) -> tuple[list[DataRoles], list[MetricNeeds]]:
     """A protocol request's gold sources (``request.data``: one or a list) and metrics, for
-    :func:`~blindspot.errors.check_inputs` before any work; the request's test names are
-    checked first (a misspelt test is named before the data's columns are read)."""
+    :func:`~blindspot.errors.check_inputs` before any work; ``task``: the canonical task where
+    the protocol names its tasks otherwise (the deviation protocol's checklist tasks)."""
     sources = request.data if isinstance(request.data, (list, tuple)) else [request.data]
-    task = canonical_task(request.task)
-    suite_tests(request.tests, task)
+    task = task or canonical_task(request.task)
     data = [data_roles(source, task, request.columns, request.split) for source in sources]
     return data, metric_needs(request.metrics, request.metric_options)
 
