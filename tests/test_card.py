@@ -260,10 +260,12 @@ def _grade(body: dict) -> int:
     return 1 if "Summary 2:" in text else len(text) % 3 + 1
 
 
-def test_an_llm_judges_card_holds_its_audits_and_never_its_server(tmp_path: Path) -> None:
+def test_an_llm_judges_card_holds_its_audits_and_names_its_server_as_run_does(
+        tmp_path: Path) -> None:
     """The judge (a chat server on loopback, as tests/judge_support.py serves one) gets the
     judge-audit protocol's audits on the first task's rows, as that protocol gives them; its
-    server's address reaches no file."""
+    signature names the server that graded, as ``run``'s does (issue 38: the endpoint, never a
+    key), and the card's settings leave the ``url`` option out."""
     with chat_server(Behaviour(grader=_grade)) as (url, _):
         judge = {"llm_judge": {"backend": "openai", "url": url, "retries": 0}}
         request = ProtocolRequest("demo", "llm_judge@judge-model", tests="truncation", seeds=[1],
@@ -280,10 +282,8 @@ def test_an_llm_judges_card_holds_its_audits_and_never_its_server(tmp_path: Path
         for name, entry in audit["audits"].items()}
     text = (tmp_path / "card" / "card.md").read_text(encoding="utf-8")
     assert "| position |" in text and "| rubric |" in text
-    port = url.split(":")[-1].split("/")[0]
-    for path in (tmp_path / "card").rglob("*"):
-        if path.is_file() and ".state" not in path.parts:
-            assert port not in path.read_text(encoding="utf-8"), path
+    assert url in card["signature"] and url in text
+    assert "url" not in json.dumps(card["config"])
 
 
 @pytest.fixture(scope="module")

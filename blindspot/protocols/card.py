@@ -123,8 +123,9 @@ def applies(scorer: Any, task: str) -> bool:
 
 
 def _shown(options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options as a card writes them: never a secret or an address (a judge's server URL),
-    as a signature leaves them out (:func:`blindspot.scoring.signature.hidden`)."""
+    """Options as a card writes them: never a secret or an address option (``url``), as a
+    signature leaves them out (:func:`blindspot.scoring.signature.hidden`); the server that
+    graded is named once, by the signature's ``server`` (a judge's identity, never its key)."""
     return {name: _shown(value) if isinstance(value, Mapping) else value
             for name, value in options.items() if not hidden(str(name))}
 
