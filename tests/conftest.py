@@ -58,6 +58,29 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return f"pytest.mark.{QUICK}" not in collection_path.read_text(encoding="utf-8")
 
 
+#: how many files the suite's closing summary lists by their time (``--durations`` lists tests)
+SLOWEST_FILES = 20
+#: seconds per test file (set-up, call and tear-down of its tests, summed over the workers)
+FILE_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    path = report.nodeid.split("::", 1)[0]
+    FILE_SECONDS[path] = FILE_SECONDS.get(path, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Where the suite's time went, per file (issue 41: the suite's budget is 15 min of 2
+    workers): the slowest files and the total of all, in worker-seconds."""
+    if config.getoption("--durations") is None or not FILE_SECONDS:
+        return
+    slowest = sorted(FILE_SECONDS.items(), key=lambda item: -item[1])[:SLOWEST_FILES]
+    terminalreporter.write_sep("=", f"slowest {len(slowest)} files (worker-seconds)")
+    for path, seconds in slowest:
+        terminalreporter.write_line(f"{seconds:8.1f}s {path}")
+    terminalreporter.write_line(f"{sum(FILE_SECONDS.values()):8.1f}s all {len(FILE_SECONDS)} files")
+
+
 @pytest.hookimpl(trylast=True)  # after xdist's own (inert) group suffix
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _group_the_ray_tests(config, items)

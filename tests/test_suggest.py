@@ -130,10 +130,10 @@ def test_a_second_name_only_when_it_is_as_close() -> None:
 @pytest.mark.parametrize("args, message", [
     (["run", "--data", "demo", "--metrics", "chrf", "--protocl", "rank"],
      "error: no such option: --protocl; did you mean '--protocol'?; see `blindspot run --help`\n"),
-    (["rnu"], "error: unknown command 'rnu'; valid commands: list, protocols, perturb, demo, run, "
-              "checkup, card, stream, report, install-modules, build-dataset, build-menli, "
-              "build-challenge, publish, self-bias, search, judge-audit, space; did you mean 'run'?; "
-              "see `blindspot --help`\n"),
+    (["rnu"], "error: unknown command 'rnu'; valid commands: list, protocols, metrics, perturb, "
+              "demo, run, checkup, card, stream, report, install-modules, modules, build-dataset, "
+              "build-menli, build-challenge, publish, self-bias, search, judge-audit, space; did "
+              "you mean 'run'?; see `blindspot --help`\n"),
     (["perturb", "--hepl"], "error: no such option: --hepl; did you mean '--help'?; "
                             "see `blindspot perturb --help`\n"),
     (["report"], "error: Missing argument 'results'; see `blindspot report --help`\n"),
