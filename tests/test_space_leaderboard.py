@@ -112,6 +112,7 @@ def test_the_board_sorts_and_filters(page, cards: Path) -> None:
     _shot(page, "21-leaderboard-sorted-filtered")
     search.fill("")
     search.press("Enter")
+    expect(_rows(page)).to_have_count(len(names), timeout=30_000)  # the whole board again
 
 
 def test_a_row_opens_its_card(page) -> None:
