@@ -7,8 +7,8 @@ file-size limit; a real SIGINT to the process group, as Ctrl-C sends, and a real
 real child process; a ``--num-proc`` worker process really killed with SIGKILL), then the run's
 one line and exit status are checked, and the same command (or call) is run again where the run
 stopped, to the bytes of the uninterrupted run's ``results.json``. Lexical metrics on the demo
-data: ``chrf`` and ``words``, a user's function that can be paced (``WORDS_PACE_S``) so that a
-signal lands mid-run. ``FAULTS_TABLE=path`` writes each row's figures there as JSON lines
+data: ``chrf`` and ``words``, a user's function that can be held at a gate (``WORDS_GATE``) so
+that a signal lands mid-run, however loaded the machine. ``FAULTS_TABLE=path`` writes each row's figures there as JSON lines
 (what docs/reliability.md shows).
 """
 
@@ -38,16 +38,28 @@ TESTS = "truncation"
 SEEDS = [1, 2]
 #: the scoring cells of a run: 2 metrics x (the gold rows + 5 truncation levels)
 CELLS = 12
-#: seconds ``words`` sleeps per cell in a run that is interrupted (so the signal lands mid-run)
-PACE_S = 0.8
+#: the cells of ``words`` an interrupted run scores before it waits at the gate for its signal
+GATE_PASSES = 2
 WORDS = '''
 import os
 import time
 
 
 def words(predictions):
-    time.sleep(float(os.environ.get("WORDS_PACE_S", "0")))  # slow enough to be interrupted
+    # with WORDS_GATE set, each call takes one pass from that folder (removing a file is atomic,
+    # so whichever process scores takes it) and, with none left, waits for the test's signal
+    gate = os.environ.get("WORDS_GATE")
+    while gate and not any(_took(os.path.join(gate, name)) for name in sorted(os.listdir(gate))):
+        time.sleep(0.05)
     return [float(len(p.split())) for p in predictions]
+
+
+def _took(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        return False
+    return True
 '''
 #: the API run as a child process: a RunInterrupted is its one line and its exit status
 API_SCRIPT = """
@@ -148,8 +160,18 @@ def _command(metrics: str, out: Path, *extra: str) -> list[str]:
             *extra]
 
 
-def _env(cache: Path, pace: float = 0.0) -> dict[str, str]:
-    return dict(os.environ, BLINDSPOT_CACHE=str(cache), WORDS_PACE_S=str(pace))
+def _env(cache: Path, gate: Path | None = None) -> dict[str, str]:
+    env = dict(os.environ, BLINDSPOT_CACHE=str(cache))
+    env.pop("WORDS_GATE", None)
+    return env if gate is None else {**env, "WORDS_GATE": str(gate)}
+
+
+def _gate(folder: Path, passes: int) -> Path:
+    """A gate that lets ``words`` score ``passes`` cells, then holds it (see :data:`WORDS`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for number in range(passes):
+        (folder / f"pass-{number}").touch()
+    return folder
 
 
 def _last_line(stderr: str) -> str:
@@ -354,7 +376,9 @@ def _interrupt(command: list[str], env: dict[str, str], state: Path, sig: signal
 def interrupted_twice(entry: str, metrics: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                       ) -> list[Outcome]:
     """Ctrl-C once ``words`` scores (chrf's 6 cells, its anchors and words' gold are kept), then
-    the same command again, SIGTERM once it kept a cell more, then the same command to the end."""
+    the same command again, SIGTERM once it kept a cell more, then the same command to the end.
+    Each interrupted run is held at ``words``' gate once it has scored :data:`GATE_PASSES`
+    cells, so the signal lands mid-run however slow the machine is."""
     out, cache = tmp_path / "out", tmp_path / "cache"
     if entry == "cli":
         command = _command(metrics, out)
@@ -363,7 +387,8 @@ def interrupted_twice(entry: str, metrics: str, tmp_path: Path, monkeypatch: pyt
     outcomes = []
     after = 7
     for sig in (signal.SIGINT, signal.SIGTERM):
-        stopped = _interrupt(command, _env(cache, PACE_S), out / ".state", sig, after)
+        gate = _gate(tmp_path / f"gate-{sig.name}", GATE_PASSES)
+        stopped = _interrupt(command, _env(cache, gate), out / ".state", sig, after)
         assert not (out / "results.json").exists()
         after = _kept_cells(out / ".state")
         outcomes.append(Outcome(_last_line(stopped.stderr), stopped.returncode, b""))
