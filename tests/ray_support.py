@@ -106,6 +106,25 @@ def _stop(group: int) -> None:
             time.sleep(0.2)
 
 
+#: a process of its own beside the head: once the process that started the head is gone (an
+#: xdist worker that crashed, a suite stopped with kill), it stops the head's process group, so
+#: no head outlives its test session to slow the next one; it ends with the group
+WATCHDOG = """
+import os, signal, sys, time
+owner, group = int(sys.argv[1]), int(sys.argv[2])
+while True:
+    time.sleep(1)
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        sys.exit(0)
+    try:
+        os.kill(owner, 0)
+    except ProcessLookupError:
+        os.killpg(group, signal.SIGKILL)
+"""
+
+
 @contextmanager
 def running_head() -> Iterator[Head]:
     """A loopback head with 2 CPUs and a 200 MB object store, stopped on exit."""
@@ -131,6 +150,8 @@ def running_head() -> Iterator[Head]:
     # a new session: the head's daemons stay in this process group, which the exit stops
     started = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    watchdog = subprocess.Popen([sys.executable, "-I", "-c", WATCHDOG, str(os.getpid()),
+                                 str(started.pid)], start_new_session=True)
     try:
         output, _ = started.communicate(timeout=180)
         if started.returncode != 0:
@@ -139,6 +160,8 @@ def running_head() -> Iterator[Head]:
     finally:
         started.kill()
         _stop(started.pid)
+        watchdog.kill()
+        watchdog.wait()
         shutil.rmtree(folder, ignore_errors=True)
 
 
