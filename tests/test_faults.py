@@ -8,8 +8,8 @@ real child process; a ``--num-proc`` worker process really killed with SIGKILL),
 one line and exit status are checked, and the same command (or call) is run again where the run
 stopped, to the bytes of the uninterrupted run's ``results.json``. Lexical metrics on the demo
 data: ``chrf`` and ``words``, a user's function that can be held at a gate (``WORDS_GATE``) so
-that a signal lands mid-run, however loaded the machine. ``FAULTS_TABLE=path`` writes each row's figures there as JSON lines
-(what docs/reliability.md shows).
+that a signal lands mid-run, however loaded the machine. ``FAULTS_TABLE=path`` writes each row's
+figures there as JSON lines (what docs/reliability.md shows).
 """
 
 from __future__ import annotations
