@@ -120,7 +120,7 @@ def _tag_with_group(item: pytest.Item) -> None:
     if not item.nodeid.endswith(suffix):
         raise pytest.UsageError(
             f"{item.nodeid}: its xdist group {suffix} could not be attached to its node id, so "
-            "--dist loadgroup would not keep the Ray tests on one worker: update "
+            "--dist loadgroup would not keep the group's tests on one worker: update "
             "tests/conftest.py::_tag_with_group for this pytest/pytest-xdist")
 
 

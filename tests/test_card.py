@@ -38,6 +38,10 @@ from blindspot.protocols.interface import ProtocolRequest, get_protocol
 from blindspot.protocols.rank import run_blindspot
 from blindspot.report.card_report import card_label
 
+#: one xdist group: its module fixtures (the SummEval judgments, ROUGE's card, the Hub server)
+#: are set up once, not once per worker
+pytestmark = pytest.mark.xdist_group("card")
+
 JUDGMENTS = SHARED_DATA / "summeval_expert_judgments.jsonl"
 REFERENCES = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 DOCUMENTS = 10

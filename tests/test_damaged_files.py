@@ -23,6 +23,10 @@ from blindspot.cli import app
 from blindspot.exit_codes import ExitCode
 from blindspot.sqlite_utils import DamagedStoreError, KeyValueStore
 
+#: one xdist group: its module fixtures (the clean run every damaged one is compared with)
+#: are set up once, not once per worker
+pytestmark = pytest.mark.xdist_group("damaged_files")
+
 ROOT = Path(__file__).resolve().parents[1]
 GARBAGE = b"this is not a database, just bytes a disk or a person left here\n" * 64
 RUN_ARGS = ["--metrics", "chrf", "--tests", "truncation,verb_lemmatization", "--seeds", "1"]

@@ -85,6 +85,7 @@ def test_examples_load_installed_names_only(name: str) -> None:
         assert not CHECKOUT_ONLY.search(text), f"metrics/{name}/{file} loads a checkout path"
 
 
+@pytest.mark.xdist_group("metric_doctests")  # the doctests run once, not once per worker
 @pytest.mark.parametrize("name", MODULES)
 def test_module_docstring_examples_run_from_any_folder(name: str, doctest_results: dict) -> None:
     result = doctest_results[name]

@@ -18,6 +18,10 @@ from scipy import stats
 from blindspot.protocols.correlation import correlations, summary_level, system_level
 from blindspot.protocols.interface import ProtocolRequest, get_protocol
 
+#: one xdist group: its module fixtures (the SummEval judgments and scores)
+#: are set up once, not once per worker
+pytestmark = pytest.mark.xdist_group("protocol_correlation")
+
 JUDGMENTS = SHARED_DATA / "summeval_expert_judgments.jsonl"
 REFERENCES = SHARED_DATA / "cnndm_summeval100_summarization.jsonl"
 CRITERIA = ["expert_coherence", "expert_consistency", "expert_fluency", "expert_relevance"]

@@ -26,6 +26,10 @@ from blindspot.protocols.self_bias import (
     self_bias_matrix,
 )
 
+#: one xdist group: its module fixtures (the tiny models' outputs and evaluators)
+#: are set up once, not once per worker
+pytestmark = pytest.mark.xdist_group("protocol_self_bias")
+
 PROMPTS = ["The weather in London today is", "My favourite recipe for dinner is",
            "The history of the Roman Empire", "Scientists have discovered that"]
 HUMAN = ["mild and grey, with a little rain expected in the afternoon.",

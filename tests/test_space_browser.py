@@ -21,6 +21,10 @@ from urllib.parse import urlparse
 import pytest
 from space_support import build_tiny_dataset, served_space
 
+#: one xdist group: its module fixtures (the Space, Chromium and the demo run)
+#: are set up once, not once per worker
+pytestmark = pytest.mark.xdist_group("space_browser")
+
 CHROMIUM = os.environ.get("BLINDSPOT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -20,6 +20,10 @@ from blindspot.protocols.card import cards_in_folder, shipped_cards
 from blindspot.report.card_report import leaderboard
 from blindspot.space.tabs.leaderboard import FOLDER_SETTING, REPOS_SETTING, SHIPPED, load_source
 
+#: one xdist group: its module fixtures (the cards folder and the served board)
+#: are set up once, not once per worker
+pytestmark = pytest.mark.xdist_group("space_leaderboard")
+
 TAB = "Leaderboard of metrics"
 METRIC = ("from statistics import fmean\n\n\n"
           "def length_ratio(predictions, references):\n"
