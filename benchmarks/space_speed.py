@@ -15,6 +15,7 @@ In one run, on this machine:
   keeps now.
 
     python benchmarks/space_speed.py [--chromium /usr/bin/chromium] [--runs 2] [--cli-runs 2]
+        [--think 20]
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def _cli(folder: Path) -> float:
     return time.perf_counter() - start
 
 
-def _page(chromium: str, folder: Path, runs: int) -> list[tuple[float, float, list[str]]]:
+def _page(chromium: str, folder: Path, runs: int, think: float
+          ) -> list[tuple[float, float, list[str]]]:
     """(seconds from Run to "finished", to the first status text, the texts shown) per run."""
     found = []
     with served_space([], folder, folder / "space.log") as url, sync_playwright() as playwright:
@@ -64,7 +66,7 @@ def _page(chromium: str, folder: Path, runs: int) -> list[tuple[float, float, li
         page.wait_for_selector("#perturb-button", timeout=180_000)
         page.get_by_role("tab", name="Stress-test a metric").click()
         for number in range(1, runs + 1):
-            time.sleep(20)  # the spare worker imports while a visitor picks the run's settings
+            time.sleep(think)  # the spare worker imports while a visitor picks the settings
             page.evaluate(OBSERVE)
             clicked, start = page.evaluate("performance.now()"), time.perf_counter()
             page.click("#run-button")
@@ -79,11 +81,11 @@ def _page(chromium: str, folder: Path, runs: int) -> list[tuple[float, float, li
     return found
 
 
-def _parts(folder: Path, spare: bool) -> dict[str, float]:
+def _parts(folder: Path, spare: bool, think: float) -> dict[str, float]:
     """One run through the Space's workspace: the seconds of each part."""
     workspace = Workspace(folder, spare=spare)
     if spare:
-        time.sleep(20)  # as in the page: the spare is ready before the visitor presses Run
+        time.sleep(think)  # as in the page: the spare is ready before the visitor presses Run
     out = workspace.new_run_folder("bench")
     request = {**make_request("rank", "demo", "summarization", None, ["rouge"], ["truncation"],
                               [1], None, {}, DEFAULT_LIMITS), "out": str(out)}
@@ -110,6 +112,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=2, help="page runs")
     parser.add_argument("--cli-runs", type=int, default=2,
                         help="command-line runs before the page (and, above 1, one after it)")
+    parser.add_argument("--think", type=float, default=20.0,
+                        help="seconds a visitor takes to choose a run's settings, while the "
+                             "Space's spare worker imports (below that, Run waits for it)")
     args = parser.parse_args()
     os.environ.update(GRADIO_ANALYTICS_ENABLED="False", HF_HUB_DISABLE_TELEMETRY="1",
                       HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
@@ -120,11 +125,11 @@ def main() -> int:
         print(f"command line (fresh process): {statistics.median(cli):.1f} s "
               f"(runs: {', '.join(f'{s:.1f}' for s in cli)})")
         for name, spare in (("a new worker per run (before)", False), ("the spare worker", True)):
-            parts = _parts(root / f"workspace-{spare}", spare)
+            parts = _parts(root / f"workspace-{spare}", spare, args.think)
             print(f"workspace, {name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in parts.items()))
         (root / "space").mkdir()
         for number, (total, first, texts) in enumerate(_page(args.chromium, root / "space",
-                                                             args.runs), 1):
+                                                             args.runs, args.think), 1):
             ratio = total / statistics.median(cli)
             print(f"page run {number}: {total:.1f} s from Run to finished ({ratio:.2f}x the "
                   f"command line; target <= {TARGET}x), first status after {first:.2f} s")
