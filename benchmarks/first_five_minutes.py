@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import fcntl
+import importlib.util
 import os
 import pty
 import re
@@ -54,6 +55,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import termios
 import textwrap
@@ -86,6 +88,26 @@ ENV_STEPS: tuple[tuple[str, str], ...] = (
     ("SmolLM2-135M model folder:", "metric modules registered with evaluate"),
     ("metric modules registered", ""),
 )
+
+
+#: below this share of the environment's modules compiled to bytecode, the figures are not a
+#: user's: where Python may not write bytecode (PYTHONDONTWRITEBYTECODE), every process compiles
+#: torch, transformers and datasets from source, many seconds each (pip compiles at install)
+COMPILED_AT_LEAST = 0.9
+
+
+def compiled_share() -> float:
+    """The share of this environment's installed ``.py`` files whose bytecode is there and
+    current (what an import reads instead of compiling the source)."""
+    sources = list(Path(sysconfig.get_paths()["purelib"]).rglob("*.py"))
+    current = 0
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        try:
+            current += cached.stat().st_mtime >= source.stat().st_mtime
+        except OSError:  # no bytecode for it
+            continue
+    return current / max(len(sources), 1)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -538,6 +560,17 @@ def main() -> int:
         ("this tree " + str(here), here)]
     before = os.getloadavg()[0]
     print(f"load average before: {before:.2f} (cores: {os.cpu_count()})")
+    compiled = compiled_share()
+    print(f"bytecode: {compiled:.0%} of the environment's modules compiled")
+    if compiled < COMPILED_AT_LEAST and sys.flags.dont_write_bytecode:
+        print(f"warning: only {compiled:.0%} of the environment's modules are compiled and "
+              "PYTHONDONTWRITEBYTECODE is set, so every process compiles them from source: not "
+              "a user's figures (run `python -m compileall -q -j 0` on its site-packages, as make "
+              "env's --compile-bytecode does)")
+        if args.write_docs:
+            print("error: --write-docs refused: these figures would not be a user's",
+                  file=sys.stderr)
+            return 2
     figures: dict[str, float | None] | None = None
     pip = None
     for name, tree in trees:
