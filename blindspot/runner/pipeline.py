@@ -399,8 +399,8 @@ def _progress(total: int, desc: str, unit: str, enabled: bool, leave: bool = Tru
 def run_dataset(data: DataSource, specs: list[MetricSpec], settings: RunSettings,
                 state: RunState, engine: Engine, work: Path) -> DatasetResult:
     """The results entry of one dataset: each chunk perturbed, then scored with every metric
-    (one metric after the other); each metric judged after the last chunk, per-row values
-    kept in ``work`` meanwhile."""
+    (one metric after the other, each with a bar of its own where the dataset is read whole);
+    each metric judged after the last chunk, per-row values kept in ``work`` meanwhile."""
     plan = data.plan
     state.total += len(specs) * (len(plan.items) + 1) * data.chunk_count
     perturbations = SuiteTests(data, settings.task)
@@ -420,10 +420,14 @@ def run_dataset(data: DataSource, specs: list[MetricSpec], settings: RunSettings
                 spill.append(f"noise-{index}.f64", cell.noise_ratios, np.float64)
                 spill.append(f"applied-{index}.bool", cell.applied, np.bool_)
             rows += len(chunk.texts)
-            if scoring is None:
+            if scoring is None and not data.whole:
                 scoring = _progress(len(specs) * (len(plan.items) + 1) * data.chunk_count,
                                     "scoring", "cell", settings.progress)
             for account in accounts:
+                if data.whole:  # a bar per metric: its forecast counts only cells that cost alike
+                    if scoring is not None:
+                        scoring.close()
+                    scoring = _progress(len(plan.items) + 1, "scoring", "cell", settings.progress)
                 account.score_chunk(chunk, cells, spill, engine, scoring)
                 if last:  # judged now, so its model goes before the next metric's loads
                     entries[account.spec.name] = account.finish(plan, rows, spill, engine)
